@@ -1,0 +1,40 @@
+#include "app/worker/worker_cli.h"
+
+#include <exception>
+#include <iostream>
+#include <vector>
+
+namespace headroom::worker {
+
+int run_worker_cli(int argc, char** argv) {
+  CLI::App root{"headroom-worker: inspect attention layers, check LRB Theorem 1, train the papers' models",
+                "headroom-worker"};
+  root.set_version_flag("--version", std::string("headroom-worker ") + HEADROOM_VERSION);
+  root.require_subcommand(1);
+  std::vector<Command> commands = {register_inspect(root), register_represent(root)};
+
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return root.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "headroom-worker: " << e.what() << "\nRun 'headroom-worker --help' for usage.\n";
+    return kExitBadInput;
+  }
+  for (auto& c : commands) {
+    if (!c.app->parsed()) continue;
+    try {
+      return c.run();
+    } catch (const std::exception& e) {
+      std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what() << "\n";
+      return kExitFailure;
+    }
+  }
+  return kExitBadInput;
+}
+
+}  // namespace headroom::worker

@@ -1,0 +1,235 @@
+#include "core/attention/attention_layer.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace headroom::core {
+namespace {
+
+// A rectangular identity plus a little noise: talking-heads starts as multi-head (each softmax
+// head reads its own key head, each value head its own weights) and learns to mix from there.
+// TH gives no initialiser for the static projections; this is Headroom's choice.
+torch::Tensor identity_start(int64_t rows, int64_t cols) {
+  return torch::eye(rows, cols) + 0.02 * torch::randn({rows, cols});
+}
+
+void require_shape(const std::string& name, const torch::Tensor& t, std::vector<int64_t> shape) {
+  if (t.sizes().vec() != shape) {
+    std::string want = "[", got = "[";
+    for (size_t i = 0; i < shape.size(); ++i) want += (i ? "," : "") + std::to_string(shape[i]);
+    for (int64_t i = 0; i < t.dim(); ++i) got += (i ? "," : "") + std::to_string(t.size(i));
+    throw std::invalid_argument("parameter " + name + " has shape " + got + "], expected " + want + "]");
+  }
+}
+
+}  // namespace
+
+AttentionLayerImpl::AttentionLayerImpl(const AttentionSpec& spec) : spec_(spec) {
+  require_valid(spec_);
+  const int64_t d = spec_.d_model, hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v;
+  const int64_t dk = spec_.d_k, dv = spec_.d_v;
+  if (spec_.kind == AttentionKind::GeneralBilinear) {
+    gb_p = register_parameter("gb_p", torch::empty({d, d, h}));
+    gb_q = register_parameter("gb_q", torch::empty({d, d, h}));
+  } else {
+    w_qkv = register_parameter("w_qkv", torch::empty({d, 2 * hk * dk + hv * dv}));
+    w_o = register_parameter("w_o", torch::empty({hv * dv, d}));
+    if (has_logits_projection(spec_.kind)) p_l = register_parameter("p_l", torch::empty({hk, h}));
+    if (has_weights_projection(spec_.kind)) p_w = register_parameter("p_w", torch::empty({h, hv}));
+    if (spec_.kind == AttentionKind::DynamicProj) {
+      if (spec_.dynamic_terms & kDynamicXl) p_xl = register_parameter("p_xl", torch::empty({d, hk * h}));
+      if (spec_.dynamic_terms & kDynamicMl) p_ml = register_parameter("p_ml", torch::empty({d, hk * h}));
+      if (spec_.dynamic_terms & kDynamicXw) p_xw = register_parameter("p_xw", torch::empty({d, h * hv}));
+      if (spec_.dynamic_terms & kDynamicMw) p_mw = register_parameter("p_mw", torch::empty({d, h * hv}));
+    }
+  }
+  reset_parameters();
+}
+
+void AttentionLayerImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
+  const double d = spec_.d_model, hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v;
+  if (spec_.kind == AttentionKind::GeneralBilinear) {
+    // Unit-variance inputs give logits x^T P_h m of variance ~1 when std(P) = 1/d.
+    gb_p.normal_(0.0, 1.0 / d);
+    gb_q.normal_(0.0, 1.0 / std::sqrt(d * h));
+    return;
+  }
+  w_qkv.normal_(0.0, 1.0 / std::sqrt(d));
+  w_o.normal_(0.0, 1.0 / std::sqrt(hv * spec_.d_v));
+  if (p_l.defined()) p_l.copy_(identity_start(spec_.heads_k, spec_.heads));
+  if (p_w.defined()) p_w.copy_(identity_start(spec_.heads, spec_.heads_v));
+  // TH appendix A: "normal initializers with standard deviations of 0.1/sqrt(d_X*h_k),
+  // 0.1/sqrt(d_M*h_k), 0.1/sqrt(d_X*h), and 0.1/sqrt(d_M*h)" — small, or it does not train.
+  if (p_xl.defined()) p_xl.normal_(0.0, 0.1 / std::sqrt(d * hk));
+  if (p_ml.defined()) p_ml.normal_(0.0, 0.1 / std::sqrt(d * hk));
+  if (p_xw.defined()) p_xw.normal_(0.0, 0.1 / std::sqrt(d * h));
+  if (p_mw.defined()) p_mw.normal_(0.0, 0.1 / std::sqrt(d * h));
+}
+
+torch::Tensor AttentionLayerImpl::causal_mask(int64_t n, int64_t m, const torch::Device& device) const {
+  // True where key j lies in query i's future (j > i + (m - n)); m == n for self-attention.
+  return torch::ones({n, m}, torch::TensorOptions().dtype(torch::kBool).device(device)).triu(1 + (m - n));
+}
+
+torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace* trace) {
+  TORCH_CHECK(x.dim() == 3 && x.size(2) == spec_.d_model, "attention input must be [B, n, ", spec_.d_model,
+              "], got ", x.sizes());
+  if (spec_.kind == AttentionKind::GeneralBilinear) return forward_bilinear(x, trace);
+
+  const int64_t B = x.size(0), n = x.size(1), m = n;
+  const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
+
+  // TH §4: Q, K, V in one matmul (P_q | P_k | P_v side by side), heads moved before positions.
+  const auto qkv = x.matmul(w_qkv);
+  const auto q = qkv.narrow(2, 0, hk * dk).view({B, n, hk, dk}).transpose(1, 2);
+  const auto k = qkv.narrow(2, hk * dk, hk * dk).view({B, m, hk, dk}).transpose(1, 2);
+  const auto v = qkv.narrow(2, 2 * hk * dk, hv * dv).view({B, m, hv, dv}).transpose(1, 2);
+
+  // J[n,m,h_k] = einsum(Q, K), scaled by 1/sqrt(d_k) here rather than folded into P_q.
+  const auto J = torch::matmul(q, k.transpose(-2, -1)) * logit_scale(spec_);
+
+  // L[n,m,h] = einsum(J, P_l) (+ dynamic terms, TH appendix A). TH §4: P_l mixes logits across heads.
+  torch::Tensor L = J;
+  if (p_l.defined()) L = torch::einsum("bknm,kh->bhnm", {J, p_l});
+  if (p_xl.defined()) {
+    const auto r_xl = x.matmul(p_xl).view({B, n, hk, h});
+    L = L + torch::einsum("bknm,bnkh->bhnm", {J, r_xl});
+  }
+  if (p_ml.defined()) {
+    const auto r_ml = x.matmul(p_ml).view({B, m, hk, h});
+    L = L + torch::einsum("bknm,bmkh->bhnm", {J, r_ml});
+  }
+  // The mask applies to the logits the softmax sees, after any mixing across heads.
+  if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+
+  const auto W = torch::softmax(L, -1);
+
+  // U[n,m,h_v] = einsum(W, P_w) (+ dynamic terms). Masked weights are 0, so U keeps the mask.
+  torch::Tensor U = W;
+  if (p_w.defined()) U = torch::einsum("bhnm,hv->bvnm", {W, p_w});
+  if (p_xw.defined()) {
+    const auto r_xw = x.matmul(p_xw).view({B, n, h, hv});
+    U = U + torch::einsum("bhnm,bnhv->bvnm", {W, r_xw});
+  }
+  if (p_mw.defined()) {
+    const auto r_mw = x.matmul(p_mw).view({B, m, h, hv});
+    U = U + torch::einsum("bhnm,bmhv->bvnm", {W, r_mw});
+  }
+
+  const auto O = torch::matmul(U, v);                                   // [B, h_v, n, d_v]
+  const auto Y = O.transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);  // [B, n, d]
+
+  if (trace) {
+    trace->J = J.detach().clone();
+    trace->L = (L.is_same(J) ? trace->J : L.detach().clone());
+    trace->W = W.detach().clone();
+    trace->U = (U.is_same(W) ? trace->W : U.detach().clone());
+  }
+  return Y;
+}
+
+torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, AttentionTrace* trace) {
+  // TH §6: L[n,m,h] = einsum(X, M, P); Y[n,d_Y] = einsum(W, M, Q). Self-attention: M = X.
+  const int64_t n = x.size(1), m = n;
+  const auto xp = torch::einsum("bnx,xyh->bhny", {x, gb_p});        // [B, h, n, d_M]
+  auto L = torch::matmul(xp, x.transpose(1, 2).unsqueeze(1));        // [B, h, n, m]
+  const auto J = L;
+  if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+  const auto W = torch::softmax(L, -1);
+  const auto wm = torch::matmul(W, x.unsqueeze(1));                  // [B, h, n, d_M]
+  const auto Y = torch::einsum("bhny,yzh->bnz", {wm, gb_q});
+  if (trace) {
+    trace->J = J.detach().clone();
+    trace->L = L.detach().clone();
+    trace->W = W.detach().clone();
+    trace->U = trace->W;
+  }
+  return Y;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> AttentionLayerImpl::th_parameters() const {
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  const int64_t d = spec_.d_model, hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v;
+  const int64_t dk = spec_.d_k, dv = spec_.d_v;
+  if (spec_.kind == AttentionKind::GeneralBilinear) {
+    out.emplace_back("P", gb_p.detach().clone());
+    out.emplace_back("Q", gb_q.detach().clone());
+    return out;
+  }
+  // Copies, never views: callers may modify them without touching (or tracking) the layer.
+  auto own = [](const torch::Tensor& t) { return t.detach().clone(at::MemoryFormat::Contiguous); };
+  // Storage column hk*dk + c of w_qkv is head hk, component c: view [d, h_k, d_k] -> [d, d_k, h_k].
+  auto heads_last = [&](const torch::Tensor& cols, int64_t heads, int64_t size) {
+    return own(cols.detach().reshape({d, heads, size}).permute({0, 2, 1}));
+  };
+  out.emplace_back("P_q", heads_last(w_qkv.narrow(1, 0, hk * dk), hk, dk));
+  out.emplace_back("P_k", heads_last(w_qkv.narrow(1, hk * dk, hk * dk), hk, dk));
+  out.emplace_back("P_v", heads_last(w_qkv.narrow(1, 2 * hk * dk, hv * dv), hv, dv));
+  // w_o [h_v*d_v, d] -> [h_v, d_v, d] -> P_o[d_Y, d_v, h_v].
+  out.emplace_back("P_o", own(w_o.detach().reshape({hv, dv, d}).permute({2, 1, 0})));
+  if (p_l.defined()) out.emplace_back("P_l", own(p_l));
+  if (p_w.defined()) out.emplace_back("P_w", own(p_w));
+  if (p_xl.defined()) out.emplace_back("P_Xl", own(p_xl.detach().reshape({d, hk, h})));
+  if (p_ml.defined()) out.emplace_back("P_Ml", own(p_ml.detach().reshape({d, hk, h})));
+  if (p_xw.defined()) out.emplace_back("P_Xw", own(p_xw.detach().reshape({d, h, hv})));
+  if (p_mw.defined()) out.emplace_back("P_Mw", own(p_mw.detach().reshape({d, h, hv})));
+  return out;
+}
+
+void AttentionLayerImpl::set_th_parameter(const std::string& name, const torch::Tensor& value) {
+  torch::NoGradGuard no_grad;
+  const int64_t d = spec_.d_model, hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v;
+  const int64_t dk = spec_.d_k, dv = spec_.d_v;
+  const auto v = value.to(torch::kFloat32);
+  auto heads_first = [&](const torch::Tensor& t, int64_t heads, int64_t size) {
+    return t.permute({0, 2, 1}).reshape({d, heads * size});
+  };
+  auto need = [&](const torch::Tensor& target) {
+    if (!target.defined())
+      throw std::invalid_argument(std::string(to_string(spec_.kind)) + " attention has no parameter " + name);
+  };
+  if (name == "P" || name == "Q") {
+    torch::Tensor& target = name == "P" ? gb_p : gb_q;
+    need(target);
+    require_shape(name, v, {d, d, h});
+    target.copy_(v);
+  } else if (name == "P_q" || name == "P_k") {
+    need(w_qkv);
+    require_shape(name, v, {d, dk, hk});
+    w_qkv.narrow(1, name == "P_q" ? 0 : hk * dk, hk * dk).copy_(heads_first(v, hk, dk));
+  } else if (name == "P_v") {
+    need(w_qkv);
+    require_shape(name, v, {d, dv, hv});
+    w_qkv.narrow(1, 2 * hk * dk, hv * dv).copy_(heads_first(v, hv, dv));
+  } else if (name == "P_o") {
+    need(w_o);
+    require_shape(name, v, {d, dv, hv});
+    w_o.copy_(v.permute({2, 1, 0}).reshape({hv * dv, d}));
+  } else if (name == "P_l") {
+    need(p_l);
+    require_shape(name, v, {hk, h});
+    p_l.copy_(v);
+  } else if (name == "P_w") {
+    need(p_w);
+    require_shape(name, v, {h, hv});
+    p_w.copy_(v);
+  } else if (name == "P_Xl" || name == "P_Ml") {
+    torch::Tensor& target = name == "P_Xl" ? p_xl : p_ml;
+    need(target);
+    require_shape(name, v, {d, hk, h});
+    target.copy_(v.reshape({d, hk * h}));
+  } else if (name == "P_Xw" || name == "P_Mw") {
+    torch::Tensor& target = name == "P_Xw" ? p_xw : p_mw;
+    need(target);
+    require_shape(name, v, {d, h, hv});
+    target.copy_(v.reshape({d, h * hv}));
+  } else {
+    throw std::invalid_argument("unknown attention parameter " + name +
+                                " (TH names: P_q P_k P_v P_o P_l P_w P_Xl P_Ml P_Xw P_Mw P Q)");
+  }
+}
+
+}  // namespace headroom::core

@@ -1,0 +1,69 @@
+// AttentionLayer: one self-attention layer of any kind in AttentionSpec, as a LibTorch module.
+//
+// Storage is laid out for speed (one fused Q|K|V matrix, heads contiguous); th_parameters()
+// returns the same numbers under the TH pseudo-code's names and shapes, which is what dumps,
+// tests and the GUI show. Forward can record every intermediate (TH §4: J, L, W, U).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/attention/attention_spec.h"
+
+namespace headroom::core {
+
+// Every intermediate of one forward pass, heads before positions ([B, heads, n, m]):
+//   J  raw dot products Q·K times logit_scale(spec)  (h_k heads; general-bilinear: X P M^T)
+//   L  logits after the talking-heads projection P_l (h heads; the same tensor as J without P_l)
+//   W  softmax weights over the memory positions      (h heads)
+//   U  weights after P_w                               (h_v heads; the same tensor as W without P_w)
+// Tensors are detached copies of the forward's values; causal masks show as 0 in W and U and
+// -inf in L.
+struct AttentionTrace {
+  torch::Tensor J, L, W, U;
+};
+
+class AttentionLayerImpl : public torch::nn::Module {
+ public:
+  explicit AttentionLayerImpl(const AttentionSpec& spec);
+
+  // x: [B, n, d_model] -> [B, n, d_model]. Fills `trace` when given.
+  torch::Tensor forward(const torch::Tensor& x, AttentionTrace* trace = nullptr);
+
+  const AttentionSpec& spec() const { return spec_; }
+
+  // Re-draws every parameter with the kind's initialisation (uses torch's global RNG).
+  void reset_parameters();
+
+  // The parameters under TH's names and shapes (contiguous copies):
+  //   P_q[d_X,d_k,h_k] P_k[d_M,d_k,h_k] P_v[d_M,d_v,h_v] P_o[d_Y,d_v,h_v] P_l[h_k,h] P_w[h,h_v]
+  //   P_Xl[d_X,h_k,h] P_Ml[d_M,h_k,h] P_Xw[d_X,h,h_v] P_Mw[d_M,h,h_v]; general-bilinear:
+  //   P[d_X,d_M,h] Q[d_M,d_Y,h]. Only those the kind has.
+  std::vector<std::pair<std::string, torch::Tensor>> th_parameters() const;
+
+  // Sets one parameter from its TH-named, TH-shaped value. Throws std::invalid_argument on an
+  // unknown name or a wrong shape.
+  void set_th_parameter(const std::string& name, const torch::Tensor& value);
+
+  // Stored parameters (storage layout, see attention_layer.cpp). Undefined where the kind has none.
+  torch::Tensor w_qkv;  // [d, 2*h_k*d_k + h_v*d_v]  columns: Q heads | K heads | V heads
+  torch::Tensor w_o;    // [h_v*d_v, d]
+  torch::Tensor p_l;    // [h_k, h]
+  torch::Tensor p_w;    // [h, h_v]
+  torch::Tensor p_xl, p_ml;  // [d, h_k*h]
+  torch::Tensor p_xw, p_mw;  // [d, h*h_v]
+  torch::Tensor gb_p;   // [d, d, h]   (d_X, d_M, h)
+  torch::Tensor gb_q;   // [d, d, h]   (d_M, d_Y, h)
+
+ private:
+  torch::Tensor forward_bilinear(const torch::Tensor& x, AttentionTrace* trace);
+  torch::Tensor causal_mask(int64_t n, int64_t m, const torch::Device& device) const;
+
+  AttentionSpec spec_;
+};
+TORCH_MODULE(AttentionLayer);
+
+}  // namespace headroom::core

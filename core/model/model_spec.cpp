@@ -1,0 +1,80 @@
+#include "core/model/model_spec.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/attention/attention_costs.h"
+
+namespace headroom::core {
+
+bool ModelSpec::operator==(const ModelSpec& o) const {
+  return vocab == o.vocab && width == o.width && depth == o.depth && embed_rank == o.embed_rank &&
+         pos_rank == o.pos_rank && context == o.context && mlp_ratio == o.mlp_ratio && attention == o.attention;
+}
+
+int effective_embed_rank(const ModelSpec& s) {
+  const int r = s.embed_rank > 0 ? s.embed_rank : s.width;
+  return std::min({r, s.width, s.vocab});
+}
+
+int effective_pos_rank(const ModelSpec& s) {
+  const int r = s.pos_rank > 0 ? s.pos_rank : s.width;
+  return std::min({r, s.width, s.context});
+}
+
+std::vector<SpecProblem> validate(const ModelSpec& s) {
+  std::vector<SpecProblem> p;
+  auto check = [&](const char* field, int v, int lo, int hi, const char* what) {
+    if (v < lo || v > hi)
+      p.push_back({field, std::string(field) + " = " + std::to_string(v) + " is impossible: " + what + " must be in [" +
+                              std::to_string(lo) + ", " + std::to_string(hi) + "]"});
+  };
+  check("vocab", s.vocab, 2, 1 << 20, "the vocabulary size V");
+  check("width", s.width, 1, 1 << 16, "the width d");
+  check("depth", s.depth, 1, 256, "the number of layers L");
+  check("embed_rank", s.embed_rank, 0, 1 << 16, "the embedding rank r (0 = unfactorised)");
+  check("pos_rank", s.pos_rank, 0, 1 << 16, "the positional rank (0 = unfactorised)");
+  check("context", s.context, 1, 1 << 16, "the context length n");
+  check("mlp_ratio", s.mlp_ratio, 0, 64, "the feed-forward ratio");
+  if (s.attention.d_model != s.width)
+    p.push_back({"attention.d_model", "the attention's d_model = " + std::to_string(s.attention.d_model) +
+                                          " must equal the model width d = " + std::to_string(s.width)});
+  for (auto& a : validate(s.attention)) p.push_back({"attention." + a.field, a.message});
+  return p;
+}
+
+void require_valid(const ModelSpec& spec) {
+  auto problems = validate(spec);
+  if (problems.empty()) return;
+  std::string msg;
+  for (auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.field + ": " + pr.message;
+  throw std::invalid_argument(msg);
+}
+
+int64_t parameter_count(const ModelSpec& s) {
+  require_valid(s);
+  const int64_t V = s.vocab, d = s.width, n = s.context;
+  int64_t p = 0;
+  p += s.embed_rank > 0 ? V * s.embed_rank + int64_t(s.embed_rank) * d : V * d;  // token embedding
+  p += s.pos_rank > 0 ? n * s.pos_rank + int64_t(s.pos_rank) * d : n * d;        // positions
+  const int64_t hidden = int64_t(s.mlp_ratio) * d;
+  const int64_t block = 2 * (2 * d)                                 // two LayerNorms
+                        + attention_costs(s.attention, 1, 1).params  // attention (no biases)
+                        + (s.mlp_ratio > 0 ? d * hidden + hidden + hidden * d + d : 0);
+  p += s.depth * block;
+  p += 2 * d;          // final LayerNorm
+  p += d * V + V;      // untied output head with bias
+  return p;
+}
+
+std::string describe(const ModelSpec& s) {
+  std::ostringstream o;
+  o << "V=" << s.vocab << " d=" << s.width << " L=" << s.depth;
+  if (s.embed_rank > 0) o << " r=" << s.embed_rank;
+  if (s.pos_rank > 0) o << " r_pos=" << s.pos_rank;
+  o << " n=" << s.context << " | " << describe(s.attention);
+  return o.str();
+}
+
+}  // namespace headroom::core

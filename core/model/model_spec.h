@@ -1,0 +1,40 @@
+// ModelSpec: the small Transformer language model used everywhere in Headroom.
+// Plain data, no torch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/attention/attention_spec.h"
+
+namespace headroom::core {
+
+struct ModelSpec {
+  int vocab = 256;       // V
+  int width = 64;        // d (VB: d_x); must equal attention.d_model
+  int depth = 2;         // L
+  int embed_rank = 0;    // r: token embedding factorised V x r · r x d (VB §5.1, ALBERT); 0 = unfactorised
+  int pos_rank = 0;      // positional embedding rank (VB C.4); 0 = unfactorised
+  int context = 64;      // n: the longest sequence the learned positions cover
+  int mlp_ratio = 4;     // feed-forward hidden = mlp_ratio * d
+  AttentionSpec attention;
+
+  bool operator==(const ModelSpec& o) const;
+  bool operator!=(const ModelSpec& o) const { return !(*this == o); }
+};
+
+// The rank the token embedding can have: min(r, d, V) (VB §2.1: r <= min(d_x, V)).
+int effective_embed_rank(const ModelSpec& spec);
+// The rank the positional embedding can have: min(pos_rank or d, d, n).
+int effective_pos_rank(const ModelSpec& spec);
+
+// Every problem with the spec, including the attention's (empty = valid).
+std::vector<SpecProblem> validate(const ModelSpec& spec);
+void require_valid(const ModelSpec& spec);
+
+// Trainable parameters of the whole model (embeddings, blocks, head), computed from the spec.
+int64_t parameter_count(const ModelSpec& spec);
+
+std::string describe(const ModelSpec& spec);
+
+}  // namespace headroom::core

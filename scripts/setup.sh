@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian (bookworm) packages Headroom needs — only the missing ones.
+# Idempotent: a second run installs nothing and prints "all present".
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libtorch-dev libopenblas0-pthread         # LibTorch 1.13; OpenBLAS or torch falls back to reference BLAS
+  libeigen3-dev libsqlite3-dev libsentencepiece-dev sentencepiece
+  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libstb-dev libgtest-dev
+  libimgui-dev libglfw3-dev libgl-dev
+  bible-kjv fonts-dejavu-core               # the real corpus; the GUI's font
+  xvfb xauth xdotool                        # GUI tests in a virtual display
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} missing packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "core/analysis/bottleneck_report.h"
+#include "core/analysis/head_analysis.h"
+#include "core/analysis/separation_rank.h"
+#include "core/analysis/spectrum.h"
+
+using namespace headroom::core;
+
+TEST(Spectrum, NumericalRankOfAProductIsItsInnerSize) {
+  Eigen::MatrixXd a = Eigen::MatrixXd::Random(20, 3) * Eigen::MatrixXd::Random(3, 20);
+  auto s = singular_spectrum(a, kFloat64Epsilon);
+  EXPECT_EQ(s.rank, 3);
+  EXPECT_EQ(s.singular_values.size(), 20u);
+  EXPECT_GE(s.singular_values[0], s.singular_values[1]);
+  EXPECT_EQ(singular_spectrum(Eigen::MatrixXd::Identity(5, 5)).rank, 5);
+  EXPECT_EQ(singular_spectrum(Eigen::MatrixXd::Zero(4, 4)).rank, 0);
+}
+
+TEST(HeadAnalysis, EachHeadsLogitRankIsCappedByItsHeadSize) {
+  torch::NoGradGuard g;
+  torch::manual_seed(0);
+  AttentionSpec s{AttentionKind::MultiHead, 32, 8, 8, 8, 4, 4};  // d_k = 4 < n = 16
+  AttentionLayer layer(s);
+  AttentionTrace t;
+  layer(torch::randn({1, 16, 32}), &t);
+  auto spectra = logit_spectra(t, LogitStage::J);
+  ASSERT_EQ(spectra.size(), 8u);
+  for (const auto& sp : spectra) EXPECT_EQ(sp.rank, 4);
+  EXPECT_EQ(logit_rank_cap(s, 16, 16), 4);
+  for (const auto& sp : query_key_spectra(*layer)) EXPECT_EQ(sp.rank, 4);
+}
+
+TEST(HeadAnalysis, TalkingHeadsMixedLogitsExceedTheHeadSize) {
+  // TH §4: L_h = sum_k P_l[k,h] J_k can reach rank h_k*d_k, beyond one head's d_k.
+  torch::NoGradGuard g;
+  torch::manual_seed(0);
+  AttentionSpec s{AttentionKind::TalkingHeads, 32, 4, 4, 4, 2, 2};
+  AttentionLayer layer(s);
+  layer->set_th_parameter("P_l", torch::randn({4, 4}));
+  AttentionTrace t;
+  layer(torch::randn({1, 12, 32}), &t);
+  for (const auto& sp : logit_spectra(t, LogitStage::J)) EXPECT_EQ(sp.rank, 2);
+  for (const auto& sp : logit_spectra(t, LogitStage::L)) EXPECT_EQ(sp.rank, 8);
+  EXPECT_EQ(logit_rank_cap(s, 12, 12), 8);
+}
+
+TEST(BottleneckReport, LowRankBottleneckAppearsWhenHeadSizeDropsBelowN) {
+  AttentionSpec s{AttentionKind::MultiHead, 64, 16, 16, 16, 4, 4};
+  auto r = attention_bottlenecks(s, 32);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].paper, "LRB");
+  EXPECT_NE(r[0].message.find("deficit of 28"), std::string::npos) << r[0].message;
+  EXPECT_TRUE(attention_bottlenecks(s, 4).empty());
+}
+
+TEST(BottleneckReport, VocabularyAndWidthRules) {
+  ModelSpec m;
+  m.vocab = 50;
+  m.width = 64;
+  m.embed_rank = 16;
+  m.attention = AttentionSpec{AttentionKind::FixedHead, 64, 4, 4, 4, 32, 32};  // h*d_p = 128 > 64
+  auto r = model_bottlenecks(m, 8);
+  auto has = [&](const std::string& id) {
+    for (const auto& b : r)
+      if (b.id == id) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("vb-vocab"));
+  EXPECT_TRUE(has("vb-embed-rank"));
+  EXPECT_TRUE(has("vb-attention-width"));
+  EXPECT_FALSE(has("lrb-head-rank"));  // d_p = 32 >= n = 8
+  for (const auto& b : r) EXPECT_FALSE(b.section.empty());
+}
+
+TEST(SeparationRank, BoundGrowsLinearlyInDepthTimesRank) {
+  // VB eq. 9: log sep = O(L * (r + r_e)).
+  const double a = vb_log_separation_rank_bound(4, 16, 1);
+  const double b = vb_log_separation_rank_bound(8, 16, 1);
+  const double c = vb_log_separation_rank_bound(8, 32, 1);
+  EXPECT_GT(b, a);
+  EXPECT_GT(c, b);
+  // Asymptotically (r + r_e) * L * 2 log 3: the ratio of bounds at large L tends to the rank ratio.
+  const double big1 = vb_log_separation_rank_bound(30, 16, 1), big2 = vb_log_separation_rank_bound(30, 33, 1);
+  EXPECT_NEAR(big2 / big1, 34.0 / 17.0, 0.1);
+  // Width beyond r: clipping r to d_x.
+  EXPECT_DOUBLE_EQ(vb_log_separation_rank_bound(6, 500, 1, 100), vb_log_separation_rank_bound(6, 100, 1));
+  // Exact small case: ((n multichoose k)) = C(n + k - 1, k); ((2 multichoose 3)) = 4.
+  EXPECT_NEAR(std::exp(log_multichoose(2, 3)), 4.0, 1e-9);
+  EXPECT_THROW(vb_log_separation_rank_bound(0, 4, 1), std::invalid_argument);
+}

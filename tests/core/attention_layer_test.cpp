@@ -1,0 +1,199 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "core/attention/attention_layer.h"
+
+using namespace headroom::core;
+
+namespace {
+
+AttentionSpec spec(AttentionKind kind, int d, int h, bool causal = false) {
+  AttentionRequest r{kind, d, h};
+  r.causal = causal;
+  auto s = make_attention_spec(r, nullptr);
+  EXPECT_TRUE(s.has_value());
+  return *s;
+}
+
+// Copies the Q/K/V/O weights of `from` into `to` through the TH-named views.
+void copy_qkvo(const AttentionLayer& from, AttentionLayer& to) {
+  for (const auto& [name, value] : from->th_parameters())
+    if (name == "P_q" || name == "P_k" || name == "P_v" || name == "P_o") to->set_th_parameter(name, value);
+}
+
+torch::Tensor input(int n, int d, uint64_t seed = 1) {
+  torch::manual_seed(seed);
+  return torch::randn({2, n, d});
+}
+
+}  // namespace
+
+TEST(AttentionLayer, TalkingHeadsWithIdentityProjectionsEqualsMultiHead) {
+  torch::NoGradGuard g;
+  for (bool causal : {false, true}) {
+    AttentionLayer mh(spec(AttentionKind::MultiHead, 32, 4, causal));
+    AttentionLayer th(spec(AttentionKind::TalkingHeads, 32, 4, causal));
+    copy_qkvo(mh, th);
+    th->set_th_parameter("P_l", torch::eye(4));
+    th->set_th_parameter("P_w", torch::eye(4));
+    const auto x = input(9, 32);
+    EXPECT_TRUE(torch::allclose(mh(x), th(x), 1e-5, 1e-6)) << "causal=" << causal;
+  }
+}
+
+TEST(AttentionLayer, IdentityProjectionsAlsoReduceTheHybridsToMultiHead) {
+  torch::NoGradGuard g;
+  AttentionLayer mh(spec(AttentionKind::MultiHead, 24, 3));
+  AttentionLayer lp(spec(AttentionKind::LogitsProj, 24, 3));
+  AttentionLayer wp(spec(AttentionKind::WeightsProj, 24, 3));
+  copy_qkvo(mh, lp);
+  copy_qkvo(mh, wp);
+  lp->set_th_parameter("P_l", torch::eye(3));
+  wp->set_th_parameter("P_w", torch::eye(3));
+  const auto x = input(7, 24);
+  EXPECT_TRUE(torch::allclose(mh(x), lp(x), 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(mh(x), wp(x), 1e-5, 1e-6));
+}
+
+TEST(AttentionLayer, NonIdentityProjectionChangesTheOutput) {
+  // Guards the test above against a layer that ignores P_l / P_w.
+  torch::NoGradGuard g;
+  AttentionLayer mh(spec(AttentionKind::MultiHead, 32, 4));
+  AttentionLayer th(spec(AttentionKind::TalkingHeads, 32, 4));
+  copy_qkvo(mh, th);
+  th->set_th_parameter("P_l", torch::eye(4).flip({0}));
+  th->set_th_parameter("P_w", torch::eye(4));
+  const auto x = input(9, 32);
+  EXPECT_FALSE(torch::allclose(mh(x), th(x), 1e-4, 1e-5));
+}
+
+TEST(AttentionLayer, FixedHeadAtDOverHEqualsMultiHead) {
+  torch::NoGradGuard g;
+  AttentionLayer mh(spec(AttentionKind::MultiHead, 48, 6));
+  AttentionRequest r{AttentionKind::FixedHead, 48, 6};
+  r.d_k = 8;
+  r.d_v = 8;
+  AttentionLayer fh(*make_attention_spec(r, nullptr));
+  copy_qkvo(mh, fh);
+  const auto x = input(11, 48);
+  EXPECT_TRUE(torch::allclose(mh(x), fh(x), 1e-5, 1e-6));
+}
+
+TEST(AttentionLayer, GeneralBilinearFromFactoredMultiHeadEqualsMultiHead) {
+  // TH §6 MultiHeadAttentionInefficient: P = einsum(P_q, P_k), Q = einsum(P_v, P_o).
+  torch::NoGradGuard g;
+  for (bool causal : {false, true}) {
+    const auto mh_spec = spec(AttentionKind::MultiHead, 16, 4, causal);
+    AttentionLayer mh(mh_spec);
+    AttentionLayer gb(spec(AttentionKind::GeneralBilinear, 16, 4, causal));
+    std::map<std::string, torch::Tensor> p;
+    for (const auto& [name, value] : mh->th_parameters()) p[name] = value;
+    // Headroom scales J by 1/sqrt(d_k); general-bilinear has logit scale 1, so P absorbs it.
+    gb->set_th_parameter("P", torch::einsum("xkh,ykh->xyh", {p["P_q"], p["P_k"]}) * logit_scale(mh_spec));
+    gb->set_th_parameter("Q", torch::einsum("yvh,zvh->yzh", {p["P_v"], p["P_o"]}));
+    const auto x = input(6, 16);
+    EXPECT_TRUE(torch::allclose(mh(x), gb(x), 1e-4, 1e-5)) << "causal=" << causal;
+  }
+}
+
+TEST(AttentionLayer, CausalMaskHoldsForEveryKind) {
+  torch::NoGradGuard g;
+  for (auto kind : all_attention_kinds()) {
+    AttentionLayer layer(spec(kind, 16, 4, /*causal=*/true));
+    const int n = 8;
+    auto x = input(n, 16);
+    AttentionTrace t;
+    auto y = layer(x, &t);
+    // No weight on a future key.
+    auto future = torch::ones({n, n}, torch::kBool).triu(1);
+    EXPECT_EQ(t.W.masked_select(future.expand_as(t.W)).abs().max().item<float>(), 0.f) << to_string(kind);
+    EXPECT_EQ(t.U.masked_select(future.expand_as(t.U)).abs().max().item<float>(), 0.f) << to_string(kind);
+    // Changing the last token must not change any earlier output.
+    auto x2 = x.clone();
+    x2.select(1, n - 1).add_(1.0);
+    auto y2 = layer(x2);
+    EXPECT_TRUE(torch::allclose(y.narrow(1, 0, n - 1), y2.narrow(1, 0, n - 1), 1e-5, 1e-6)) << to_string(kind);
+    EXPECT_FALSE(torch::allclose(y.narrow(1, n - 1, 1), y2.narrow(1, n - 1, 1))) << to_string(kind);
+  }
+}
+
+TEST(AttentionLayer, GradientsAreFiniteForEveryKind) {
+  for (auto kind : all_attention_kinds()) {
+    for (bool causal : {false, true}) {
+      AttentionLayer layer(spec(kind, 16, 4, causal));
+      auto x = input(5, 16).requires_grad_(true);
+      layer(x).pow(2).sum().backward();
+      ASSERT_TRUE(x.grad().defined());
+      EXPECT_TRUE(torch::isfinite(x.grad()).all().item<bool>()) << to_string(kind);
+      for (const auto& p : layer->parameters()) {
+        ASSERT_TRUE(p.grad().defined()) << to_string(kind);
+        EXPECT_TRUE(torch::isfinite(p.grad()).all().item<bool>()) << to_string(kind);
+        EXPECT_GT(p.grad().abs().sum().item<float>(), 0.f) << to_string(kind) << " has a parameter with no gradient";
+      }
+    }
+  }
+}
+
+TEST(AttentionLayer, TraceHasEveryIntermediateWithTheRightShapes) {
+  torch::NoGradGuard g;
+  AttentionRequest r{AttentionKind::TalkingHeads, 24, 6};
+  r.heads_k = 2;
+  r.heads_v = 3;
+  r.d_k = 4;
+  r.d_v = 5;
+  AttentionLayer layer(*make_attention_spec(r, nullptr));
+  AttentionTrace t;
+  layer(input(7, 24), &t);
+  EXPECT_EQ(t.J.sizes().vec(), (std::vector<int64_t>{2, 2, 7, 7}));
+  EXPECT_EQ(t.L.sizes().vec(), (std::vector<int64_t>{2, 6, 7, 7}));
+  EXPECT_EQ(t.W.sizes().vec(), (std::vector<int64_t>{2, 6, 7, 7}));
+  EXPECT_EQ(t.U.sizes().vec(), (std::vector<int64_t>{2, 3, 7, 7}));
+  EXPECT_TRUE(torch::allclose(t.W.sum(-1), torch::ones({2, 6, 7})));
+  // L = einsum(J, P_l)
+  auto p_l = layer->th_parameters()[4].second;
+  ASSERT_EQ(layer->th_parameters()[4].first, "P_l");
+  EXPECT_TRUE(torch::allclose(t.L, torch::einsum("bknm,kh->bhnm", {t.J, p_l}), 1e-5, 1e-6));
+}
+
+TEST(AttentionLayer, DynamicProjectionsStartSmallAndMatter) {
+  torch::NoGradGuard g;
+  auto s = spec(AttentionKind::DynamicProj, 32, 4);
+  AttentionLayer dyn(s);
+  // TH appendix A init: std 0.1/sqrt(d_X*h_k) for P_Xl.
+  EXPECT_NEAR(dyn->p_xl.std().item<float>(), 0.1 / std::sqrt(32.0 * 4), 0.01);
+  AttentionLayer th(spec(AttentionKind::TalkingHeads, 32, 4));
+  for (const auto& [name, value] : dyn->th_parameters())
+    if (name == "P_q" || name == "P_k" || name == "P_v" || name == "P_o" || name == "P_l" || name == "P_w")
+      th->set_th_parameter(name, value);
+  const auto x = input(5, 32);
+  EXPECT_FALSE(torch::allclose(dyn(x), th(x), 1e-6, 1e-7));
+  for (auto* t : {&dyn->p_xl, &dyn->p_ml, &dyn->p_xw, &dyn->p_mw}) t->zero_();
+  EXPECT_TRUE(torch::allclose(dyn(x), th(x), 1e-5, 1e-6));
+}
+
+TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
+  AttentionRequest r{AttentionKind::DynamicProj, 20, 5};
+  r.heads_k = 2;
+  r.heads_v = 3;
+  r.d_k = 6;
+  r.d_v = 7;
+  AttentionLayer layer(*make_attention_spec(r, nullptr));
+  std::map<std::string, std::vector<int64_t>> want = {
+      {"P_q", {20, 6, 2}}, {"P_k", {20, 6, 2}}, {"P_v", {20, 7, 3}}, {"P_o", {20, 7, 3}},
+      {"P_l", {2, 5}},     {"P_w", {5, 3}},     {"P_Xl", {20, 2, 5}}, {"P_Ml", {20, 2, 5}},
+      {"P_Xw", {20, 5, 3}}, {"P_Mw", {20, 5, 3}}};
+  auto params = layer->th_parameters();
+  ASSERT_EQ(params.size(), want.size());
+  for (const auto& [name, value] : params) EXPECT_EQ(value.sizes().vec(), want.at(name)) << name;
+  // Round trip: set what we read, read it again.
+  for (const auto& [name, value] : params) layer->set_th_parameter(name, value * 2);
+  for (const auto& [name, value] : layer->th_parameters()) {
+    for (const auto& [n0, v0] : params) {
+      if (n0 == name) {
+        EXPECT_TRUE(torch::allclose(value, v0 * 2)) << name;
+      }
+    }
+  }
+  EXPECT_THROW(layer->set_th_parameter("P_q", torch::zeros({20, 2, 6})), std::invalid_argument);
+  EXPECT_THROW(layer->set_th_parameter("P", torch::zeros({20, 20, 5})), std::invalid_argument);
+}

@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdio>
+
+#include "core/io/safetensors.h"
+#include "core/io/tensor_bridge.h"
+
+using namespace headroom::core;
+
+namespace {
+StFile sample() {
+  StFile f;
+  f.tensors.push_back(to_st_tensor("b", torch::arange(6, torch::kFloat32).reshape({2, 3})));
+  f.tensors.push_back(to_st_tensor("a", torch::tensor({1.5, -2.0}, torch::kFloat64)));
+  f.tensors.push_back(to_st_tensor("steps", torch::tensor({int64_t(7)})));
+  f.metadata["logit_scale"] = "0.125";
+  return f;
+}
+}  // namespace
+
+TEST(Safetensors, RoundTripKeepsOrderShapesValuesAndMetadata) {
+  auto bytes = encode_safetensors(sample());
+  uint64_t header_len = 0;
+  for (int i = 0; i < 8; ++i) header_len |= uint64_t(bytes[i]) << (8 * i);
+  EXPECT_EQ((8 + header_len) % 8, 0u);  // the header is padded so the data starts 8-aligned
+  auto back = decode_safetensors(bytes.data(), bytes.size(), "memory");
+  ASSERT_EQ(back.tensors.size(), 3u);
+  EXPECT_EQ(back.tensors[0].name, "b");
+  EXPECT_EQ(back.tensors[1].name, "a");
+  EXPECT_EQ(back.metadata.at("logit_scale"), "0.125");
+  EXPECT_TRUE(torch::equal(from_st_tensor(back.at("b")), torch::arange(6, torch::kFloat32).reshape({2, 3})));
+  EXPECT_EQ(back.at("a").as_f64()[1], -2.0);
+  EXPECT_THROW(back.at("a").as_f32(), SafetensorsError);
+  EXPECT_THROW(back.at("missing"), SafetensorsError);
+}
+
+TEST(Safetensors, FileRoundTrip) {
+  const std::string path = ::testing::TempDir() + "/rt.safetensors";
+  write_safetensors_file(path, sample());
+  EXPECT_EQ(read_safetensors_file(path).tensors.size(), 3u);
+  std::remove(path.c_str());
+  EXPECT_THROW(read_safetensors_file(path), SafetensorsError);
+}
+
+TEST(Safetensors, RejectsCorruptBytesWithAReason) {
+  auto good = encode_safetensors(sample());
+  auto expect_reject = [](std::vector<uint8_t> b, const char* why) {
+    try {
+      decode_safetensors(b.data(), b.size(), "blob");
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const SafetensorsError& e) {
+      EXPECT_NE(std::string(e.what()).find("blob"), std::string::npos);
+    }
+  };
+  expect_reject({1, 2, 3}, "too short");
+  auto huge = good;
+  huge[7] = 0x7f;
+  expect_reject(huge, "header length beyond the file");
+  auto truncated = good;
+  truncated.resize(good.size() - 4);
+  expect_reject(truncated, "data cut off");
+  auto garbage = good;
+  garbage[8] = '[';
+  expect_reject(garbage, "header not an object");
+  // Random bytes never crash the reader.
+  std::vector<uint8_t> noise(200);
+  for (int trial = 0; trial < 200; ++trial) {
+    for (auto& c : noise) c = static_cast<uint8_t>(std::rand());
+    noise[0] = static_cast<uint8_t>(trial);
+    for (int i = 1; i < 8; ++i) noise[i] = 0;
+    try {
+      decode_safetensors(noise.data(), noise.size(), "noise");
+    } catch (const SafetensorsError&) {
+    }
+  }
+}

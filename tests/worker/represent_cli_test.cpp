@@ -1,0 +1,59 @@
+// `headroom-worker represent`, checked from outside.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+
+TEST(RepresentCli, ConstructionReachesThTargetExactly) {
+  const auto x = temp_path("X.csv"), p = temp_path("P.csv");
+  // d = 3 rows, n = 3 tokens (columns).
+  write_text(x, "1, 0.5, -1\n0, 2, 1\n0.3, 0, 1\n");
+  write_text(p, "# a positive column-stochastic target\n0.7,0.2,0.1\n0.2,0.5,0.3\n0.1,0.3,0.6\n");
+  auto r = run_worker({"represent", "--input", x, "--target", p, "--head-size", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "construction");
+  EXPECT_LT(j["max_abs_error"].get<double>(), 1e-6);
+  ASSERT_EQ(j["reached"].size(), 3u);
+  EXPECT_NEAR(j["reached"][0][0].get<double>(), 0.7, 1e-6);
+}
+
+TEST(RepresentCli, CounterExampleIsFittedWithAnError) {
+  const auto x = temp_path("X1.csv"), p = temp_path("P1.csv");
+  write_text(x, "1,0\n");
+  write_text(p, "0.5,0.75\n0.5,0.25\n");
+  auto r = run_worker({"represent", "--input", x, "--target", p, "--head-size", "1", "--seed", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "fit");
+  EXPECT_GE(j["max_abs_error"].get<double>(), 0.25 - 1e-9);
+}
+
+TEST(RepresentCli, BadInputsAreRefusedClearly) {
+  const auto x = temp_path("X2.csv"), p = temp_path("P2.csv"), ragged = temp_path("R.csv"), word = temp_path("W.csv");
+  write_text(x, "1,0\n0,1\n");
+  write_text(p, "0.5,0.6\n0.5,0.5\n");  // column 1 sums to 1.1
+  write_text(ragged, "0.5,0.5\n0.5\n");
+  write_text(word, "0.5,half\n0.5,0.5\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {{"represent", "--input", x, "--target", p, "--head-size", "2", "--json"}, "column-stochastic"},
+      {{"represent", "--input", x, "--target", ragged, "--head-size", "2"}, "same number of columns"},
+      {{"represent", "--input", x, "--target", word, "--head-size", "2"}, "not a number"},
+      {{"represent", "--input", temp_path("nope.csv"), "--target", p, "--head-size", "2"}, "cannot open"},
+      {{"represent", "--input", x, "--target", x, "--head-size", "0"}, "head size"},
+      {{"represent", "--input", p, "--target", temp_path("X1.csv"), "--head-size", "2"}, "must be square"},
+  };
+  write_text(temp_path("X1.csv"), "1,0\n");
+  for (const auto& c : cases) {
+    auto r = run_worker(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.expect << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr lacks '" << c.expect << "': " << r.err;
+  }
+}
