@@ -6,11 +6,11 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libtorch-dev libopenblas0-pthread         # LibTorch 1.13; OpenBLAS or torch falls back to reference BLAS
-  libeigen3-dev libsqlite3-dev libsentencepiece-dev sentencepiece
+  libeigen3-dev libsqlite3-dev sentencepiece  # spm_train trains BPE vocabularies (not linked: see core/data/tokenizer.cpp)
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libstb-dev libgtest-dev
   libimgui-dev libglfw3-dev libgl-dev
   bible-kjv fonts-dejavu-core               # the real corpus; the GUI's font
-  xvfb xauth xdotool                        # GUI tests in a virtual display
+  xvfb xauth xdotool libgl1-mesa-dri        # GUI tests in a virtual display (Mesa llvmpipe renders there)
 )
 
 missing=()

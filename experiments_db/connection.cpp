@@ -1,0 +1,268 @@
+#include "experiments_db/connection.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "experiments_db/connection_state.h"
+#include "experiments_db/db_error.h"
+#include "experiments_db/schema.h"
+#include "experiments_db/transaction.h"
+
+namespace headroom::db {
+namespace detail {
+
+void throw_sqlite_error(const ConnectionState& state, int rc, std::string_view doing) {
+  std::string message = state.path + ": " + std::string(doing) + ": " +
+                        (state.db != nullptr ? sqlite3_errmsg(state.db) : sqlite3_errstr(rc));
+  switch (rc & 0xFF) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      message += " (another process kept the file locked for more than " +
+                 std::to_string(Connection::kBusyTimeoutMs / 1000) +
+                 " s; is a worker stuck, or is the file on a network drive that does not support locking?)";
+      break;
+    case SQLITE_READONLY:
+      message += state.read_only ? " (this connection was opened read-only; open the file read-write to change it)"
+                                 : " (the file or its folder is not writable)";
+      break;
+    case SQLITE_FULL:
+      message += " (the disk is full)";
+      break;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      message += " (the file is damaged or is not an SQLite database)";
+      break;
+    case SQLITE_TOOBIG:
+      message += " (a single value may be at most 1 GB in SQLite)";
+      break;
+    default:
+      break;
+  }
+  throw DbError(message, rc);
+}
+
+std::string sqlite_file_name(const std::string& path) {
+  if (path.rfind("file:", 0) == 0 || path.rfind(':', 0) == 0) return "./" + path;
+  return path;
+}
+
+}  // namespace detail
+
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class FileKind { Missing, Directory, Empty, LooksLikeSqlite, NotSqlite };
+
+// Looks at the file with plain reads, so a text file or random bytes is
+// refused without SQLite ever opening it.
+FileKind inspect_file(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || !fs::exists(status)) return FileKind::Missing;
+  if (fs::is_directory(status)) return FileKind::Directory;
+  if (fs::file_size(path, error) == 0 && !error) return FileKind::Empty;
+  static constexpr char kMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  char header[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FileKind::LooksLikeSqlite;  // unreadable: let SQLite report why
+  in.read(header, sizeof header);
+  if (in.gcount() != sizeof header) return FileKind::NotSqlite;
+  return std::equal(std::begin(header), std::end(header), std::begin(kMagic)) ? FileKind::LooksLikeSqlite
+                                                                              : FileKind::NotSqlite;
+}
+
+std::string not_ours(const std::string& path, const std::string& why) {
+  return path + ": is not a Headroom experiments database (" + why +
+         "); point Headroom at its own runs file or a new path. The file was not changed.";
+}
+
+std::unique_ptr<detail::ConnectionState> raw_open(const std::string& path, int flags, bool read_only) {
+  auto state = std::make_unique<detail::ConnectionState>();
+  state->path = path;
+  state->read_only = read_only;
+  const int rc = sqlite3_open_v2(detail::sqlite_file_name(path).c_str(), &state->db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string reason = state->db != nullptr ? sqlite3_errmsg(state->db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(state->db);
+    throw DbError(path + ": could not open the experiments database: " + reason, rc);
+  }
+  return state;
+}
+
+void db_config(detail::ConnectionState& state, int option, int value, const char* what) {
+  int applied = -1;
+  const int rc = sqlite3_db_config(state.db, option, value, &applied);
+  if (rc != SQLITE_OK || applied != value) {
+    throw DbError(state.path + ": this SQLite library cannot " + what + "; Headroom needs SQLite 3.35 or newer", rc);
+  }
+}
+
+// Settings every connection gets before it reads anything from the file.
+void harden(detail::ConnectionState& state) {
+  sqlite3_extended_result_codes(state.db, 1);
+  sqlite3_busy_timeout(state.db, Connection::kBusyTimeoutMs);
+  db_config(state, SQLITE_DBCONFIG_DEFENSIVE, 1, "enable defensive mode");
+  db_config(state, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "turn off trusted_schema");
+  db_config(state, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "disable extension loading");
+  db_config(state, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, "disable triggers");
+  db_config(state, SQLITE_DBCONFIG_ENABLE_VIEW, 0, "disable views");
+  db_config(state, SQLITE_DBCONFIG_DQS_DML, 0, "disable double-quoted string literals");
+  db_config(state, SQLITE_DBCONFIG_DQS_DDL, 0, "disable double-quoted string literals");
+}
+
+// Runs inspect_schema, turning "SQLite cannot read this" into the same
+// "not a Headroom experiments database" message as for a text file.
+SchemaProbe probe(Connection& connection) {
+  try {
+    return inspect_schema(connection);
+  } catch (const DbError& error) {
+    const int code = error.sqlite_code() & 0xFF;
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+      throw DbError(not_ours(connection.path(), "SQLite cannot read it: it is damaged or not an SQLite file"),
+                    error.sqlite_code());
+    }
+    throw;
+  }
+}
+
+std::string query_text(Connection& connection, const char* sql) {
+  Statement statement = connection.prepare(sql);
+  return statement.step() ? statement.column_text(0) : std::string();
+}
+
+}  // namespace
+
+Connection::Connection(std::unique_ptr<detail::ConnectionState> state) : state_(std::move(state)) {}
+
+Connection::Connection(Connection&& other) noexcept = default;
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+  if (this != &other) {
+    if (state_) sqlite3_close_v2(state_->db);
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+Connection::~Connection() {
+  if (state_) sqlite3_close_v2(state_->db);
+}
+
+Connection Connection::open(const std::string& path, OpenMode mode) {
+  if (path.empty()) throw DbError("experiments database path is empty; give a file such as runs.sqlite");
+
+  const FileKind kind = inspect_file(path);
+  switch (kind) {
+    case FileKind::Directory:
+      throw DbError(path + ": is a directory; give the path of an experiments database file such as " +
+                    (fs::path(path) / "runs.sqlite").string());
+    case FileKind::NotSqlite:
+      throw DbError(not_ours(path, "it is not an SQLite file at all"));
+    case FileKind::Missing:
+      if (mode != OpenMode::Create) {
+        throw DbError(path + ": does not exist (nothing was created); check the path, or create the database "
+                             "first, e.g. by enqueueing a suite with headroom-worker");
+      }
+      break;
+    case FileKind::Empty:
+      if (mode != OpenMode::Create) {
+        throw DbError(path + ": is an empty file, not a Headroom experiments database yet; open it with "
+                             "headroom-worker to create one (the file was not changed)");
+      }
+      break;
+    case FileKind::LooksLikeSqlite:
+      break;
+  }
+
+  // Inspect an existing file through a read-only connection first: a
+  // read-write connection could change someone else's file on close (WAL
+  // checkpoint, hot-journal rollback) before we even know it is not ours.
+  if (kind == FileKind::LooksLikeSqlite) {
+    auto state = raw_open(path, SQLITE_OPEN_READONLY, true);
+    harden(*state);
+    Connection reader(std::move(state));
+    const SchemaProbe found = probe(reader);
+    if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
+      throw DbError(path + ": is an empty SQLite database, not a Headroom experiments database yet; open it with "
+                           "headroom-worker to create one (the file was not changed)");
+    }
+    if (mode == OpenMode::ReadOnly) {
+      if (found.state == SchemaState::Older) {
+        throw DbError(path + ": schema version " + std::to_string(found.version) +
+                      " is older than this Headroom reads (" + std::to_string(kSchemaVersion) +
+                      "); open it once with headroom-worker, which upgrades it in place");
+      }
+      reader.exec("PRAGMA foreign_keys = ON; PRAGMA cell_size_check = ON; PRAGMA query_only = ON");
+      return reader;
+    }
+  }
+
+  const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::Create ? SQLITE_OPEN_CREATE : 0);
+  auto state = raw_open(path, flags, false);
+  harden(*state);
+  Connection writer(std::move(state));
+  writer.exec("PRAGMA foreign_keys = ON; PRAGMA cell_size_check = ON");
+  {
+    // Decide again under the write lock: another process may have created or
+    // migrated the file since we looked.
+    Transaction transaction(writer, TransactionKind::Write);
+    const SchemaProbe found = probe(writer);
+    if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
+      throw DbError(path + ": is an empty SQLite database, not a Headroom experiments database yet");
+    }
+    if (found.state != SchemaState::Current) migrate_schema(writer, found.version);
+    transaction.commit();
+  }
+  // WAL lets the GUI read while the worker writes. On file systems without
+  // shared memory (some network drives) SQLite keeps the rollback journal,
+  // which is slower for concurrent readers but still correct.
+  if (query_text(writer, "PRAGMA journal_mode") != "wal") query_text(writer, "PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA synchronous = NORMAL");
+  return writer;
+}
+
+void Connection::exec(std::string_view sql) {
+  const std::string text(sql);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(state_->db, text.c_str(), nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    const std::string reason = error != nullptr ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    std::string shown = text.substr(0, 80);
+    for (char& c : shown) c = (c == '\n' ? ' ' : c);
+    detail::throw_sqlite_error(*state_, rc, "could not run \"" + shown + (text.size() > 80 ? "...\"" : "\""));
+  }
+}
+
+Statement Connection::prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(state_->db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string shown(sql.substr(0, 80));
+    for (char& c : shown) c = (c == '\n' ? ' ' : c);
+    detail::throw_sqlite_error(*state_, rc, "could not prepare \"" + shown + "\"");
+  }
+  return Statement(stmt, state_.get());
+}
+
+std::int64_t Connection::data_version() {
+  Statement statement = prepare("PRAGMA data_version");
+  return statement.step() ? statement.column_int64(0) : 0;
+}
+
+std::int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(state_->db); }
+
+std::int64_t Connection::changes() const { return sqlite3_changes64(state_->db); }
+
+bool Connection::in_transaction() const { return sqlite3_get_autocommit(state_->db) == 0; }
+
+const std::string& Connection::path() const { return state_->path; }
+
+bool Connection::read_only() const { return state_->read_only; }
+
+}  // namespace headroom::db

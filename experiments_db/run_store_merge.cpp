@@ -1,0 +1,164 @@
+// RunStore::merge_from: folding another experiments database into this one.
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "experiments_db/db_error.h"
+#include "experiments_db/metric_blocks.h"
+#include "experiments_db/run_store.h"
+#include "experiments_db/transaction.h"
+
+namespace headroom::db {
+namespace {
+
+int status_rank(RunStatus status) {
+  switch (status) {
+    case RunStatus::Queued: return 0;
+    case RunStatus::Running: return 1;
+    case RunStatus::Cancelled: return 2;
+    case RunStatus::Failed: return 3;
+    case RunStatus::Done: return 4;
+  }
+  return 0;
+}
+
+// The merge rule for two runs with the same name, see RunStore::merge_from.
+bool got_further(const RunRecord& incoming, const RunRecord& existing) {
+  const auto key = [](const RunRecord& run) {
+    return std::make_tuple(run.status == RunStatus::Done, run.current_step, status_rank(run.status));
+  };
+  return key(incoming) > key(existing);
+}
+
+std::optional<std::string> nonempty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+MergeReport RunStore::merge_from(const std::string& other_path) {
+  std::error_code error;
+  if (std::filesystem::equivalent(connection_.path(), other_path, error)) {
+    throw DbError(other_path + ": is the database being merged into; merge other files (e.g. shard outputs) "
+                               "into it instead");
+  }
+  // Opening read-only refuses foreign, damaged and newer files untouched.
+  Connection source = Connection::open(other_path, OpenMode::ReadOnly);
+  RunStore incoming(source);
+  MergeReport report;
+
+  Transaction snapshot(source, TransactionKind::Read);  // one consistent view, even if a worker writes it
+  Transaction transaction(connection_);
+
+  std::map<std::int64_t, std::int64_t> suite_ids;  // source id -> id here
+  {
+    Statement insert = connection_.prepare(
+        "INSERT INTO suites (name, source_toml, scale, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (name) DO NOTHING");
+    Statement select = connection_.prepare("SELECT id FROM suites WHERE name = ?");
+    for (const SuiteRecord& suite : incoming.list_suites()) {
+      insert.bind(1, suite.name).bind(2, suite.source_toml).bind(3, suite.scale).bind(4, suite.created_at);
+      insert.step();
+      insert.reset();
+      if (connection_.changes() == 1) ++report.suites_added;
+      select.bind(1, suite.name);
+      select.step();
+      suite_ids[suite.id] = select.column_int64(0);
+      select.reset();
+    }
+  }
+
+  Statement delete_run = connection_.prepare("DELETE FROM runs WHERE id = ?");  // cascades to metrics/artifacts
+  Statement insert_run = connection_.prepare(
+      "INSERT INTO runs (suite_id, name, config_json, status, worker, seed, shard_key, param_count, current_step, "
+      "attempts, software_version, error_text, created_at, started_at, finished_at, heartbeat_at) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement source_series = source.prepare("SELECT id, name FROM metric_series WHERE run_id = ? ORDER BY id");
+  Statement insert_series = connection_.prepare("INSERT INTO metric_series (run_id, name) VALUES (?, ?)");
+  Statement source_metrics =
+      source.prepare("SELECT step, tokens, wall_seconds, value FROM metrics WHERE series_id = ? ORDER BY step");
+  Statement insert_metric = connection_.prepare(
+      "INSERT INTO metrics (series_id, step, tokens, wall_seconds, value) VALUES (?, ?, ?, ?, ?)");
+  Statement source_artifacts =
+      source.prepare("SELECT step, kind, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY kind, step");
+  Statement insert_artifact = connection_.prepare(
+      "INSERT INTO artifacts (run_id, step, kind, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
+
+  for (const RunRecord& run : incoming.list_runs()) {
+    if (std::optional<RunRecord> existing = find_run(run.name)) {
+      if (!got_further(run, *existing)) {
+        ++report.runs_skipped;
+        continue;
+      }
+      delete_run.bind(1, existing->id).step();
+      delete_run.reset();
+      ++report.runs_replaced;
+    } else {
+      ++report.runs_added;
+    }
+
+    std::optional<std::int64_t> suite_id;
+    if (run.suite_id) suite_id = suite_ids.at(*run.suite_id);
+    insert_run.bind(1, suite_id)
+        .bind(2, run.name)
+        .bind(3, run.config_json)
+        .bind(4, to_string(run.status))
+        .bind(5, nonempty(run.worker))
+        .bind(6, run.seed)
+        .bind(7, run.shard_key)
+        .bind(8, run.param_count)
+        .bind(9, run.current_step)
+        .bind(10, run.attempts)
+        .bind(11, run.software_version)
+        .bind(12, nonempty(run.error_text))
+        .bind(13, run.created_at)
+        .bind(14, run.started_at)
+        .bind(15, run.finished_at)
+        .bind(16, run.heartbeat_at);
+    insert_run.step();
+    insert_run.reset();
+    const std::int64_t run_id = connection_.last_insert_rowid();
+
+    source_series.bind(1, run.id);
+    while (source_series.step()) {
+      insert_series.bind(1, run_id).bind(2, source_series.column_text(1)).step();
+      insert_series.reset();
+      const std::int64_t series_id = connection_.last_insert_rowid();
+      source_metrics.bind(1, source_series.column_int64(0));
+      while (source_metrics.step()) {
+        insert_metric.bind(1, series_id)
+            .bind(2, source_metrics.column_int64(0))
+            .bind(3, source_metrics.column_int64(1))
+            .bind(4, source_metrics.column_optional_double(2))
+            .bind(5, source_metrics.column_optional_double(3));
+        insert_metric.step();
+        insert_metric.reset();
+        ++report.metric_rows;
+      }
+      source_metrics.reset();
+      detail::rebuild_metric_blocks(connection_, series_id);
+    }
+    source_series.reset();
+
+    source_artifacts.bind(1, run.id);
+    while (source_artifacts.step()) {
+      const Blob bytes = source_artifacts.column_blob(2);
+      insert_artifact.bind(1, run_id)
+          .bind(2, source_artifacts.column_int64(0))
+          .bind(3, source_artifacts.column_text(1))
+          .bind(4, BlobView(bytes))
+          .bind(5, source_artifacts.column_double(3));
+      insert_artifact.step();
+      insert_artifact.reset();
+      ++report.artifacts;
+    }
+    source_artifacts.reset();
+  }
+
+  transaction.commit();
+  snapshot.commit();
+  return report;
+}
+
+}  // namespace headroom::db

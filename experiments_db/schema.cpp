@@ -1,0 +1,172 @@
+#include "experiments_db/schema.h"
+
+#include <cstdio>
+#include <string>
+
+#include "experiments_db/connection.h"
+#include "experiments_db/db_error.h"
+
+namespace headroom::db {
+namespace {
+
+// Version 1. STRICT tables (SQLite >= 3.37) so a value of the wrong type is an
+// error instead of being stored silently. Times are Unix seconds (REAL).
+constexpr std::string_view kSchemaV1 = R"sql(
+CREATE TABLE suites (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL UNIQUE CHECK (name <> ''),
+  source_toml TEXT NOT NULL DEFAULT '',
+  scale       TEXT NOT NULL DEFAULT '',
+  created_at  REAL NOT NULL
+) STRICT;
+
+CREATE TABLE runs (
+  id               INTEGER PRIMARY KEY,
+  suite_id         INTEGER REFERENCES suites(id) ON DELETE SET NULL,
+  name             TEXT NOT NULL UNIQUE CHECK (name <> ''),
+  config_json      TEXT NOT NULL,
+  status           TEXT NOT NULL DEFAULT 'queued'
+                   CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+  worker           TEXT,
+  seed             INTEGER NOT NULL DEFAULT 0,
+  shard_key        INTEGER NOT NULL DEFAULT 0 CHECK (shard_key >= 0),
+  param_count      INTEGER NOT NULL DEFAULT 0,
+  current_step     INTEGER NOT NULL DEFAULT 0,
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  software_version TEXT NOT NULL DEFAULT '',
+  error_text       TEXT,
+  created_at       REAL NOT NULL,
+  started_at       REAL,
+  finished_at      REAL,
+  heartbeat_at     REAL
+) STRICT;
+CREATE INDEX runs_by_status ON runs (status, id);
+CREATE INDEX runs_by_suite ON runs (suite_id);
+
+CREATE TABLE metric_series (
+  id     INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  name   TEXT NOT NULL CHECK (name <> ''),
+  UNIQUE (run_id, name)
+) STRICT;
+
+-- Clustered on (series, step): a curve is one contiguous range of the b-tree.
+-- value / wall_seconds NULL stand for NaN (SQLite cannot store NaN).
+CREATE TABLE metrics (
+  series_id    INTEGER NOT NULL REFERENCES metric_series(id) ON DELETE CASCADE,
+  step         INTEGER NOT NULL CHECK (step >= 0),
+  tokens       INTEGER NOT NULL DEFAULT 0,
+  wall_seconds REAL,
+  value        REAL,
+  PRIMARY KEY (series_id, step)
+) STRICT, WITHOUT ROWID;
+
+-- Min/max pyramid over metrics so curve queries cost O(buckets), not
+-- O(points); derived data, maintained by headroom_db (see metric_blocks.h).
+-- Block b of level L covers the steps [b * 16^L, (b + 1) * 16^L - 1].
+CREATE TABLE metric_blocks (
+  series_id INTEGER NOT NULL REFERENCES metric_series(id) ON DELETE CASCADE,
+  level     INTEGER NOT NULL CHECK (level >= 1),
+  block     INTEGER NOT NULL,
+  min_value REAL,
+  max_value REAL,
+  PRIMARY KEY (series_id, level, block)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE artifacts (
+  id         INTEGER PRIMARY KEY,
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step       INTEGER NOT NULL CHECK (step >= 0),
+  kind       TEXT NOT NULL CHECK (kind <> ''),
+  bytes      BLOB NOT NULL,
+  created_at REAL NOT NULL,
+  UNIQUE (run_id, kind, step)
+) STRICT;
+)sql";
+
+std::int64_t pragma_int(Connection& connection, const char* sql) {
+  Statement statement = connection.prepare(sql);
+  return statement.step() ? statement.column_int64(0) : 0;
+}
+
+std::string hex32(std::int64_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08X", static_cast<unsigned>(value & 0xFFFFFFFF));
+  return text;
+}
+
+// Table names come from a file we do not trust; keep them printable and short
+// before they reach a terminal.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    out.push_back(c >= 0x20 && c < 0x7F ? c : '?');
+    if (out.size() >= 40) return out + "...";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& schema_migrations() {
+  static const std::vector<std::string_view> migrations = {kSchemaV1};
+  return migrations;
+}
+
+SchemaProbe inspect_schema(Connection& connection) {
+  const std::string& path = connection.path();
+  const std::int64_t application_id = pragma_int(connection, "PRAGMA application_id");
+  const std::int64_t version = pragma_int(connection, "PRAGMA user_version");
+
+  if (application_id == kApplicationId) {
+    if (version > kSchemaVersion) {
+      throw DbError(path + ": schema version " + std::to_string(version) +
+                    " is newer than this Headroom understands (" + std::to_string(kSchemaVersion) +
+                    "); open it with a newer headroom-worker. The file was not changed.");
+    }
+    if (version < 1) {
+      throw DbError(path + ": has the Headroom application id but schema version " + std::to_string(version) +
+                    " (expected 1.." + std::to_string(kSchemaVersion) +
+                    "); the file is damaged or was not written by Headroom. The file was not changed.");
+    }
+    return {version < kSchemaVersion ? SchemaState::Older : SchemaState::Current, static_cast<int>(version)};
+  }
+
+  std::vector<std::string> tables;
+  Statement list = connection.prepare(
+      "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name LIMIT 4");
+  while (list.step()) tables.push_back(printable(list.column_text(0)));
+  const bool empty = tables.empty() && pragma_int(connection, "SELECT count(*) FROM sqlite_schema") == 0;
+
+  if (application_id == 0 && version == 0 && empty) return {SchemaState::Empty, 0};
+
+  std::string what = path + ": is an SQLite database but not a Headroom experiments database (";
+  if (application_id != 0) {
+    what += "its application id " + hex32(application_id) + " belongs to another program, Headroom's is " +
+            hex32(kApplicationId);
+  } else {
+    what += "it has no Headroom application id";
+    if (!tables.empty()) {
+      what += " and holds the tables ";
+      for (std::size_t i = 0; i < tables.size(); ++i) what += (i == 0 ? "'" : ", '") + tables[i] + "'";
+      if (tables.size() == 4) what += ", ...";
+    }
+  }
+  throw DbError(what + "); point Headroom at its own runs file or a new path. The file was not changed.");
+}
+
+void migrate_schema(Connection& connection, int from_version) {
+  const auto& migrations = schema_migrations();
+  static_assert(kSchemaVersion >= 1);
+  if (migrations.size() != static_cast<std::size_t>(kSchemaVersion)) {
+    throw DbError("headroom_db was built with " + std::to_string(migrations.size()) +
+                  " migrations but kSchemaVersion " + std::to_string(kSchemaVersion) + "; they must match");
+  }
+  for (int version = from_version; version < kSchemaVersion; ++version) {
+    connection.exec(migrations[static_cast<std::size_t>(version)]);
+  }
+  connection.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
+                  "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
+}
+
+}  // namespace headroom::db

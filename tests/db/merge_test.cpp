@@ -1,0 +1,213 @@
+// Export of metric rows and merging databases (e.g. cluster shards).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "experiments_db/connection.h"
+#include "experiments_db/db_error.h"
+#include "experiments_db/run_store.h"
+
+namespace headroom::db {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "headroom_db_merge_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    root_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  std::string path(const std::string& name) const { return (root_ / name).string(); }
+
+ private:
+  fs::path root_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+Blob bytes_of(const std::string& text) { return Blob(text.begin(), text.end()); }
+
+NewRun run_in(std::int64_t suite, const std::string& name) {
+  NewRun run;
+  run.suite_id = suite;
+  run.name = name;
+  run.config_json = R"({"name": ")" + name + R"("})";
+  run.software_version = "0.1.0";
+  return run;
+}
+
+// Trains `name` in `store` to `steps` and finishes it, like a worker would.
+void train(RunStore& store, const std::string& name, int steps, double scale) {
+  const RunRecord run = store.claim_by_name(name, "worker", 60).value();
+  for (int step = 10; step <= steps; step += 10) {
+    const double spike = step % 40 == 20 ? 1.0 : 0.0;  // extremes mid-run, not only at the ends
+    Progress progress{run.id, "worker", step, {{"loss", step, step * 8LL, step * 0.5, scale / step + spike},
+                                               {"acc", step, step * 8LL, step * 0.5, step * 0.001}}, {}};
+    const Blob checkpoint = bytes_of(name + "@" + std::to_string(step));
+    if (step % 50 == 0) progress.artifacts.push_back({std::string(kCheckpointArtifact), step, checkpoint});
+    ASSERT_TRUE(store.commit_progress(progress));
+  }
+  ASSERT_TRUE(store.finish(run.id, "worker"));
+}
+
+using Row = std::tuple<std::string, std::string, std::int64_t, double>;  // run name, metric, step, value
+
+std::vector<Row> exported(RunStore& store, std::optional<std::int64_t> run_id = std::nullopt) {
+  std::vector<Row> rows;
+  store.export_rows(run_id, [&](const ExportRow& row) {
+    rows.emplace_back(row.run_name, row.metric, row.step, row.value);
+  });
+  return rows;
+}
+
+TEST(Export, RowsAreOrderedByRunMetricStep) {
+  TempDir dir;
+  Connection connection = Connection::open(dir.path("runs.sqlite"), OpenMode::Create);
+  RunStore store(connection);
+  const std::int64_t suite = store.ensure_suite("s", "", "");
+  const std::int64_t a = store.enqueue_run(run_in(suite, "a"));
+  const std::int64_t b = store.enqueue_run(run_in(suite, "b"));
+  store.append_metrics(b, {{"loss", 20, 0, 0, 0.5}, {"loss", 10, 0, 0, 1.0}});
+  store.append_metrics(a, {{"loss", 10, 160, 2.5, 3.0}, {"acc", 10, 160, 2.5, 0.2}});
+  const std::vector<Row> all = exported(store);
+  const std::vector<Row> expected = {
+      {"a", "acc", 10, 0.2}, {"a", "loss", 10, 3.0}, {"b", "loss", 10, 1.0}, {"b", "loss", 20, 0.5}};
+  EXPECT_EQ(all, expected);
+  EXPECT_EQ(exported(store, b), std::vector<Row>(expected.begin() + 2, expected.end()));
+  std::vector<ExportRow> full;
+  store.export_rows(a, [&](const ExportRow& row) { full.push_back(row); });
+  ASSERT_EQ(full.size(), 2u);
+  EXPECT_EQ(full[1].run_id, a);
+  EXPECT_EQ(full[1].tokens, 160);
+  EXPECT_EQ(full[1].wall_seconds, 2.5);
+}
+
+TEST(Merge, ShardsFoldIntoTheUnionWithConsistentMetrics) {
+  TempDir dir;
+  const std::string shard_paths[2] = {dir.path("shard0.sqlite"), dir.path("shard1.sqlite")};
+  // Both machines enqueue the same suite; each trains only its shard: shard 0
+  // trains r0 and r2, shard 1 trains r1 and r3 (shard key = position).
+  std::map<std::string, std::vector<Row>> truth;
+  for (int shard = 0; shard < 2; ++shard) {
+    Connection connection = Connection::open(shard_paths[shard], OpenMode::Create);
+    RunStore store(connection);
+    const std::int64_t suite = store.ensure_suite("sweep", "[suite]", "tiny");
+    for (const char* name : {"r0", "r1", "r2", "r3"}) store.enqueue_run(run_in(suite, name));
+    for (const RunRecord& run : store.list_runs()) {
+      if (run.shard_key % 2 != shard) continue;
+      train(store, run.name, 100 + 10 * static_cast<int>(run.shard_key), 1.0 + run.shard_key);
+      truth[run.name] = exported(store, run.id);
+    }
+  }
+  // An unrelated ad-hoc run in shard 1, no suite.
+  {
+    Connection connection = Connection::open(shard_paths[1], OpenMode::ReadWrite);
+    RunStore store(connection);
+    NewRun adhoc;
+    adhoc.name = "adhoc";
+    adhoc.config_json = "{}";
+    const std::int64_t id = store.enqueue_run(adhoc);
+    store.append_metrics(id, {{"loss", 0, 0, 0, 9.0}});
+    truth["adhoc"] = exported(store, id);
+  }
+  const std::string before0 = read_bytes(shard_paths[0]);
+
+  const std::string out_path = dir.path("merged.sqlite");
+  Connection out = Connection::open(out_path, OpenMode::Create);
+  RunStore merged(out);
+  const MergeReport first = merged.merge_from(shard_paths[0]);
+  EXPECT_EQ(first.suites_added, 1);
+  EXPECT_EQ(first.runs_added, 4);
+  const MergeReport second = merged.merge_from(shard_paths[1]);
+  EXPECT_EQ(second.suites_added, 0);  // "sweep" is shared
+  EXPECT_EQ(second.runs_added, 1);    // adhoc
+  EXPECT_EQ(second.runs_replaced, 2);  // r1, r3 were only queued in shard 0
+  EXPECT_EQ(second.runs_skipped, 2);   // r0, r2 are only queued in shard 1
+  EXPECT_EQ(read_bytes(shard_paths[0]), before0);  // sources are only read
+
+  EXPECT_EQ(merged.list_suites().size(), 1u);
+  const auto runs = merged.list_runs();
+  ASSERT_EQ(runs.size(), 5u);
+  for (const RunRecord& run : runs) {
+    SCOPED_TRACE(run.name);
+    EXPECT_EQ(exported(merged, run.id), truth.at(run.name));
+    // The pyramid behind curve() is rebuilt for merged runs.
+    const auto curve = merged.curve(run.id, "loss", 0, 1000, 3);
+    ASSERT_FALSE(curve.empty());
+    double min = curve[0].last;
+    double max = curve[0].last;
+    for (const auto& [run_name, metric, step, value] : truth.at(run.name)) {
+      if (metric != "loss" || step > curve[0].step_last) continue;
+      min = std::min(min, value);
+      max = std::max(max, value);
+    }
+    EXPECT_EQ(curve[0].min, min);
+    EXPECT_EQ(curve[0].max, max);
+    if (run.name == "adhoc") {
+      EXPECT_FALSE(run.suite_id);
+      continue;
+    }
+    EXPECT_EQ(run.suite_name, "sweep");
+    EXPECT_EQ(run.status, RunStatus::Done);
+    EXPECT_EQ(run.software_version, "0.1.0");
+    EXPECT_EQ(run.config_json, run_in(0, run.name).config_json);
+    const auto steps = merged.artifact_steps(run.id, std::string(kCheckpointArtifact));
+    ASSERT_FALSE(steps.empty());
+    EXPECT_EQ(merged.latest_artifact(run.id, std::string(kCheckpointArtifact))->bytes,
+              bytes_of(run.name + "@" + std::to_string(steps.back())));
+  }
+  // No orphans: every metric row and artifact belongs to one of the 5 runs.
+  Statement orphans = out.prepare(
+      "SELECT (SELECT count(*) FROM metric_series WHERE run_id NOT IN (SELECT id FROM runs)) + "
+      "(SELECT count(*) FROM artifacts WHERE run_id NOT IN (SELECT id FROM runs))");
+  ASSERT_TRUE(orphans.step());
+  EXPECT_EQ(orphans.column_int64(0), 0);
+  std::int64_t total = 0;
+  for (const auto& [name, rows] : truth) total += static_cast<std::int64_t>(rows.size());
+  EXPECT_EQ(static_cast<std::int64_t>(exported(merged).size()), total);
+
+  // Merging the same shard again changes nothing.
+  const MergeReport again = merged.merge_from(shard_paths[1]);
+  EXPECT_EQ(again.runs_added + again.runs_replaced, 0);
+  EXPECT_EQ(again.runs_skipped, 5);
+}
+
+TEST(Merge, RefusesItselfAndForeignFilesUntouched) {
+  TempDir dir;
+  const std::string path = dir.path("runs.sqlite");
+  Connection connection = Connection::open(path, OpenMode::Create);
+  RunStore store(connection);
+  EXPECT_THROW(store.merge_from(path), DbError);
+  const std::string text_path = dir.path("notes.txt");
+  { std::ofstream(text_path) << "not a database\n"; }
+  try {
+    store.merge_from(text_path);
+    ADD_FAILURE() << "merged a text file";
+  } catch (const DbError& error) {
+    EXPECT_NE(std::string(error.what()).find("is not a Headroom experiments database"), std::string::npos);
+  }
+  EXPECT_EQ(read_bytes(text_path), "not a database\n");
+  EXPECT_THROW(store.merge_from(dir.path("missing.sqlite")), DbError);
+  EXPECT_FALSE(fs::exists(dir.path("missing.sqlite")));
+  EXPECT_TRUE(store.list_runs().empty());
+}
+
+}  // namespace
+}  // namespace headroom::db

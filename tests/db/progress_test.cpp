@@ -1,0 +1,395 @@
+// Metrics, artifacts, atomic progress commits and the curve query.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "experiments_db/connection.h"
+#include "experiments_db/db_error.h"
+#include "experiments_db/run_store.h"
+#include "experiments_db/transaction.h"
+
+namespace headroom::db {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "headroom_db_progress_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    root_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  std::string path(const std::string& name) const { return (root_ / name).string(); }
+
+ private:
+  fs::path root_;
+};
+
+// A database with one run, claimed by worker "w".
+struct Fixture {
+  TempDir dir;
+  Connection connection = Connection::open(dir.path("runs.sqlite"), OpenMode::Create);
+  RunStore store{connection};
+  std::int64_t run = 0;
+
+  Fixture() {
+    NewRun new_run;
+    new_run.name = "run";
+    new_run.config_json = "{}";
+    run = store.enqueue_run(new_run);
+    store.claim_next("w", 0, 1, 60);
+  }
+
+  std::int64_t metric_rows() {
+    Statement count = connection.prepare("SELECT count(*) FROM metrics");
+    count.step();
+    return count.column_int64(0);
+  }
+};
+
+Blob bytes_of(const std::string& text) { return Blob(text.begin(), text.end()); }
+
+TEST(Metrics, ReloggingTheSameStepReplacesInsteadOfDuplicating) {
+  Fixture f;
+  f.store.append_metrics(f.run, {{"loss", 0, 0, 0.0, 5.0}, {"loss", 10, 640, 1.5, 4.0}, {"acc", 10, 640, 1.5, 0.1}});
+  // A resumed run logs step 10 again, with a different value.
+  f.store.append_metrics(f.run, {{"loss", 10, 640, 1.7, 3.5}, {"loss", 20, 1280, 3.0, 3.0}});
+  EXPECT_EQ(f.metric_rows(), 4);
+  const auto curve = f.store.curve(f.run, "loss", 10, 10, 1);
+  ASSERT_EQ(curve.size(), 1u);
+  EXPECT_EQ(curve[0].last, 3.5);
+  EXPECT_EQ(curve[0].last_wall_seconds, 1.7);
+  EXPECT_EQ(f.store.metric_names(f.run), (std::vector<std::string>{"acc", "loss"}));
+  const auto latest = f.store.latest_metrics(f.run);
+  EXPECT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest.at("loss"), 3.0);
+  EXPECT_EQ(latest.at("acc"), 0.1);
+  const auto range = f.store.metric_step_range(f.run, "loss").value();
+  EXPECT_EQ(range.first, 0);
+  EXPECT_EQ(range.last, 20);
+  EXPECT_FALSE(f.store.metric_step_range(f.run, "missing"));
+}
+
+TEST(Metrics, NanValuesSurviveAndAreIgnoredByMinMax) {
+  Fixture f;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  f.store.append_metrics(f.run, {{"loss", 1, 0, 0, 2.0}, {"loss", 2, 0, 0, nan}, {"loss", 3, 0, 0, -1.0},
+                                 {"loss", 4, 0, 0, nan}});
+  EXPECT_TRUE(std::isnan(f.store.latest_metrics(f.run).at("loss")));
+  const auto curve = f.store.curve(f.run, "loss", 0, 9, 1);
+  ASSERT_EQ(curve.size(), 1u);
+  EXPECT_EQ(curve[0].min, -1.0);
+  EXPECT_EQ(curve[0].max, 2.0);
+  EXPECT_TRUE(std::isnan(curve[0].last));
+  const auto only_nan = f.store.curve(f.run, "loss", 4, 4, 1);
+  ASSERT_EQ(only_nan.size(), 1u);
+  EXPECT_TRUE(std::isnan(only_nan[0].min));
+}
+
+TEST(Metrics, BadRowsAreRefusedWithClearMessages) {
+  Fixture f;
+  EXPECT_THROW(f.store.append_metrics(f.run + 100, {{"loss", 0, 0, 0, 1.0}}), DbError);
+  try {
+    f.store.append_metrics(f.run, {{"loss", -5, 0, 0, 1.0}});
+    ADD_FAILURE() << "stored a negative step";
+  } catch (const DbError& error) {
+    EXPECT_NE(std::string(error.what()).find("step -5"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(f.store.append_metrics(f.run, {{"", 0, 0, 0, 1.0}}), DbError);
+  EXPECT_EQ(f.metric_rows(), 0);
+}
+
+TEST(Artifacts, LatestAtAndStepsByKind) {
+  Fixture f;
+  f.store.put_artifact(f.run, 100, std::string(kCheckpointArtifact), bytes_of("ckpt-100"));
+  f.store.put_artifact(f.run, 200, std::string(kCheckpointArtifact), bytes_of("ckpt-200"));
+  f.store.put_artifact(f.run, 50, std::string(kTalkingHeadsArtifact), bytes_of("P@50"));
+  f.store.put_artifact(f.run, 150, std::string(kTalkingHeadsArtifact), bytes_of("P@150"));
+  f.store.put_artifact(f.run, 200, std::string(kCheckpointArtifact), bytes_of("ckpt-200-again"));  // replaces
+
+  const Artifact latest = f.store.latest_artifact(f.run, std::string(kCheckpointArtifact)).value();
+  EXPECT_EQ(latest.step, 200);
+  EXPECT_EQ(latest.kind, kCheckpointArtifact);
+  EXPECT_EQ(latest.bytes, bytes_of("ckpt-200-again"));
+  EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kCheckpointArtifact)), (std::vector<std::int64_t>{100, 200}));
+  EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kTalkingHeadsArtifact)), (std::vector<std::int64_t>{50, 150}));
+  EXPECT_EQ(f.store.artifact_at(f.run, std::string(kTalkingHeadsArtifact), 50).value().bytes, bytes_of("P@50"));
+  EXPECT_FALSE(f.store.artifact_at(f.run, std::string(kTalkingHeadsArtifact), 51));
+  EXPECT_FALSE(f.store.latest_artifact(f.run, "optimizer"));
+
+  EXPECT_EQ(f.store.prune_artifacts(f.run, std::string(kCheckpointArtifact), 1), 1);
+  EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kCheckpointArtifact)), (std::vector<std::int64_t>{200}));
+  EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kTalkingHeadsArtifact)).size(), 2u);
+}
+
+TEST(Progress, CommitProgressWritesEverythingTogether) {
+  Fixture f;
+  const Blob checkpoint = bytes_of("weights@100");
+  const Blob mixing = bytes_of("P_l,P_w@100");
+  Progress progress;
+  progress.run_id = f.run;
+  progress.worker_id = "w";
+  progress.current_step = 100;
+  progress.metrics = {{"loss", 100, 6400, 12.5, 2.5}, {"acc", 100, 6400, 12.5, 0.4}};
+  progress.artifacts = {{std::string(kCheckpointArtifact), 100, checkpoint},
+                        {std::string(kTalkingHeadsArtifact), 100, mixing}};
+  EXPECT_TRUE(f.store.commit_progress(progress));
+  EXPECT_EQ(f.store.get_run(f.run)->current_step, 100);
+  EXPECT_EQ(f.metric_rows(), 2);
+  EXPECT_EQ(f.store.latest_artifact(f.run, std::string(kCheckpointArtifact))->bytes, checkpoint);
+  EXPECT_EQ(f.store.latest_artifact(f.run, std::string(kTalkingHeadsArtifact))->bytes, mixing);
+}
+
+TEST(Progress, FailureHalfWayThroughCommitProgressWritesNothing) {
+  Fixture f;
+  const Blob checkpoint = bytes_of("weights@100");
+  Progress progress;
+  progress.run_id = f.run;
+  progress.worker_id = "w";
+  progress.current_step = 100;
+  progress.metrics = {{"loss", 100, 6400, 12.5, 2.5}};
+  // The heartbeat, step, metric and checkpoint are written before the last
+  // artifact fails; all of it must be rolled back.
+  progress.artifacts = {{std::string(kCheckpointArtifact), 100, checkpoint}, {"", 100, checkpoint}};
+  EXPECT_THROW(f.store.commit_progress(progress), DbError);
+  EXPECT_FALSE(f.connection.in_transaction());
+  EXPECT_EQ(f.store.get_run(f.run)->current_step, 0);
+  EXPECT_EQ(f.metric_rows(), 0);
+  EXPECT_FALSE(f.store.latest_artifact(f.run, std::string(kCheckpointArtifact)));
+}
+
+TEST(Progress, CallerHeldTransactionCoversMetricsAndArtifacts) {
+  Fixture f;
+  try {
+    Transaction transaction(f.connection);
+    f.store.append_metrics(f.run, {{"loss", 1, 0, 0, 1.0}});
+    f.store.put_artifact(f.run, 1, std::string(kCheckpointArtifact), bytes_of("x"));
+    throw std::runtime_error("worker crashed before commit");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_EQ(f.metric_rows(), 0);
+  EXPECT_FALSE(f.store.latest_artifact(f.run, std::string(kCheckpointArtifact)));
+  {
+    Transaction transaction(f.connection);
+    f.store.append_metrics(f.run, {{"loss", 1, 0, 0, 1.0}});
+    f.store.put_artifact(f.run, 1, std::string(kCheckpointArtifact), bytes_of("x"));
+    transaction.commit();
+  }
+  EXPECT_EQ(f.metric_rows(), 1);
+  EXPECT_TRUE(f.store.latest_artifact(f.run, std::string(kCheckpointArtifact)));
+}
+
+TEST(Progress, DeleteProgressAfterRewindsToACheckpoint) {
+  Fixture f;
+  std::vector<MetricRow> rows;
+  for (int step = 0; step <= 300; step += 10) rows.push_back({"loss", step, step * 64, step * 0.1, 1.0 / (step + 1)});
+  const Blob bytes = bytes_of("ckpt");
+  for (int step : {100, 200, 300}) {
+    ASSERT_TRUE(f.store.commit_progress({f.run, "w", step, {}, {{std::string(kCheckpointArtifact), step, bytes}}}));
+  }
+  f.store.append_metrics(f.run, rows);
+  f.store.delete_progress_after(f.run, 200);
+  EXPECT_EQ(f.store.metric_step_range(f.run, "loss")->last, 200);
+  EXPECT_EQ(f.metric_rows(), 21);
+  EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kCheckpointArtifact)), (std::vector<std::int64_t>{100, 200}));
+  EXPECT_EQ(f.store.get_run(f.run)->current_step, 200);
+}
+
+// Brute force reference for RunStore::curve.
+std::vector<CurveBucket> reference_curve(const std::vector<MetricRow>& rows, std::int64_t lo, std::int64_t hi,
+                                         int buckets) {
+  std::vector<CurveBucket> out;
+  std::int64_t current = -1;
+  for (const MetricRow& row : rows) {  // rows sorted by step
+    if (row.step < lo || row.step > hi) continue;
+    const std::int64_t bucket = (row.step - lo) * buckets / (hi - lo + 1);
+    if (bucket != current) {
+      out.push_back({row.step, row.step, row.value, row.value, row.value, row.tokens, row.wall_seconds});
+      current = bucket;
+    }
+    CurveBucket& b = out.back();
+    b.step_last = row.step;
+    b.min = std::min(b.min, row.value);
+    b.max = std::max(b.max, row.value);
+    b.last = row.value;
+    b.last_tokens = row.tokens;
+    b.last_wall_seconds = row.wall_seconds;
+  }
+  return out;
+}
+
+void expect_same_curve(const std::vector<CurveBucket>& actual, const std::vector<CurveBucket>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    SCOPED_TRACE("bucket " + std::to_string(i));
+    EXPECT_EQ(actual[i].step_first, expected[i].step_first);
+    EXPECT_EQ(actual[i].step_last, expected[i].step_last);
+    EXPECT_EQ(actual[i].min, expected[i].min);
+    EXPECT_EQ(actual[i].max, expected[i].max);
+    EXPECT_EQ(actual[i].last, expected[i].last);
+    EXPECT_EQ(actual[i].last_tokens, expected[i].last_tokens);
+    EXPECT_EQ(actual[i].last_wall_seconds, expected[i].last_wall_seconds);
+  }
+}
+
+TEST(Curve, MatchesBruteForceOnAKnownSeries) {
+  Fixture f;
+  std::mt19937_64 random(7);
+  std::normal_distribution<double> noise(0.0, 0.3);
+  std::vector<MetricRow> dense;
+  for (int step = 0; step < 10000; ++step) {
+    dense.push_back({"loss", step, step * 512LL, step * 0.05, 5.0 * std::exp(-step / 3000.0) + noise(random)});
+  }
+  std::vector<MetricRow> sparse;  // logged every 7 steps, with gaps
+  for (int step = 3; step < 10000; step += 7) {
+    if (step % 1000 < 300) continue;
+    sparse.push_back({"grad_norm", step, step * 512LL, step * 0.05, noise(random)});
+  }
+  f.store.append_metrics(f.run, dense);
+  f.store.append_metrics(f.run, sparse);
+  // A second run's rows must not leak into the first run's curve.
+  NewRun other;
+  other.name = "other";
+  other.config_json = "{}";
+  const std::int64_t other_run = f.store.enqueue_run(other);
+  f.store.append_metrics(other_run, {{"loss", 5000, 0, 0, -1000.0}});
+
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 9999, 100), reference_curve(dense, 0, 9999, 100));
+  EXPECT_EQ(f.store.curve(f.run, "loss", 0, 9999, 100).size(), 100u);
+  expect_same_curve(f.store.curve(f.run, "loss", 123, 8765, 37), reference_curve(dense, 123, 8765, 37));
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 9999, 1), reference_curve(dense, 0, 9999, 1));
+  expect_same_curve(f.store.curve(f.run, "grad_norm", 0, 9999, 100), reference_curve(sparse, 0, 9999, 100));
+  expect_same_curve(f.store.curve(f.run, "grad_norm", -50, 20000, 333), reference_curve(sparse, -50, 20000, 333));
+}
+
+TEST(Curve, EmptyRangesAndMoreBucketsThanPoints) {
+  Fixture f;
+  std::vector<MetricRow> rows;
+  for (int step = 0; step < 100; step += 10) rows.push_back({"loss", step, 0, 0, static_cast<double>(step)});
+  f.store.append_metrics(f.run, rows);
+  EXPECT_TRUE(f.store.curve(f.run, "loss", 50, 40, 10).empty());     // hi < lo
+  EXPECT_TRUE(f.store.curve(f.run, "loss", 1000, 2000, 10).empty());  // nothing logged there
+  EXPECT_TRUE(f.store.curve(f.run, "loss", 41, 49, 10).empty());      // between two points
+  EXPECT_TRUE(f.store.curve(f.run, "nope", 0, 100, 10).empty());
+  EXPECT_TRUE(f.store.curve(f.run + 7, "loss", 0, 100, 10).empty());
+  const auto fine = f.store.curve(f.run, "loss", 0, 99, 1000);  // more buckets than steps and points
+  expect_same_curve(fine, reference_curve(rows, 0, 99, 100));
+  ASSERT_EQ(fine.size(), 10u);
+  EXPECT_EQ(fine[3].step_first, 30);
+  EXPECT_EQ(fine[3].last, 30.0);
+  expect_same_curve(f.store.curve(f.run, "loss", 20, 20, 5), reference_curve(rows, 20, 20, 1));
+  EXPECT_THROW(f.store.curve(f.run, "loss", 0, 99, 0), DbError);
+  EXPECT_THROW(f.store.curve(f.run, "loss", 0, std::numeric_limits<std::int64_t>::max(), 100), DbError);
+}
+
+TEST(Curve, MatchesBruteForceOnRandomRangesAndVeryLongRuns) {
+  Fixture f;
+  std::mt19937_64 random(99);
+  std::vector<MetricRow> rows;
+  std::int64_t step = 0;
+  for (int i = 0; i < 30000; ++i) {
+    // Mostly small gaps, sometimes huge ones, so every pyramid level
+    // (blocks of 16 .. 16^6 steps) and several top-level blocks get used.
+    step += (random() % 50 == 0) ? static_cast<std::int64_t>(random() % 3000000) : 1 + random() % 5;
+    rows.push_back({"loss", step, step * 8, step * 0.01, std::ldexp(static_cast<double>(random() % 100000), -7)});
+  }
+  f.store.append_metrics(f.run, rows);
+  const std::int64_t last = rows.back().step;
+  ASSERT_GT(last, 40'000'000);
+  for (int trial = 0; trial < 60; ++trial) {
+    std::int64_t lo = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+    std::int64_t hi = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+    if (trial % 4 == 0) lo = 0, hi = last;
+    if (hi < lo) std::swap(lo, hi);
+    const int buckets = 1 + static_cast<int>(random() % 700);
+    SCOPED_TRACE("range " + std::to_string(lo) + ".." + std::to_string(hi) + " buckets " + std::to_string(buckets));
+    const std::int64_t effective = std::min<std::int64_t>(buckets, hi - lo + 1);
+    expect_same_curve(f.store.curve(f.run, "loss", lo, hi, buckets),
+                      reference_curve(rows, lo, hi, static_cast<int>(effective)));
+  }
+}
+
+TEST(Curve, StaysExactAfterOverwritesAndRewinds) {
+  Fixture f;
+  std::vector<MetricRow> rows;
+  // Values after step 2500 are far out of range: once rewound, they must
+  // never show up in a min or max again.
+  for (int step = 0; step < 5000; ++step) {
+    rows.push_back({"loss", step, step, 0, (step > 2500 ? 1000.0 : 10.0) + (step % 97)});
+  }
+  f.store.append_metrics(f.run, rows);
+  // Overwrite the global minimum and maximum with ordinary values: the
+  // pyramid must forget the old extremes.
+  rows[1000].value = -50.0;
+  rows[3000].value = 500.0;
+  f.store.append_metrics(f.run, {rows[1000], rows[3000]});
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 4999, 7), reference_curve(rows, 0, 4999, 7));
+  rows[1000].value = 50.0;
+  rows[3000].value = 50.0;
+  f.store.append_metrics(f.run, {rows[1000], rows[3000]});
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 4999, 7), reference_curve(rows, 0, 4999, 7));
+  // Rewind to step 2500 and log a different future.
+  f.store.delete_progress_after(f.run, 2500);
+  rows.resize(2501);
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 4999, 3), reference_curve(rows, 0, 4999, 3));
+  std::vector<MetricRow> future;
+  for (int step = 2600; step < 4000; ++step) future.push_back({"loss", step, step, 0, -1.0 * step});
+  f.store.append_metrics(f.run, future);
+  rows.insert(rows.end(), future.begin(), future.end());
+  expect_same_curve(f.store.curve(f.run, "loss", 0, 4999, 9), reference_curve(rows, 0, 4999, 9));
+}
+
+TEST(Curve, QueryPlanEntersPointsAndPyramidOnlyThroughPrimaryKeys) {
+  Fixture f;
+  const std::vector<std::string> plan = f.store.explain_curve_plan();
+  std::string text;
+  for (const std::string& line : plan) text += line + "\n";
+  // metrics and metric_blocks are WITHOUT ROWID tables: their primary keys
+  // (series_id, step) and (series_id, level, block) are the indexes.
+  EXPECT_NE(text.find("SEARCH metrics USING PRIMARY KEY (series_id=? AND step>? AND step<?)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SEARCH b USING PRIMARY KEY (series_id=? AND level=? AND block>? AND block<?)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SEARCH m USING PRIMARY KEY (series_id=? AND step=?)"), std::string::npos) << text;
+  for (const char* scan : {"SCAN metrics", "SCAN m\n", "SCAN b\n", "SCAN metric_blocks"}) {
+    EXPECT_EQ(text.find(scan), std::string::npos) << scan << " in\n" << text;
+  }
+}
+
+TEST(Curve, WorkGrowsWithBucketsNotWithPoints) {
+  Fixture f;
+  std::vector<MetricRow> small;
+  std::vector<MetricRow> large;
+  for (int step = 0; step < 200000; ++step) {
+    const double value = std::sin(step * 0.001) + (step % 13) * 0.01;
+    if (step % 100 == 0) small.push_back({"small", step, 0, 0, value});
+    large.push_back({"large", step, 0, 0, value});
+  }
+  f.store.append_metrics(f.run, small);
+  f.store.append_metrics(f.run, large);
+  // SQLite VM instructions, not time: deterministic. 100x the points within
+  // the same buckets must not cost anywhere near 100x.
+  const std::int64_t small_work = f.store.curve_work(f.run, "small", 0, 199999, 50);
+  const std::int64_t large_work = f.store.curve_work(f.run, "large", 0, 199999, 50);
+  EXPECT_GT(small_work, 0);
+  EXPECT_LT(large_work, 3 * small_work) << "2,000 points: " << small_work << ", 200,000 points: " << large_work;
+  const std::int64_t double_buckets = f.store.curve_work(f.run, "large", 0, 199999, 100);
+  EXPECT_GT(double_buckets, large_work * 3 / 2) << "more buckets should mean proportionally more work";
+  expect_same_curve(f.store.curve(f.run, "large", 0, 199999, 50), reference_curve(large, 0, 199999, 50));
+}
+
+}  // namespace
+}  // namespace headroom::db
