@@ -1,5 +1,7 @@
 #include "app/worker/worker_cli.h"
 
+#include "experiments_db/db_error.h"
+
 #include <exception>
 #include <iostream>
 #include <vector>
@@ -11,7 +13,9 @@ int run_worker_cli(int argc, char** argv) {
                 "headroom-worker"};
   root.set_version_flag("--version", std::string("headroom-worker ") + HEADROOM_VERSION);
   root.require_subcommand(1);
-  std::vector<Command> commands = {register_inspect(root), register_represent(root)};
+  std::vector<Command> commands = {register_inspect(root), register_represent(root), register_train(root),
+                                   register_run(root),     register_serve(root),     register_status(root),
+                                   register_export(root),  register_merge(root)};
 
   try {
     root.parse(argc, argv);
@@ -29,6 +33,10 @@ int run_worker_cli(int argc, char** argv) {
     if (!c.app->parsed()) continue;
     try {
       return c.run();
+    } catch (const db::DbError& e) {
+      // A foreign, damaged, newer or unwritable DB: the message says which and what would work.
+      std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what() << "\n";
+      return kExitBadInput;
     } catch (const std::exception& e) {
       std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what() << "\n";
       return kExitFailure;

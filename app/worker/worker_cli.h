@@ -20,6 +20,12 @@ struct Command {
 
 Command register_inspect(CLI::App& root);
 Command register_represent(CLI::App& root);
+Command register_train(CLI::App& root);
+Command register_run(CLI::App& root);
+Command register_serve(CLI::App& root);
+Command register_status(CLI::App& root);
+Command register_export(CLI::App& root);
+Command register_merge(CLI::App& root);
 
 int run_worker_cli(int argc, char** argv);
 

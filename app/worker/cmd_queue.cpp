@@ -1,0 +1,164 @@
+// `headroom-worker run SUITE.toml` (enqueue a suite, then work until it is done) and
+// `headroom-worker serve` (work the queue, including runs whose worker died).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "app/worker/run_executor.h"
+#include "app/worker/suite.h"
+#include "app/worker/worker_cli.h"
+#include "app/worker/worker_common.h"
+#include "experiments_db/transaction.h"
+
+extern char** environ;
+
+namespace headroom::worker {
+namespace {
+
+struct QueueOptions {
+  std::string db, suite, scale = "quick", shard = "0/1";
+  int workers = 1;
+  bool follow = false, quiet = false;
+  double stale_after = 300;
+};
+
+// Claims and trains runs until none is left (or forever with --follow).
+int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool quiet, double stale_after) {
+  auto conn = db::Connection::open(db_path, db::OpenMode::ReadWrite);
+  db::RunStore store(conn);
+  ExecOptions exec;
+  exec.worker_id = default_worker_id();
+  exec.quiet = quiet;
+  exec.tty = stdout_is_tty();
+  int failed = 0;
+  while (true) {
+    auto run = reclaim_dead_local_run(store, exec.worker_id);
+    if (!run) run = store.claim_next(exec.worker_id, shard.index, shard.count, stale_after);
+    if (!run) {
+      if (!follow) break;
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      continue;
+    }
+    if (!quiet && run->current_step > 0) std::cout << "resuming " << run->name << " from step " << run->current_step << "\n";
+    std::string error;
+    if (execute_run(store, *run, exec, &error) == RunOutcome::Failed) ++failed;
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
+// Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
+std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after) {
+  std::vector<pid_t> pids;
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) throw std::runtime_error("cannot find this program's path to start more workers");
+  self[len] = 0;
+  for (int i = 0; i < count; ++i) {
+    std::vector<std::string> args = {self, "serve", "--db", db, "--quiet", "--shard",
+                                     std::to_string(shard.index) + "/" + std::to_string(shard.count),
+                                     "--stale-after", std::to_string(stale_after)};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), environ) != 0)
+      throw std::runtime_error("cannot start a worker process");
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+int run_suite(const QueueOptions& o) {
+  Shard shard;
+  Suite suite;
+  try {
+    shard = parse_shard(o.shard);
+    if (o.workers < 1 || o.workers > 64) throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
+    suite = load_suite(o.suite, o.scale);  // every problem surfaces before the DB is touched
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "headroom-worker run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  {
+    auto conn = db::Connection::open(o.db, db::OpenMode::Create);
+    db::RunStore store(conn);
+    db::Transaction tx(conn);
+    const auto suite_id = store.ensure_suite(suite.name, suite.source, suite.scale);
+    for (const auto& r : suite.runs) {
+      db::NewRun n;
+      n.suite_id = suite_id;
+      n.name = r.name;
+      n.config_json = r.config.dump();
+      n.seed = static_cast<int64_t>(r.parsed.train.seed);
+      n.shard_key = r.shard_key;
+      n.param_count = core::parameter_count(r.parsed.model);
+      n.software_version = HEADROOM_VERSION;
+      store.enqueue_run(n);
+    }
+    tx.commit();
+    if (!o.quiet)
+      std::cout << "suite " << suite.name << " (" << suite.scale << "): " << suite.runs.size() << " runs in " << o.db
+                << "\n  reproduces: " << suite.reproduces << "\n";
+  }
+  // N processes share the two cores' BLAS threads.
+  const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+  if (o.workers > 1) setenv("OPENBLAS_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
+  configure_training_process(1);
+  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after);
+  int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after);
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = kExitFailure;
+  }
+  return rc;
+}
+
+}  // namespace
+
+Command register_run(CLI::App& root) {
+  auto o = std::make_shared<QueueOptions>();
+  auto* app = root.add_subcommand("run", "Enqueue a suite (assets/suites/*.toml), then work until it is done");
+  app->add_option("suite", o->suite, "Suite file")->required();
+  app->add_option("--scale", o->scale, "quick (minutes) or full (overnight)")->check(CLI::IsMember({"quick", "full"}));
+  app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
+  app->add_option("--workers", o->workers, "Worker processes on this machine (default 1)");
+  app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
+  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_flag("--quiet", o->quiet, "No progress output");
+  return {app, [o] { return run_suite(*o); }};
+}
+
+Command register_serve(CLI::App& root) {
+  auto o = std::make_shared<QueueOptions>();
+  auto* app = root.add_subcommand("serve", "Work the DB's queue: queued runs and runs whose worker died");
+  app->add_option("--db", o->db, "Experiments database")->required();
+  app->add_flag("--follow", o->follow, "Keep waiting for new work instead of exiting when the queue is empty");
+  app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
+  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_flag("--quiet", o->quiet, "No progress output");
+  return {app, [o] {
+            Shard shard;
+            try {
+              shard = parse_shard(o->shard);
+            } catch (const std::invalid_argument& e) {
+              std::cerr << "headroom-worker serve: " << e.what() << "\n";
+              return kExitBadInput;
+            }
+            if (access(o->db.c_str(), F_OK) != 0) {
+              std::cerr << "headroom-worker serve: " << o->db
+                        << ": no such experiments database; create one with `headroom-worker run SUITE --db " << o->db
+                        << "` or `train`\n";
+              return kExitBadInput;
+            }
+            configure_training_process(1);
+            return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after);
+          }};
+}
+
+}  // namespace headroom::worker

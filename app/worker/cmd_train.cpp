@@ -1,0 +1,144 @@
+// `headroom-worker train`: one named run. Running the same command again after the process
+// died resumes it from its last checkpoint; after it finished, says so and exits 0.
+#include <iostream>
+#include <memory>
+
+#include "app/worker/run_executor.h"
+#include "app/worker/worker_cli.h"
+#include "app/worker/worker_common.h"
+#include "core/io/spec_json.h"
+
+namespace headroom::worker {
+namespace {
+
+struct TrainOptions {
+  std::string db, name;
+  std::string kind = "multi-head";
+  int d_model = 64, heads = 4;
+  std::optional<int> heads_k, heads_v, d_k, d_v;
+  bool causal_flag = false, bidirectional = false;
+  std::string dynamic;
+  int layers = 2, vocab = 0, embed_rank = 0, pos_rank = 0, context = 64, mlp_ratio = 4;
+  core::TrainSpec train;
+  std::string schedule = "cosine";
+  double stale_after = 300;
+  bool quiet = false;
+  int64_t crash_after_step = -1;
+};
+
+nlohmann::json config_json(const TrainOptions& o) {
+  nlohmann::json attention = {{"kind", o.kind}, {"d_model", o.d_model}, {"heads", o.heads},
+                              {"causal", !o.bidirectional}};
+  if (o.heads_k) attention["heads_k"] = *o.heads_k;
+  if (o.heads_v) attention["heads_v"] = *o.heads_v;
+  if (o.d_k) attention["d_k"] = *o.d_k;
+  if (o.d_v) attention["d_v"] = *o.d_v;
+  if (!o.dynamic.empty()) attention["dynamic"] = o.dynamic;
+  core::TrainSpec t = o.train;
+  auto sched = core::parse_lr_schedule(o.schedule);
+  if (!sched) throw std::invalid_argument("--schedule " + o.schedule + ": use cosine, inverse-sqrt or constant");
+  t.schedule = *sched;
+  return {{"model",
+           {{"vocab", o.vocab}, {"width", o.d_model}, {"depth", o.layers}, {"embed_rank", o.embed_rank},
+            {"pos_rank", o.pos_rank}, {"context", o.context}, {"mlp_ratio", o.mlp_ratio}, {"attention", attention}}},
+          {"train", core::to_json(t)}};
+}
+
+int run_train(const TrainOptions& o) {
+  RunConfig config;
+  try {
+    config = run_config_from_json(config_json(o), "train flags");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "headroom-worker train: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  configure_training_process(1);
+  auto conn = db::Connection::open(o.db, db::OpenMode::Create);
+  db::RunStore store(conn);
+  const std::string me = default_worker_id();
+  const std::string wanted = to_json(config).dump();
+
+  if (auto existing = store.find_run(o.name)) {
+    if (nlohmann::json::parse(existing->config_json) != to_json(config)) {
+      std::cerr << "headroom-worker train: run " << o.name << " in " << o.db
+                << " was started with a different configuration; give a new --name, or repeat its flags to resume it\n";
+      return kExitBadInput;
+    }
+    if (existing->status == db::RunStatus::Done) {
+      std::cout << "run " << o.name << " already finished (" << existing->current_step << " steps); nothing to do\n";
+      return kExitOk;
+    }
+  } else {
+    db::NewRun n;
+    n.name = o.name;
+    n.config_json = wanted;
+    n.seed = static_cast<int64_t>(config.train.seed);
+    n.param_count = core::parameter_count(config.model);
+    n.software_version = HEADROOM_VERSION;
+    store.enqueue_run(n);
+  }
+  std::optional<db::RunRecord> run = reclaim_dead_local_run(store, me, o.name);
+  if (!run) run = store.claim_by_name(o.name, me, o.stale_after);
+  if (!run) {
+    std::cout << "run " << o.name << " already finished; nothing to do\n";
+    return kExitOk;
+  }
+  if (!o.quiet && run->current_step > 0)
+    std::cout << "resuming " << o.name << " from step " << run->current_step << "\n";
+  ExecOptions exec;
+  exec.worker_id = me;
+  exec.quiet = o.quiet;
+  exec.tty = stdout_is_tty();
+  exec.crash_after_step = o.crash_after_step;
+  std::string error;
+  switch (execute_run(store, *run, exec, &error)) {
+    case RunOutcome::Finished: return kExitOk;
+    case RunOutcome::Cancelled: return kExitFailure;
+    case RunOutcome::Failed: return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+}  // namespace
+
+Command register_train(CLI::App& root) {
+  auto o = std::make_shared<TrainOptions>();
+  auto* app = root.add_subcommand("train", "Train one named run into a DB (resumes it if it was interrupted)");
+  app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
+  app->add_option("--name", o->name, "Run name, unique in the DB")->required();
+  app->add_option("--attention", o->kind, "Attention kind (default multi-head)");
+  app->add_option("--d-model", o->d_model, "Model width d (default 64)");
+  app->add_option("--heads", o->heads, "Heads h (default 4)");
+  app->add_option("--heads-k", o->heads_k, "Query/key heads h_k (talking-heads kinds)");
+  app->add_option("--heads-v", o->heads_v, "Value heads h_v (talking-heads kinds)");
+  app->add_option("--dk", o->d_k, "Query/key size per head (default d_model/heads)");
+  app->add_option("--dv", o->d_v, "Value size per head (default d_model/heads)");
+  app->add_option("--dynamic", o->dynamic, "dynamic-proj only: Xl,Ml,Xw,Mw subset");
+  app->add_flag("--causal", o->causal_flag, "Causal attention (the default for language modelling)");
+  app->add_flag("--bidirectional", o->bidirectional, "No causal mask");
+  app->add_option("--layers", o->layers, "Layers L (default 2)");
+  app->add_option("--vocab", o->vocab, "Vocabulary V (default: the data's)");
+  app->add_option("--embed-rank", o->embed_rank, "Embedding rank r (VB §5.1; default unfactorised)");
+  app->add_option("--pos-rank", o->pos_rank, "Positional embedding rank (default unfactorised)");
+  app->add_option("--context", o->context, "Context n (default 64)");
+  app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
+  app->add_option("--corpus", o->train.corpus, "kjv, a text file, or copy|reverse|induction|recall (default kjv)");
+  app->add_option("--tokenizer", o->train.tokenizer, "bytes or bpe:<V> (default bytes)");
+  app->add_option("--steps", o->train.steps, "Optimiser steps (default 1000)");
+  app->add_option("--batch", o->train.batch, "Sequences per step (default 16)");
+  app->add_option("--lr", o->train.lr, "Peak learning rate (default 1e-3)");
+  app->add_option("--warmup", o->train.warmup, "Warm-up steps (default 100)");
+  app->add_option("--schedule", o->schedule, "cosine (VB), inverse-sqrt (LRB) or constant");
+  app->add_option("--weight-decay", o->train.weight_decay, "AdamW weight decay (default 0.01)");
+  app->add_option("--clip", o->train.clip, "Gradient-norm clip (default 1; 0 = off)");
+  app->add_option("--seed", o->train.seed, "Seed for weights and batches (default 0)");
+  app->add_option("--eval-every", o->train.eval_every, "Validation loss every k steps (default 100)");
+  app->add_option("--log-every", o->train.log_every, "Train metrics every k steps (default 10)");
+  app->add_option("--checkpoint-every", o->train.checkpoint_every, "Checkpoint every K steps (default 500)");
+  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_flag("--quiet", o->quiet, "No progress output");
+  app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
+  return {app, [o] { return run_train(*o); }};
+}
+
+}  // namespace headroom::worker

@@ -1,0 +1,210 @@
+#include "app/worker/run_executor.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "app/worker/run_config.h"
+#include "core/io/spec_json.h"
+#include "core/io/tensor_bridge.h"
+#include "experiments_db/db_error.h"
+#include "core/train/trainer.h"
+
+namespace headroom::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Corpora and tokenizers are loaded once per process and shared by its runs.
+std::shared_ptr<const core::DataSource> data_for(const core::TrainSpec& t) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const core::DataSource>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  const std::string key = t.corpus + "|" + t.tokenizer;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::shared_ptr<const core::DataSource> src(core::make_data_source(t.corpus, t.tokenizer));
+  cache.emplace(key, src);
+  return src;
+}
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, (int(s) % 3600) / 60);
+  return buf;
+}
+
+core::StFile talking_heads_snapshot(core::Trainer& tr) {
+  core::StFile f;
+  auto& blocks = tr.model()->blocks;
+  for (size_t i = 0; i < blocks->size(); ++i) {
+    auto* block = blocks[i]->as<core::TransformerBlockImpl>();
+    for (const auto& [name, value] : block->attn->th_parameters())
+      if (name == "P_l" || name == "P_w") f.tensors.push_back(core::to_st_tensor("layer" + std::to_string(i) + "." + name, value));
+  }
+  f.metadata["step"] = std::to_string(tr.current_step());
+  return f;
+}
+
+core::StFile weights_only(core::Trainer& tr) {
+  core::StFile f;
+  for (const auto& item : tr.model()->named_parameters()) f.tensors.push_back(core::to_st_tensor(item.key(), item.value()));
+  f.metadata = {{"format", "headroom weights v1"}, {"step", std::to_string(tr.current_step())},
+                {"model", core::to_json(tr.model_spec()).dump()}};
+  return f;
+}
+
+}  // namespace
+
+std::string default_worker_id() {
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(getpid());
+}
+
+void configure_training_process(int torch_threads) {
+  // glibc returns big freed blocks to the OS and maps them again next step; for training's
+  // 16-64 MB attention tensors that cost 10-25% of step time here. Keep them in the heap.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  at::set_num_threads(std::max(1, torch_threads));
+  // One torch thread drives matmuls; OpenBLAS's own pool uses the cores (torch 1 x BLAS 2 was
+  // fastest for training on 2 cores; 2 x 2 oversubscribes).
+  using SetThreads = void (*)(int);
+  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    fn(static_cast<int>(std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN))));
+}
+
+RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {
+  std::string err;
+  try {
+    const RunConfig config = run_config_from_json(nlohmann::json::parse(run.config_json), "run " + run.name);
+    core::Trainer tr(config.model, config.train, data_for(config.train));
+    const bool th_kind = core::is_talking_heads_family(config.model.attention.kind);
+    const auto& ts = config.train;
+
+    double wall = 0;
+    db::Progress pending;
+    pending.run_id = run.id;
+    pending.worker_id = o.worker_id;
+    std::vector<std::vector<uint8_t>> blobs;  // owns artifact bytes until committed
+
+    if (auto ck = store.latest_artifact(run.id, std::string(db::kCheckpointArtifact))) {
+      const auto state = core::decode_safetensors(ck->bytes.data(), ck->bytes.size(), "run " + run.name + " checkpoint");
+      tr.load_state(state);
+      if (auto w = state.metadata.find("wall_seconds"); w != state.metadata.end()) wall = std::stod(w->second);
+      store.delete_progress_after(run.id, ck->step);
+    } else {
+      store.delete_progress_after(run.id, 0);
+      pending.metrics.push_back({"val_loss", 0, 0, 0.0, tr.evaluate()});
+      if (th_kind) {
+        blobs.push_back(core::encode_safetensors(talking_heads_snapshot(tr)));
+        pending.artifacts.push_back({std::string(db::kTalkingHeadsArtifact), 0, db::BlobView(blobs.back().data(), blobs.back().size())});
+      }
+    }
+    const int64_t start_step = tr.current_step();
+    auto last_commit = Clock::now();
+    const auto started = Clock::now();
+    double window_seconds = 0;
+    int64_t window_tokens = 0;
+    double last_loss = NAN, last_val = NAN, last_tps = 0;
+    int last_printed_decile = -1;
+
+    auto commit = [&](int64_t step) {
+      pending.current_step = step;
+      const bool ok = store.commit_progress(pending);
+      pending.metrics.clear();
+      pending.artifacts.clear();
+      blobs.clear();
+      last_commit = Clock::now();
+      return ok;
+    };
+    auto print = [&](bool final_line) {
+      if (o.quiet) return;
+      const int64_t step = tr.current_step();
+      const double done = double(step - start_step);
+      const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+      const double eta = done > 0 ? elapsed / done * double(ts.steps - step) : 0;
+      char line[512];
+      std::snprintf(line, sizeof line, "%s  step %lld/%lld  loss %.4f  val %.4f  %.0f tok/s  ETA %s", run.name.c_str(),
+                    static_cast<long long>(step), static_cast<long long>(ts.steps), last_loss, last_val, last_tps,
+                    format_duration(eta).c_str());
+      if (o.tty) {
+        std::cout << "\r\033[K" << line << (final_line ? "\n" : "") << std::flush;
+      } else {
+        const int decile = int(10.0 * step / ts.steps);
+        if (final_line || decile != last_printed_decile) std::cout << line << "\n" << std::flush;
+        last_printed_decile = decile;
+      }
+    };
+
+    while (!tr.finished()) {
+      const auto m = tr.step();
+      wall += m.seconds;
+      window_seconds += m.seconds;
+      window_tokens += tr.tokens_per_step();
+      last_loss = m.train_loss;
+      const bool last = tr.finished();
+      if (!std::isfinite(m.train_loss)) throw std::runtime_error("training diverged at step " + std::to_string(m.step) + " (loss is " + std::to_string(m.train_loss) + "); lower lr");
+      if (m.step % ts.log_every == 0 || last) {
+        pending.metrics.push_back({"train_loss", m.step, m.tokens, wall, m.train_loss});
+        pending.metrics.push_back({"lr", m.step, m.tokens, wall, m.lr});
+        pending.metrics.push_back({"grad_norm", m.step, m.tokens, wall, m.grad_norm});
+        last_tps = window_tokens / std::max(1e-9, window_seconds);
+        pending.metrics.push_back({"tokens_per_s", m.step, m.tokens, wall, last_tps});
+        window_seconds = 0;
+        window_tokens = 0;
+      }
+      if (m.step % ts.eval_every == 0 || last) {
+        last_val = tr.evaluate();
+        pending.metrics.push_back({"val_loss", m.step, m.tokens, wall, last_val});
+        if (th_kind) {
+          blobs.push_back(core::encode_safetensors(talking_heads_snapshot(tr)));
+          pending.artifacts.push_back({std::string(db::kTalkingHeadsArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+        }
+      }
+      const bool checkpoint = m.step % ts.checkpoint_every == 0 || last;
+      if (checkpoint) {
+        auto state = tr.save_state();
+        state.metadata["wall_seconds"] = std::to_string(wall);
+        blobs.push_back(core::encode_safetensors(state));
+        pending.artifacts.push_back({std::string(db::kCheckpointArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+        blobs.push_back(core::encode_safetensors(weights_only(tr)));
+        pending.artifacts.push_back({"weights", m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+      }
+      if (checkpoint || std::chrono::duration<double>(Clock::now() - last_commit).count() > o.commit_interval_s) {
+        if (!commit(m.step)) {
+          if (!o.quiet) std::cout << (o.tty ? "\n" : "") << run.name << ": cancelled or taken over; stopping\n";
+          return RunOutcome::Cancelled;
+        }
+        // Full checkpoints are large: keep only the newest (weights stay for the GUI).
+        if (checkpoint) store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 1);
+        print(false);
+      }
+      if (o.crash_after_step >= 0 && m.step >= o.crash_after_step) _exit(137);
+    }
+    print(true);
+    if (!store.finish(run.id, o.worker_id)) return RunOutcome::Cancelled;
+    return RunOutcome::Finished;
+  } catch (const db::DbError&) {
+    throw;
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  if (error) *error = err;
+  store.fail(run.id, o.worker_id, err);
+  if (!o.quiet) std::cerr << run.name << ": failed: " << err << "\n";
+  return RunOutcome::Failed;
+}
+
+}  // namespace headroom::worker

@@ -1,0 +1,38 @@
+// Trains one claimed run to the end, committing progress to the store as it goes:
+// - metrics every few seconds (and always with a checkpoint), each commit one transaction;
+// - every K steps a checkpoint (model + AdamW state + step) in the same transaction as the
+//   metrics up to that step, plus model-only weights for the GUI, plus P_l / P_w snapshots for
+//   talking-heads kinds;
+// - on start, a run with a checkpoint resumes from it and first drops whatever the crashed
+//   attempt logged after it, so the final metrics equal an uninterrupted run's.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "experiments_db/run_store.h"
+
+namespace headroom::worker {
+
+enum class RunOutcome { Finished, Cancelled, Failed };
+
+struct ExecOptions {
+  std::string worker_id;
+  bool quiet = false;
+  bool tty = false;                 // one updating line per run instead of plain lines
+  double commit_interval_s = 2.0;   // metrics reach the DB at least this often
+  // Testing aid: exit the process abruptly (no unwinding, like SIGKILL) after this step.
+  int64_t crash_after_step = -1;
+};
+
+// Never throws for a training failure: the run is marked failed with the message, which is
+// also returned in *error. Throws DbError only when the store itself fails.
+RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& options, std::string* error);
+
+// Process-wide settings for training: torch intra-op threads, OpenBLAS threads, and glibc
+// malloc tuned to keep big attention buffers mapped (see README, "Performance").
+void configure_training_process(int torch_threads);
+
+std::string default_worker_id();
+
+}  // namespace headroom::worker

@@ -1,0 +1,53 @@
+#include "app/worker/worker_common.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+#include "app/worker/run_executor.h"
+
+namespace headroom::worker {
+
+Shard parse_shard(const std::string& text) {
+  Shard s;
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("");
+    size_t a = 0, b = 0;
+    s.index = std::stoi(text.substr(0, slash), &a);
+    s.count = std::stoi(text.substr(slash + 1), &b);
+    if (a != slash || b != text.size() - slash - 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--shard " + text + ": expected I/N, e.g. 0/4 for the first of four shards");
+  }
+  if (s.count < 1 || s.index < 0 || s.index >= s.count)
+    throw std::invalid_argument("--shard " + text + ": need 0 <= I < N");
+  return s;
+}
+
+bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
+                                                    const std::optional<std::string>& only_name) {
+  const std::string me = default_worker_id();
+  const std::string host = me.substr(0, me.rfind(':'));
+  for (const auto& run : store.list_runs()) {
+    if (run.status != db::RunStatus::Running || (only_name && run.name != *only_name)) continue;
+    const auto colon = run.worker.rfind(':');
+    if (colon == std::string::npos || run.worker.substr(0, colon) != host) continue;
+    pid_t pid = 0;
+    try {
+      pid = static_cast<pid_t>(std::stol(run.worker.substr(colon + 1)));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH)) continue;  // alive (or not ours to judge)
+    // Its worker is gone: any heartbeat age counts as stale.
+    if (auto claimed = store.claim_by_name(run.name, worker_id, 1e-9)) return claimed;
+  }
+  return std::nullopt;
+}
+
+}  // namespace headroom::worker

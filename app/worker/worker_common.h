@@ -1,0 +1,29 @@
+// Pieces several worker commands share: model/training flags, shards, opening the DB.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "app/worker/run_config.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
+
+namespace headroom::worker {
+
+struct Shard {
+  int index = 0, count = 1;
+};
+// "I/N" with 0 <= I < N; throws std::invalid_argument naming the flag.
+Shard parse_shard(const std::string& text);
+
+// If a run is marked running by a worker on this host whose process no longer exists, claim it
+// for `worker_id` (the worker died: SIGKILL, OOM, power). Returns the claimed run, if any.
+std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
+                                                    const std::optional<std::string>& only_name = std::nullopt);
+
+// True when stdout is a terminal (progress lines redraw in place).
+bool stdout_is_tty();
+
+}  // namespace headroom::worker

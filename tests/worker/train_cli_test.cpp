@@ -1,0 +1,269 @@
+// The worker's training commands from outside: resume after SIGKILL, suites, two workers, bad input.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kTrainFlags = {
+    "--corpus", "copy", "--attention", "talking-heads", "--d-model", "32", "--heads", "4", "--layers", "2",
+    "--context", "16", "--batch", "8", "--steps", "300", "--lr", "3e-3", "--warmup", "20",
+    "--eval-every", "25", "--log-every", "5", "--checkpoint-every", "40", "--quiet"};
+
+std::vector<std::string> train_args(const std::string& db, const std::string& name) {
+  std::vector<std::string> a = {"train", "--db", db, "--name", name};
+  a.insert(a.end(), kTrainFlags.begin(), kTrainFlags.end());
+  return a;
+}
+
+// metric -> step -> value, for the metrics that must not depend on timing.
+std::map<std::string, std::map<long, std::string>> deterministic_metrics(const std::string& db) {
+  auto r = run_worker({"export", "--db", db, "--csv"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::map<long, std::string>> out;
+  std::stringstream ss(r.out);
+  std::string line;
+  std::getline(ss, line);  // header
+  EXPECT_EQ(line, "run,metric,step,value");
+  while (std::getline(ss, line)) {
+    std::stringstream row(line);
+    std::string run, metric, step, value;
+    std::getline(row, run, ',');
+    std::getline(row, metric, ',');
+    std::getline(row, step, ',');
+    std::getline(row, value, ',');
+    if (metric == "tokens_per_s") continue;
+    EXPECT_TRUE(out[metric].emplace(std::stol(step), value).second) << "duplicate " << metric << " at " << step;
+  }
+  return out;
+}
+
+std::string integrity(const std::string& db) {
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr);
+  std::string result = sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no row";
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return result;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Compared as hashes so a failure prints two numbers, not a whole database.
+size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }
+
+pid_t spawn_worker(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
+    std::vector<char*> argv;
+    std::string bin = HEADROOM_WORKER_BIN;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
+TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
+  const std::string straight = temp_path("straight.sqlite"), killed = temp_path("killed.sqlite");
+  std::remove(straight.c_str());
+  std::remove(killed.c_str());
+  auto r = run_worker(train_args(straight, "copy"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  std::mt19937 rng(20261122);
+  std::uniform_int_distribution<int> delay_ms(300, 2500);
+  int kills = 0;
+  for (int attempt = 0; attempt < 25; ++attempt) {
+    const pid_t pid = spawn_worker(train_args(killed, "copy"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) break;  // finished before the kill
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ++kills;
+    ASSERT_EQ(integrity(killed), "ok") << "after kill " << kills;
+    if (kills >= 4) break;
+  }
+  EXPECT_GE(kills, 2) << "the run finished too fast to be interrupted";
+  r = run_worker(train_args(killed, "copy"));  // resume to the end
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(integrity(killed), "ok");
+
+  const auto a = deterministic_metrics(straight), b = deterministic_metrics(killed);
+  ASSERT_EQ(a.size(), 4u);  // train_loss, val_loss, lr, grad_norm
+  EXPECT_EQ(a.at("train_loss").size(), 60u);
+  EXPECT_EQ(a.at("val_loss").size(), 13u);  // step 0 and every 25
+  EXPECT_EQ(a, b);
+
+  auto status = json::parse(run_worker({"status", "--db", killed, "--json"}).out);
+  EXPECT_EQ(status["runs"][0]["status"], "done");
+  EXPECT_GE(status["runs"][0]["attempts"].get<int>(), kills);
+
+  auto again = run_worker(train_args(killed, "copy"));
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("already finished"), std::string::npos) << again.out;
+}
+
+TEST(TrainCli, SameNameWithOtherFlagsIsRefused) {
+  const std::string db = temp_path("rename.sqlite");
+  std::remove(db.c_str());
+  auto args = train_args(db, "x");
+  args[args.size() - 12] = "20";  // --steps 300 -> 20 (index of the steps value from the end)
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  auto other = train_args(db, "x");
+  other.push_back("--seed");
+  other.push_back("5");
+  auto r = run_worker(other);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("different configuration"), std::string::npos) << r.err;
+}
+
+TEST(TrainCli, TwoWorkerProcessesRunEachJobExactlyOnce) {
+  const std::string suite = temp_path("two.toml"), db = temp_path("two.sqlite");
+  std::remove(db.c_str());
+  write_text(suite, R"([suite]
+name = "two-workers"
+reproduces = "a test of the queue"
+full_estimate = "seconds"
+[base.model]
+width = 16
+depth = 1
+context = 12
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+causal = true
+[base.train]
+corpus = "induction"
+steps = 30
+batch = 4
+eval_every = 10
+checkpoint_every = 15
+[[grid]]
+label = "g"
+"model.attention.heads" = [1, 2, 4, 8]
+"train.seed" = [0, 1]
+)");
+  const pid_t a = spawn_worker({"run", suite, "--db", db, "--quiet"});
+  const pid_t b = spawn_worker({"run", suite, "--db", db, "--quiet"});
+  int sa = 0, sb = 0;
+  waitpid(a, &sa, 0);
+  waitpid(b, &sb, 0);
+  EXPECT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
+  EXPECT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+  auto status = json::parse(run_worker({"status", "--db", db, "--json"}).out);
+  ASSERT_EQ(status["runs"].size(), 8u);
+  std::set<std::string> workers;
+  for (const auto& run : status["runs"]) {
+    EXPECT_EQ(run["status"], "done") << run.dump();
+    EXPECT_EQ(run["attempts"], 1) << run.dump();
+    EXPECT_EQ(run["step"], 30);
+    EXPECT_EQ(run["suite"], "two-workers");
+    workers.insert(run["worker"].get<std::string>());
+  }
+  EXPECT_EQ(integrity(db), "ok");
+}
+
+TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
+  const std::string db = temp_path("keep.sqlite");
+  std::remove(db.c_str());
+  auto args = train_args(db, "seed");
+  args[args.size() - 12] = "10";
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  const size_t before = file_hash(db);
+
+  const std::string base = R"([suite]
+name = "bad"
+reproduces = "errors"
+full_estimate = "none"
+[base.model]
+width = 16
+context = 8
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+[base.train]
+corpus = "copy"
+steps = 5
+)";
+  struct Case {
+    std::string name, toml, expect;
+  };
+  std::vector<Case> cases = {
+      {"unknown_key", base + "[[grid]]\nlabel = \"a\"\n\"model.attention.head\" = [1, 2]\n", "model.attention.head"},
+      {"wrong_type", base + "[[grid]]\nlabel = \"a\"\n\"train.steps\" = \"many\"\n", "train.steps"},
+      {"impossible", base + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [3]\n", "not divisible"},
+      {"missing_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/no/such/corpus.txt\"\n", "no such file"},
+      {"syntax", base + "[[grid]\nlabel = \"a\"\n", "not valid TOML"},
+      {"unknown_table", base + "[grids]\nlabel = \"a\"\n", "unknown table"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = temp_path(c.name + ".toml");
+    write_text(path, c.toml);
+    auto r = run_worker({"run", path, "--db", db, "--quiet"});
+    EXPECT_NE(r.exit_code, 0) << c.name;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << c.name << " does not name the file: " << r.err;
+    EXPECT_EQ(file_hash(db), before) << c.name << " changed the DB";
+  }
+
+  // A foreign file, and a Headroom DB from a newer version, are refused untouched.
+  const std::string foreign = temp_path("notes.sqlite");
+  write_text(foreign, "these are my notes, not a database\n");
+  auto r = run_worker({"status", "--db", foreign, "--json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(file_bytes(foreign), "these are my notes, not a database\n");
+  EXPECT_FALSE(r.err.empty());
+
+  const std::string newer = temp_path("newer.sqlite");
+  write_text(newer, file_bytes(db));
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(newer.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+  }
+  const size_t newer_bytes = file_hash(newer);
+  for (const auto& cmd : std::vector<std::vector<std::string>>{{"status", "--db", newer}, train_args(newer, "more")}) {
+    r = run_worker(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd[0];
+    EXPECT_NE(r.err.find("99"), std::string::npos) << r.err;
+    EXPECT_EQ(file_hash(newer), newer_bytes);
+  }
+
+  r = run_worker({"serve", "--db", temp_path("nope.sqlite")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such experiments database"), std::string::npos);
+  r = run_worker(train_args("/proc/forbidden/x.sqlite", "a"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("/proc/forbidden/x.sqlite"), std::string::npos) << r.err;
+}
