@@ -77,7 +77,7 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
       {"logit_scale_note",
        "J = logit_scale * einsum(Q, K): Headroom multiplies the raw dot products by logit_scale (1/sqrt(d_k); 1 for "
        "general-bilinear) instead of folding it into P_q as TH does. Self-attention: M = X. W, J, L, U are [n, m, heads]; "
-       "L is J after P_l (and the causal mask, as -inf); U is W after P_w."},
+       "L is J after P_l, before the causal mask; W is the softmax of the masked L; U is W after P_w."},
   };
   write_safetensors_file(path, file);
 }

@@ -12,8 +12,8 @@ namespace headroom::core {
 // Which logit tensor of a trace: the raw per-key-head dot products J or the mixed logits L.
 enum class LogitStage { J, L };
 
-// One spectrum per head of trace.J or trace.L for batch element b. Causally masked entries
-// (-inf in L) are read as 0, so the spectrum is that of the finite logits (J is never masked).
+// One spectrum per head of trace.J or trace.L for batch element b (both are before the causal
+// mask; non-finite entries, should any appear, are read as 0).
 std::vector<Spectrum> logit_spectra(const AttentionTrace& trace, LogitStage stage, int64_t b = 0);
 
 // One spectrum per head of W_q^(i) W_k^(i)T (d x d): rank <= d_k by construction.

@@ -101,10 +101,11 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
     const auto r_ml = x.matmul(p_ml).view({B, m, hk, h});
     L = L + torch::einsum("bknm,bmkh->bhnm", {J, r_ml});
   }
-  // The mask applies to the logits the softmax sees, after any mixing across heads.
-  if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
-
-  const auto W = torch::softmax(L, -1);
+  // The mask applies to the logits the softmax sees, after any mixing across heads. The trace
+  // keeps L unmasked: its rank is what LRB §2.3 bounds (a masked matrix is triangular, not low rank).
+  const auto L_seen =
+      spec_.causal ? L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity()) : L;
+  const auto W = torch::softmax(L_seen, -1);
 
   // U[n,m,h_v] = einsum(W, P_w) (+ dynamic terms). Masked weights are 0, so U keeps the mask.
   torch::Tensor U = W;
@@ -134,15 +135,15 @@ torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, Atten
   // TH §6: L[n,m,h] = einsum(X, M, P); Y[n,d_Y] = einsum(W, M, Q). Self-attention: M = X.
   const int64_t n = x.size(1), m = n;
   const auto xp = torch::einsum("bnx,xyh->bhny", {x, gb_p});        // [B, h, n, d_M]
-  auto L = torch::matmul(xp, x.transpose(1, 2).unsqueeze(1));        // [B, h, n, m]
-  const auto J = L;
-  if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
-  const auto W = torch::softmax(L, -1);
+  const auto L = torch::matmul(xp, x.transpose(1, 2).unsqueeze(1));  // [B, h, n, m]
+  const auto L_seen =
+      spec_.causal ? L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity()) : L;
+  const auto W = torch::softmax(L_seen, -1);
   const auto wm = torch::matmul(W, x.unsqueeze(1));                  // [B, h, n, d_M]
   const auto Y = torch::einsum("bhny,yzh->bnz", {wm, gb_q});
   if (trace) {
-    trace->J = J.detach().clone();
-    trace->L = L.detach().clone();
+    trace->J = L.detach().clone();
+    trace->L = trace->J;
     trace->W = W.detach().clone();
     trace->U = trace->W;
   }

@@ -20,8 +20,8 @@ namespace headroom::core {
 //   L  logits after the talking-heads projection P_l (h heads; the same tensor as J without P_l)
 //   W  softmax weights over the memory positions      (h heads)
 //   U  weights after P_w                               (h_v heads; the same tensor as W without P_w)
-// Tensors are detached copies of the forward's values; causal masks show as 0 in W and U and
-// -inf in L.
+// Tensors are detached copies of the forward's values. J and L are before the causal mask (their
+// rank is what LRB §2.3 bounds); the mask shows as exact zeros in W and U.
 struct AttentionTrace {
   torch::Tensor J, L, W, U;
 };

@@ -1,0 +1,103 @@
+// Training throughput of the worker's training step (core::Trainer), for bench/run_train_bench.sh.
+// Prints one JSON line: tokens/s, step time, model FLOPs/token, measured sgemm peak and MFU.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/worker/run_executor.h"
+#include "core/train/trainer.h"
+
+using namespace headroom;
+
+namespace {
+
+// Uniform random tokens: the data costs nothing, so the step is what is measured.
+class RandomTokens final : public core::DataSource {
+ public:
+  int vocab_size() const override { return 256; }
+  std::string describe() const override { return "random tokens"; }
+  core::Batch train_batch(uint64_t seed, int64_t step, int batch, int n) const override {
+    auto g = at::make_generator<at::CPUGeneratorImpl>(core::mix_seed(seed, static_cast<uint64_t>(step)));
+    auto t = torch::randint(0, 256, {batch, n + 1}, g, torch::kLong);
+    return {t.narrow(1, 0, n).contiguous(), t.narrow(1, 1, n).contiguous(), {}};
+  }
+  core::Batch validation_batch(int index, int batch, int n) const override { return train_batch(99, index, batch, n); }
+  std::string token_label(int32_t id) const override { return std::to_string(id); }
+};
+
+double sgemm_peak_gflops() {
+  const int64_t n = 1024;
+  auto a = torch::randn({n, n}), b = torch::randn({n, n});
+  for (int i = 0; i < 3; ++i) torch::mm(a, b);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int iters = 10;
+    for (int i = 0; i < iters; ++i) torch::mm(a, b);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 2.0 * n * n * n * iters / s / 1e9);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench_train"};
+  std::string kind = "multi-head";
+  int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 1;
+  bool peak = false;
+  app.add_option("--attention", kind);
+  app.add_option("--heads", heads);
+  app.add_option("--d-model", d);
+  app.add_option("--layers", layers);
+  app.add_option("--n", n);
+  app.add_option("--batch", batch);
+  app.add_option("--steps", steps);
+  app.add_option("--warmup", warmup);
+  app.add_option("--threads", threads);
+  app.add_flag("--peak", peak, "also measure the sgemm peak");
+  CLI11_PARSE(app, argc, argv);
+
+  worker::configure_training_process(threads);
+  core::ModelSpec m;
+  m.vocab = 256;
+  m.width = d;
+  m.depth = layers;
+  m.context = n;
+  core::AttentionRequest r{*core::parse_attention_kind(kind), d, heads};
+  r.causal = true;
+  m.attention = *core::make_attention_spec(r, nullptr);
+  core::TrainSpec t;
+  t.steps = warmup + steps;
+  t.batch = batch;
+  t.warmup = 1;
+  core::Trainer tr(m, t, std::make_shared<RandomTokens>());
+  for (int i = 0; i < warmup; ++i) tr.step();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < steps; ++i) tr.step();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Model FLOPs per token (fwd + bwd = 3x fwd): 6 x non-embedding weights, plus the attention
+  // matmuls (QK^T and WV: 2 x 2 x n x h x d_k per layer forward, causal half not subtracted).
+  int64_t weights = 0;
+  for (const auto& p : tr.model()->named_parameters())
+    if (p.key().find("tok.") != 0 && p.key().find("pos.") != 0 && p.value().dim() >= 2) weights += p.value().numel();
+  const double attn = 2.0 * 2.0 * n * (m.attention.heads_k * m.attention.d_k + m.attention.heads_v * m.attention.d_v) / 2 * layers;
+  const double flops_per_token = 6.0 * weights + 3.0 * attn;
+  const double tok_s = double(steps) * batch * n / secs;
+  nlohmann::json out = {{"impl", "headroom"},        {"attention", kind},      {"heads", heads},
+                        {"tokens_per_s", tok_s},     {"step_ms", secs / steps * 1e3},
+                        {"flops_per_token", flops_per_token}, {"gflops", tok_s * flops_per_token / 1e9}};
+  if (peak) {
+    const double p = sgemm_peak_gflops();
+    out["sgemm_peak_gflops"] = p;
+    out["mfu"] = tok_s * flops_per_token / 1e9 / p;
+  }
+  std::cout << out.dump() << std::endl;
+  return 0;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""The same training step as bench_train.cpp, in PyTorch (Debian's python3-torch, the same
+LibTorch 1.13 underneath): V=256, pre-LN causal Transformer, fused QKV, AdamW, clipping at 1.
+Prints one JSON line like bench_train."""
+import argparse, json, math, time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attention(nn.Module):
+    def __init__(self, d, h, talking):
+        super().__init__()
+        self.h, self.dk = h, d // h
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.p_l = nn.Parameter(torch.eye(h)) if talking else None
+        self.p_w = nn.Parameter(torch.eye(h)) if talking else None
+
+    def forward(self, x):
+        B, n, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q, k, v = (t.view(B, n, self.h, self.dk).transpose(1, 2) for t in (q, k, v))
+        logits = q @ k.transpose(-2, -1) / math.sqrt(self.dk)
+        if self.p_l is not None:
+            logits = torch.einsum("bknm,kh->bhnm", logits, self.p_l)
+        mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+        w = logits.masked_fill(mask, float("-inf")).softmax(-1)
+        if self.p_w is not None:
+            w = torch.einsum("bhnm,hv->bvnm", w, self.p_w)
+        return self.o((w @ v).transpose(1, 2).reshape(B, n, d))
+
+
+class Block(nn.Module):
+    def __init__(self, d, h, talking):
+        super().__init__()
+        self.ln1, self.attn, self.ln2 = nn.LayerNorm(d), Attention(d, h, talking), nn.LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class LM(nn.Module):
+    def __init__(self, V, d, L, n, h, talking):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(V, d), nn.Embedding(n, d)
+        self.blocks = nn.ModuleList(Block(d, h, talking) for _ in range(L))
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, V)
+
+    def forward(self, t):
+        x = self.tok(t) + self.pos(torch.arange(t.shape[1]))
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.ln(x))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attention", default="multi-head")
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--d-model", type=int, default=256)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--n", type=int, default=128)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    model = LM(256, a.d_model, a.layers, a.n, a.heads, a.attention == "talking-heads")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+
+    def step():
+        t = torch.randint(0, 256, (a.batch, a.n + 1))
+        loss = F.cross_entropy(model(t[:, :-1]).reshape(-1, 256), t[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    for _ in range(a.warmup):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(a.steps):
+        step()
+    secs = time.perf_counter() - t0
+    print(json.dumps({"impl": "pytorch", "attention": a.attention, "heads": a.heads,
+                      "tokens_per_s": a.steps * a.batch * a.n / secs, "step_ms": secs / a.steps * 1e3}))
+
+
+if __name__ == "__main__":
+    main()
