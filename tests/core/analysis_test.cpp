@@ -93,3 +93,28 @@ TEST(SeparationRank, BoundGrowsLinearlyInDepthTimesRank) {
   EXPECT_NEAR(std::exp(log_multichoose(2, 3)), 4.0, 1e-9);
   EXPECT_THROW(vb_log_separation_rank_bound(0, 4, 1), std::invalid_argument);
 }
+
+TEST(HeadAnalysis, LogitFactorsRebuildEveryKindsLogitsExactly) {
+  // L_h = A_h B_h^T with the inner size the theory names; factored spectra match a direct one.
+  torch::NoGradGuard g;
+  for (auto kind : all_attention_kinds()) {
+    torch::manual_seed(3);
+    AttentionRequest r{kind, 16, 4};
+    if (kind == AttentionKind::TalkingHeads || kind == AttentionKind::DynamicProj) r.heads_k = 2, r.heads_v = 3;
+    AttentionLayer layer(*make_attention_spec(r, nullptr));
+    if (layer->p_l.defined()) layer->p_l.copy_(torch::randn_like(layer->p_l));
+    auto x = torch::randn({1, 20, 16});
+    AttentionTrace t;
+    layer(x, &t);
+    const auto f = logit_factors(*layer, x[0]);
+    const auto rebuilt = torch::matmul(f.A, f.B.transpose(1, 2));
+    EXPECT_TRUE(torch::allclose(rebuilt, t.L[0], 1e-4, 1e-4)) << to_string(kind);
+    const auto fast = factored_spectra(f.A, f.B);
+    const auto direct = logit_spectra(t, LogitStage::L);
+    ASSERT_EQ(fast.size(), direct.size());
+    for (size_t h = 0; h < fast.size(); ++h) {
+      EXPECT_EQ(fast[h].rank, direct[h].rank) << to_string(kind) << " head " << h;
+      EXPECT_NEAR(fast[h].singular_values[0], direct[h].singular_values[0], 1e-3 * direct[h].singular_values[0]);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// The GUI shell: one GLFW window with an OpenGL 3.3 core context, a full-window
+// ImGui window with a menu bar, one tab per View and a status line; plus the
+// automation contract (--screenshot, --state-out, --bench-frames, --scene, --view).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/gui_options.h"
+#include "app/gui/scene.h"
+#include "app/gui/views/view.h"
+#include "widgets/frame_stats.h"
+
+struct GLFWwindow;
+
+namespace headroom::gui {
+
+class App {
+ public:
+  explicit App(GuiOptions options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Runs until the user quits or the automation run is done; returns the exit code.
+  int run();
+
+ private:
+  int prepare();  // views, scene, --view, settings; no window yet. -1 = go on.
+  bool open_window(std::string* error);
+  void setup_imgui();
+  void rebuild_fonts();
+  void shutdown();
+
+  void frame();
+  void draw_ui();
+  void draw_menu_bar();
+  void draw_status_bar();
+  void draw_export_dialog();
+  void handle_shortcuts();
+  void after_render();  // panel exports, screenshots, automation exit (before swap)
+  bool automation_done() const;
+  void hide_idle_cursor_in_automation();
+  void toggle_fullscreen();
+  void save_screenshot(const std::string& path, bool fall_back_to_config_dir);
+  void set_status(const std::string& message, bool error = false);
+  int finish();  // state-out, bench line, settings; returns the exit code
+
+  GuiOptions opts_;
+  ViewContext context_;
+  std::vector<std::unique_ptr<View>> views_;
+  Scene scene_;
+  int current_ = 0;          // view shown in the last frame
+  int pending_select_ = -1;  // view to select in the next frame
+
+  GLFWwindow* window_ = nullptr;
+  bool imgui_ready_ = false;
+  bool presentation_ = false;
+  bool fonts_dirty_ = false;
+  float content_scale_ = 1.0f;
+  std::string ini_path_;
+  bool show_metrics_ = false;
+  bool shortcut_fullscreen_ = false;  // set by the GLFW key callback, handled next frame
+  bool shortcut_screenshot_ = false;
+
+  int frames_ = 0;
+  bool quit_ = false;
+  int exit_code_ = 0;
+  double automation_started_ = 0.0;
+  static constexpr int kBenchWarmupFrames = 3;
+  std::vector<double> frame_ms_;
+  bool cursor_moved_ = false;
+  double initial_cursor_[2] = {0.0, 0.0};
+  widgets::FrameStats last_stats_;
+
+  std::string screenshot_written_;
+  std::string screenshot_request_;
+  int screenshot_countdown_ = -1;  // frames until a requested screenshot is taken
+  bool open_export_dialog_ = false;
+  std::string export_path_;
+
+  std::string status_;
+  bool status_error_ = false;
+  double status_time_ = 0.0;
+
+  bool fullscreen_ = false;
+  int windowed_[4] = {0, 0, 0, 0};  // x, y, w, h before going fullscreen
+};
+
+}  // namespace headroom::gui

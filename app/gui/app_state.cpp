@@ -1,0 +1,45 @@
+#include "app/gui/app_state.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#ifndef HEADROOM_VERSION
+#define HEADROOM_VERSION "0.0.0"
+#endif
+
+namespace headroom::gui {
+
+nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohmann::json>& view_states) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const nlohmann::json& vs : view_states)
+    if (vs.is_object()) j.update(vs);
+  j["view"] = in.view;
+  j["window"] = {{"width", in.window_width}, {"height", in.window_height}};
+  j["framebuffer"] = {{"width", in.framebuffer_width}, {"height", in.framebuffer_height}};
+  j["frames"] = in.frames;
+  j["heatmaps_drawn"] = in.heatmaps_drawn;
+  j["widgets"] = {{"heatmap_uploads", in.heatmap_uploads}, {"plots_drawn", in.plots_drawn}};
+  j["presentation"] = in.presentation;
+  j["views"] = in.views;
+  j["version"] = HEADROOM_VERSION;
+  if (!in.screenshot.empty()) j["screenshot"] = in.screenshot;
+  return j;
+}
+
+bool write_json_file(const std::string& path, const nlohmann::json& j, std::string* error) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) {
+    if (error) *error = "cannot write '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
+    return false;
+  }
+  out << j.dump(2) << "\n";
+  out.close();
+  if (!out) {
+    if (error) *error = "failed while writing '" + path + "' (disk full?)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,101 @@
+#include "app/gui/gui_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cctype>
+#include <ostream>
+
+#ifndef HEADROOM_VERSION
+#define HEADROOM_VERSION "0.0.0"
+#endif
+
+namespace headroom::gui {
+
+int GuiOptions::frames_to_run() const {
+  if (bench_frames > 0) return bench_frames;
+  if (frames > 0) return frames;
+  if (!screenshot_path.empty()) return kDefaultScreenshotFrames;
+  return 0;
+}
+
+bool parse_window_size(const std::string& text, int* width, int* height, std::string* error) {
+  const auto fail = [&](const std::string& why) {
+    if (error) *error = "--size '" + text + "' " + why;
+    return false;
+  };
+  const size_t x = text.find_first_of("xX");
+  if (x == std::string::npos || x == 0 || x + 1 == text.size())
+    return fail("is not WIDTHxHEIGHT; expected two integers joined by 'x', e.g. --size 1280x800");
+  const std::string ws = text.substr(0, x), hs = text.substr(x + 1);
+  for (const std::string* s : {&ws, &hs})
+    for (char c : *s)
+      if (!std::isdigit(static_cast<unsigned char>(c)))
+        return fail("is not WIDTHxHEIGHT; expected two integers joined by 'x', e.g. --size 1280x800");
+  if (ws.size() > 6 || hs.size() > 6)
+    return fail("is too large; each side must be between " + std::to_string(kMinWindowSide) + " and " +
+                std::to_string(kMaxWindowSide) + " pixels");
+  const int w = std::stoi(ws), h = std::stoi(hs);
+  if (w < kMinWindowSide || h < kMinWindowSide || w > kMaxWindowSide || h > kMaxWindowSide)
+    return fail("is out of range; each side must be between " + std::to_string(kMinWindowSide) + " and " +
+                std::to_string(kMaxWindowSide) + " pixels, e.g. --size 1280x800");
+  *width = w;
+  *height = h;
+  return true;
+}
+
+ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* options, std::ostream& out,
+                              std::ostream& err) {
+  GuiOptions o;
+  std::string size_text;
+  CLI::App app{"Headroom: a desktop lab for multi-head attention and its rank bottlenecks.", "headroom"};
+  app.add_option("--scene", o.scene_path, "JSON scene file to open (its \"view\" selects the tab)");
+  app.add_option("--screenshot", o.screenshot_path, "render --frames frames, save the whole window as this PNG, exit");
+  app.add_option("--frames", o.frames, "frames to render before --screenshot/--state-out exit (default 5 with --screenshot)");
+  app.add_option("--size", size_text, "window size WIDTHxHEIGHT (default 1280x800)");
+  app.add_option("--state-out", o.state_out, "write the app state as JSON to this file on exit");
+  app.add_option("--bench-frames", o.bench_frames, "render N frames with vsync off, print frame-time stats as one JSON line, exit");
+  app.add_option("--db", o.db_path, "experiments database file");
+  app.add_option("--view", o.view, "initial view (tab) by name, e.g. \"Widgets demo\"");
+  app.add_flag("--presentation", o.presentation, "large fonts and a high-contrast theme for projectors");
+  app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {false, kExitOk};
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return {false, kExitOk};
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
+    return {false, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    err << "headroom: " << e.what() << "\nRun 'headroom --help' for the options.\n";
+    return {false, kExitUsage};
+  }
+
+  const auto usage = [&](const std::string& msg) {
+    err << "headroom: " << msg << "\nRun 'headroom --help' for the options.\n";
+    return ParseResult{false, kExitUsage};
+  };
+  if (!size_text.empty()) {
+    std::string error;
+    if (!parse_window_size(size_text, &o.width, &o.height, &error)) return usage(error);
+    o.size_given = true;
+  }
+  if (app.count("--frames") && o.frames < 1)
+    return usage("--frames " + std::to_string(o.frames) + " must be at least 1, e.g. --frames 5");
+  if (app.count("--bench-frames") && o.bench_frames < 1)
+    return usage("--bench-frames " + std::to_string(o.bench_frames) + " must be at least 1, e.g. --bench-frames 300");
+  if (app.count("--screenshot") && o.screenshot_path.empty())
+    return usage("--screenshot needs a file name, e.g. --screenshot out.png");
+  if (app.count("--state-out") && o.state_out.empty())
+    return usage("--state-out needs a file name, e.g. --state-out state.json");
+  if (app.count("--view") && o.view.empty())
+    return usage("--view needs a view name, e.g. --view \"Widgets demo\"");
+  *options = o;
+  return {true, kExitOk};
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,208 @@
+#include "app/gui/lab/lab_controls.h"
+
+#include <set>
+
+namespace headroom::gui {
+
+const char* to_string(LabTab t) {
+  switch (t) {
+    case LabTab::Heads: return "heads";
+    case LabTab::Rank: return "rank";
+    case LabTab::Projections: return "projections";
+    case LabTab::Theorem: return "theorem";
+  }
+  return "?";
+}
+
+const char* to_string(MapStage s) {
+  switch (s) {
+    case MapStage::J: return "J";
+    case MapStage::L: return "L";
+    case MapStage::W: return "W";
+    case MapStage::U: return "U";
+  }
+  return "?";
+}
+
+bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems) {
+  problems->clear();
+  core::AttentionRequest r;
+  r.kind = c.kind;
+  // The "standard d_p = d/h" toggle picks between LRB eq. 8 and LRB §3 for the plain kinds.
+  if (c.kind == core::AttentionKind::MultiHead || c.kind == core::AttentionKind::FixedHead)
+    r.kind = c.standard_head_size ? core::AttentionKind::MultiHead : core::AttentionKind::FixedHead;
+  r.d_model = c.d;
+  r.heads = c.heads;
+  r.causal = c.causal;
+  if (core::is_talking_heads_family(r.kind)) {
+    if (r.kind != core::AttentionKind::WeightsProj) r.heads_k = c.heads_k;
+    if (r.kind != core::AttentionKind::LogitsProj) r.heads_v = c.heads_v;
+  }
+  if (!c.standard_head_size && r.kind != core::AttentionKind::GeneralBilinear) r.d_k = r.d_v = c.head_size;
+  std::vector<core::SpecProblem> attention_problems;
+  auto a = core::make_attention_spec(r, &attention_problems);
+  for (auto& p : attention_problems) {
+    if (p.field == "d_k" || p.field == "d_v") p.field = "head size";
+    problems->push_back(p);
+  }
+  if (!a) return false;
+  spec->vocab = 256;
+  spec->width = c.d;
+  spec->depth = c.layers;
+  spec->embed_rank = c.embed_rank;
+  spec->context = c.context;
+  spec->attention = *a;
+  for (auto& p : core::validate(*spec)) problems->push_back(p);
+  if (c.embed_rank > c.d)
+    problems->push_back({"embedding rank", "r = " + std::to_string(c.embed_rank) + " exceeds the width d = " +
+                                               std::to_string(c.d) + " (VB §2.1: r <= min(d, V)); use r <= d, or 0 for full rank"});
+  return problems->empty();
+}
+
+LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec) {
+  LabRequest r;
+  r.model = spec;
+  r.input = c.input;
+  r.text = c.text;
+  r.task = c.task;
+  r.synthetic_n = c.synthetic_n;
+  r.seed = c.seed;
+  r.training = c.training;
+  r.lr = c.lr;
+  return r;
+}
+
+nlohmann::json to_json(const LabControls& c) {
+  return {{"kind", core::to_string(c.kind)},
+          {"d", c.d},
+          {"heads", c.heads},
+          {"heads_k", c.heads_k},
+          {"heads_v", c.heads_v},
+          {"standard_head_size", c.standard_head_size},
+          {"head_size", c.head_size},
+          {"embed_rank", c.embed_rank},
+          {"layers", c.layers},
+          {"context", c.context},
+          {"causal", c.causal},
+          {"seed", c.seed},
+          {"input", c.input == LabInput::Text ? "text" : "synthetic"},
+          {"text", c.text},
+          {"task", core::to_string(c.task)},
+          {"synthetic_n", c.synthetic_n},
+          {"training", c.training},
+          {"lr", c.lr},
+          {"tab", to_string(c.tab)},
+          {"layer", c.layer},
+          {"stage", to_string(c.stage)},
+          {"enlarged_head", c.enlarged_head},
+          {"pattern", to_string(c.pattern)},
+          {"theorem_n", c.theorem_n},
+          {"theorem_dp", c.theorem_dp},
+          {"theorem_head", c.theorem_head}};
+}
+
+bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* error) {
+  if (!j.is_object()) {
+    *error = "lab: expected an object";
+    return false;
+  }
+  LabControls c = *out;
+  const auto known = to_json(c);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!known.contains(it.key())) {
+      *error = "lab." + it.key() + ": unknown key";
+      return false;
+    }
+    const auto& want = known[it.key()];
+    const auto& v = it.value();
+    const bool ok = want.is_string() ? v.is_string()
+                    : want.is_boolean() ? v.is_boolean()
+                    : want.is_number_float() ? v.is_number()
+                    : v.is_number_integer();
+    if (!ok) {
+      *error = "lab." + it.key() + ": expected " + std::string(want.type_name()) + ", got " + v.dump();
+      return false;
+    }
+  }
+  auto get_int = [&](const char* k, int& into) { if (j.contains(k)) into = j[k].get<int>(); };
+  auto get_bool = [&](const char* k, bool& into) { if (j.contains(k)) into = j[k].get<bool>(); };
+  if (j.contains("kind")) {
+    auto k = core::parse_attention_kind(j["kind"].get<std::string>());
+    if (!k) {
+      *error = "lab.kind: unknown attention kind (one of " + core::attention_kind_names() + ")";
+      return false;
+    }
+    c.kind = *k;
+  }
+  get_int("d", c.d);
+  get_int("heads", c.heads);
+  get_int("heads_k", c.heads_k);
+  get_int("heads_v", c.heads_v);
+  get_bool("standard_head_size", c.standard_head_size);
+  get_int("head_size", c.head_size);
+  get_int("embed_rank", c.embed_rank);
+  get_int("layers", c.layers);
+  get_int("context", c.context);
+  get_bool("causal", c.causal);
+  if (j.contains("seed")) c.seed = j["seed"].get<uint64_t>();
+  if (j.contains("input")) {
+    const auto in = j["input"].get<std::string>();
+    if (in != "text" && in != "synthetic") {
+      *error = "lab.input: use text or synthetic";
+      return false;
+    }
+    c.input = in == "text" ? LabInput::Text : LabInput::Synthetic;
+  }
+  if (j.contains("text")) c.text = j["text"].get<std::string>();
+  if (j.contains("task")) {
+    auto t = core::parse_synthetic_task(j["task"].get<std::string>());
+    if (!t) {
+      *error = "lab.task: unknown task (one of " + core::synthetic_task_names() + ")";
+      return false;
+    }
+    c.task = *t;
+  }
+  get_int("synthetic_n", c.synthetic_n);
+  get_bool("training", c.training);
+  if (j.contains("lr")) c.lr = j["lr"].get<float>();
+  if (j.contains("tab")) {
+    const auto t = j["tab"].get<std::string>();
+    bool found = false;
+    for (auto tab : {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem})
+      if (t == to_string(tab)) c.tab = tab, found = true;
+    if (!found) {
+      *error = "lab.tab: use heads, rank, projections or theorem";
+      return false;
+    }
+  }
+  get_int("layer", c.layer);
+  if (j.contains("stage")) {
+    const auto s = j["stage"].get<std::string>();
+    bool found = false;
+    for (auto st : {MapStage::J, MapStage::L, MapStage::W, MapStage::U})
+      if (s == to_string(st)) c.stage = st, found = true;
+    if (!found) {
+      *error = "lab.stage: use J, L, W or U";
+      return false;
+    }
+  }
+  get_int("enlarged_head", c.enlarged_head);
+  if (j.contains("pattern")) {
+    const auto p = j["pattern"].get<std::string>();
+    bool found = false;
+    for (auto pat : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
+                     TargetPattern::RandomStochastic, TargetPattern::HeadMap})
+      if (p == to_string(pat)) c.pattern = pat, found = true;
+    if (!found) {
+      *error = "lab.pattern: use identity, previous token, uniform, random or a head's map";
+      return false;
+    }
+  }
+  get_int("theorem_n", c.theorem_n);
+  get_int("theorem_dp", c.theorem_dp);
+  get_int("theorem_head", c.theorem_head);
+  *out = c;
+  return true;
+}
+
+}  // namespace headroom::gui

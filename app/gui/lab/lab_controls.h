@@ -1,0 +1,63 @@
+// The lab's controls as plain state, apart from drawing: what a scene file saves, what the
+// sliders edit, and how they become a LabRequest. Testable without a window or torch.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/gui/lab/lab_types.h"
+#include "app/gui/lab/theorem_demo.h"
+
+namespace headroom::gui {
+
+enum class LabTab { Heads, Rank, Projections, Theorem };
+enum class MapStage { J, L, W, U };  // TH §4's intermediates
+const char* to_string(LabTab t);
+const char* to_string(MapStage s);
+
+struct LabControls {
+  // model
+  core::AttentionKind kind = core::AttentionKind::MultiHead;
+  int d = 64;
+  int heads = 8;
+  int heads_k = 8, heads_v = 8;      // talking-heads kinds
+  bool standard_head_size = true;    // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
+  int head_size = 8;                 // d_p when not standard
+  int embed_rank = 0;                // 0 = full
+  int layers = 2;
+  int context = 128;
+  bool causal = true;
+  uint64_t seed = 0;
+  // input
+  LabInput input = LabInput::Text;
+  std::string text = "In the beginning God created the heaven and the earth.";
+  core::SyntheticTask task = core::SyntheticTask::Induction;
+  int synthetic_n = 24;
+  // training
+  bool training = false;
+  float lr = 3e-3f;
+  // what is shown
+  LabTab tab = LabTab::Heads;
+  int layer = 0;
+  MapStage stage = MapStage::W;
+  int enlarged_head = -1;
+  // Theorem 1 demo
+  TargetPattern pattern = TargetPattern::RandomStochastic;
+  int theorem_n = 8;
+  int theorem_dp = 4;
+  int theorem_head = 0;  // for TargetPattern::HeadMap
+};
+
+// The model the controls describe; on an impossible combination returns false and fills
+// `problems` (field names are the controls', e.g. "heads", "head size").
+bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems);
+
+// The engine request for the controls (model, input, training flags).
+LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec);
+
+nlohmann::json to_json(const LabControls& c);
+// Reads a scene's "lab" object; unknown keys or wrong types fail with *error naming the key.
+bool controls_from_json(const nlohmann::json& j, LabControls* c, std::string* error);
+
+}  // namespace headroom::gui

@@ -1,0 +1,383 @@
+#include "app/gui/lab/lab_engine.h"
+
+#include <torch/torch.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/analysis/head_analysis.h"
+#include "core/data/data_source.h"
+#include "core/data/tokenizer.h"
+#include "core/io/safetensors.h"
+#include "core/io/spec_json.h"
+#include "core/io/tensor_bridge.h"
+#include "core/train/trainer.h"
+
+namespace headroom::gui {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kByteVocab = 256;
+constexpr double kTrainSliceSeconds = 0.15;  // train this long between snapshots
+constexpr size_t kMaxCurvePoints = 4000;
+
+Matrix to_matrix(const torch::Tensor& t) {
+  auto c = t.detach().to(torch::kFloat32).contiguous();
+  Matrix m;
+  m.rows = static_cast<int>(c.size(0));
+  m.cols = static_cast<int>(c.size(1));
+  m.v.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  return m;
+}
+
+std::vector<Matrix> per_head(const torch::Tensor& t) {  // [B, H, n, m] -> H matrices of batch 0
+  std::vector<Matrix> out;
+  auto b0 = t[0].to(torch::kFloat32).contiguous();
+  out.reserve(b0.size(0));
+  for (int64_t h = 0; h < b0.size(0); ++h) out.push_back(to_matrix(b0[h]));
+  return out;
+}
+
+Projection projection(const torch::Tensor& p) {
+  Projection out;
+  auto d = p.detach().to(torch::kFloat64);
+  out.raw = to_matrix(d);
+  const double mx = d.abs().max().item<double>();
+  out.normalised = to_matrix(mx > 0 ? d / mx : d);  // TH Fig. 1: entries normalised to [-1, 1]
+  out.det = d.size(0) == d.size(1) ? torch::linalg::det(d).item<double>() : NAN;
+  out.smallest_sv = torch::linalg::svdvals(d, c10::nullopt).min().item<double>();
+  return out;
+}
+
+bool same_shapes(const core::ModelSpec& a, const core::ModelSpec& b) {
+  auto x = a, y = b;
+  x.attention.causal = y.attention.causal = false;  // the mask has no parameters
+  return x == y;
+}
+
+}  // namespace
+
+struct LabEngine::Impl {
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  std::optional<LabRequest> pending;
+  uint64_t pending_id = 0, next_id = 0;
+  std::optional<std::vector<uint8_t>> pending_weights;
+  std::shared_ptr<const LabSnapshot> published = std::make_shared<LabSnapshot>();
+  bool stop = false;
+  std::thread thread;
+
+  // Engine-thread state.
+  LabRequest current;
+  uint64_t current_id = 0;
+  bool have_request = false;
+  std::unique_ptr<core::Trainer> trainer;
+  std::shared_ptr<const core::DataSource> task_data;
+  core::SyntheticTask task_of_data = core::SyntheticTask::Induction;
+  std::unique_ptr<core::Tokenizer> bytes = core::make_byte_tokenizer();
+  TrainingCurve curve;
+  uint64_t version = 0;
+  int embedding_rank = 0;
+  int64_t embedding_rank_step = -1;
+  uint64_t embedding_rank_generation = 0, model_generation = 0;  // bumped whenever the weights are replaced
+
+  Impl() {
+    thread = std::thread([this] { loop(); });
+  }
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    thread.join();
+  }
+
+  void publish(std::shared_ptr<LabSnapshot> s) {
+    s->version = ++version;
+    std::lock_guard<std::mutex> lock(mu);
+    published = std::move(s);
+  }
+
+  core::TrainSpec train_spec() const {
+    core::TrainSpec t;
+    t.corpus = core::to_string(current.task);
+    t.steps = int64_t(1) << 40;  // open-ended: the user stops it
+    t.batch = current.batch;
+    t.lr = current.lr;
+    t.warmup = 20;
+    t.schedule = core::LrSchedule::Constant;
+    t.seq_len = std::min(current.model.context, std::max(8, current.synthetic_n));
+    t.seed = current.seed;
+    return t;
+  }
+
+  // (Re)builds the model for `current`; keeps weights when only shape-free settings changed.
+  void ensure_model(bool force_reset) {
+    core::ModelSpec spec = current.model;
+    spec.vocab = kByteVocab;
+    if (!task_data || task_of_data != current.task) {
+      task_data = std::shared_ptr<const core::DataSource>(core::make_data_source(core::to_string(current.task), "bytes"));
+      task_of_data = current.task;
+    }
+    const bool rebuild = force_reset || !trainer || !same_shapes(trainer->model_spec(), spec);
+    if (!rebuild && trainer->model_spec() == spec && trainer->train_spec().seed == current.seed) return;
+    auto next = std::make_unique<core::Trainer>(spec, train_spec(), task_data);
+    if (!rebuild && trainer->train_spec().seed == current.seed) {
+      // Same shapes: carry the trained weights over (the optimiser restarts).
+      torch::NoGradGuard g;
+      auto old = trainer->model()->named_parameters();
+      for (auto& p : next->model()->named_parameters())
+        if (auto* o = old.find(p.key())) p.value().copy_(*o);
+    } else {
+      curve = TrainingCurve{};
+    }
+    trainer = std::move(next);
+    ++model_generation;
+  }
+
+  std::vector<int64_t> input_tokens(std::vector<std::string>* labels) {
+    std::vector<int64_t> ids;
+    labels->clear();
+    const int n_max = trainer->model_spec().context;
+    if (current.input == LabInput::Text) {
+      for (auto id : bytes->encode(current.text)) {
+        if (static_cast<int>(ids.size()) >= n_max) break;
+        ids.push_back(id);
+        labels->push_back(bytes->token_label(id));
+      }
+      if (ids.empty()) {
+        ids.push_back(' ');
+        labels->push_back(bytes->token_label(' '));
+      }
+    } else {
+      std::mt19937_64 rng(core::mix_seed(current.seed, 7));
+      const int n = std::max(4, std::min(current.synthetic_n, n_max));
+      const auto seq = core::make_synthetic_sequence(current.task, n, rng);
+      for (int i = 0; i < n; ++i) {
+        ids.push_back(seq.tokens[i]);
+        labels->push_back(core::synthetic_token_label(seq.tokens[i]));
+      }
+    }
+    return ids;
+  }
+
+  std::shared_ptr<LabSnapshot> compute() {
+    const auto t0 = Clock::now();
+    auto s = std::make_shared<LabSnapshot>();
+    s->request_id = current_id;
+    s->spec = trainer->model_spec();
+    s->valid = true;
+    torch::NoGradGuard g;
+    auto& model = trainer->model();
+    model->eval();
+    const auto ids = input_tokens(&s->tokens);
+    s->n = static_cast<int>(ids.size());
+    auto tokens = torch::tensor(ids, torch::kLong).unsqueeze(0);
+    core::ModelTrace trace;
+    model->forward(tokens, &trace);
+    model->train();
+    const auto t_forward = Clock::now();
+    double ms_maps = 0, ms_spectra = 0, ms_input = 0;
+
+    const auto& a = s->spec.attention;
+    for (size_t l = 0; l < trace.attention.size(); ++l) {
+      const auto& t = trace.attention[l];
+      LayerView lv;
+      auto c0 = Clock::now();
+      lv.J = per_head(t.J);
+      lv.L = t.L.is_same(t.J) ? lv.J : per_head(t.L);
+      lv.W = per_head(t.W);
+      lv.U = t.U.is_same(t.W) ? lv.W : per_head(t.U);
+      auto c1 = Clock::now();
+      auto* block = model->blocks[l]->as<core::TransformerBlockImpl>();
+      const auto& attn = *block->attn;
+      const auto factors = core::logit_factors(attn, trace.attention_in[l][0]);
+      lv.spectra = core::factored_spectra(factors.A, factors.B);
+      auto c2 = Clock::now();
+      lv.rank_cap = core::logit_rank_cap(a, s->n, s->n);
+      auto c3 = Clock::now();
+      ms_maps += std::chrono::duration<double, std::milli>(c1 - c0).count();
+      ms_spectra += std::chrono::duration<double, std::milli>(c2 - c1).count();
+      ms_input += std::chrono::duration<double, std::milli>(c3 - c2).count();
+      if (attn.p_l.defined()) {
+        lv.has_P_l = true;
+        lv.P_l = projection(attn.p_l);
+      }
+      if (attn.p_w.defined()) {
+        lv.has_P_w = true;
+        lv.P_w = projection(attn.p_w);
+      }
+      if (lv.has_P_l && lv.has_P_w) lv.P_lw = projection(torch::matmul(attn.p_l, attn.p_w));
+      s->layers.push_back(std::move(lv));
+    }
+    {  // every layer's input rank at once
+      std::vector<torch::Tensor> inputs;
+      for (const auto& x : trace.attention_in) inputs.push_back(x[0]);
+      const auto c0 = Clock::now();
+      const auto ranks = core::batched_spectra(torch::stack(inputs));
+      for (size_t l = 0; l < ranks.size(); ++l) s->layers[l].input_rank = ranks[l].rank;
+      ms_input = std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
+    }
+    s->bottlenecks = core::model_bottlenecks(s->spec, s->n);
+    s->costs = core::attention_costs(a, s->n, s->n);
+    s->parameters = model->num_parameters();
+    // The embedding only changes when the weights do: reuse its rank between inputs.
+    if (embedding_rank_step != curve.step || embedding_rank_generation != model_generation) {
+      embedding_rank = core::batched_spectra(model->token_embedding_matrix().unsqueeze(0))[0].rank;
+      embedding_rank_step = curve.step;
+      embedding_rank_generation = model_generation;
+    }
+    s->embedding_rank = embedding_rank;
+    // Layer 0's input is LN(token + position): its rank is at most r + r_pos, plus one for
+    // LayerNorm's bias (centring can also remove one).
+    s->input_rank_cap = std::min({s->n, s->spec.width, core::effective_embed_rank(s->spec) + core::effective_pos_rank(s->spec) + 1});
+    s->training = curve;
+    s->training.running = current.training;
+    s->training.task = core::to_string(current.task);
+    s->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (std::getenv("HEADROOM_LAB_PROFILE"))
+      std::fprintf(stderr, "lab compute %.1f ms: forward %.1f maps %.1f spectra %.1f input-rank %.1f\n", s->compute_ms,
+                   std::chrono::duration<double, std::milli>(t_forward - t0).count(), ms_maps, ms_spectra, ms_input);
+    return s;
+  }
+
+  void train_slice(int forced_steps) {
+    const auto t0 = Clock::now();
+    int done = 0;
+    while (true) {
+      const auto m = trainer->step();
+      curve.step = m.step;
+      curve.steps.push_back(static_cast<float>(m.step));
+      curve.loss.push_back(static_cast<float>(m.train_loss));
+      ++done;
+      if (curve.steps.size() > kMaxCurvePoints) {  // keep every other point of the old half
+        std::vector<float> s2, l2;
+        for (size_t i = 0; i < curve.steps.size(); ++i)
+          if (i % 2 == 0 || i >= curve.steps.size() / 2) s2.push_back(curve.steps[i]), l2.push_back(curve.loss[i]);
+        curve.steps.swap(s2);
+        curve.loss.swap(l2);
+      }
+      if (forced_steps > 0 ? done >= forced_steps
+                           : std::chrono::duration<double>(Clock::now() - t0).count() > kTrainSliceSeconds)
+        break;
+      std::lock_guard<std::mutex> lock(mu);
+      if (pending || stop) break;  // a new request wins over more training
+    }
+  }
+
+  void loop() {
+    // Batch-1 inference: torch 2 intra-op threads x OpenBLAS 1 was fastest here (2 x 2
+    // oversubscribes two cores and halved the passes per second).
+    at::set_num_threads(2);
+    using SetThreads = void (*)(int);
+    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(1);
+    while (true) {
+      std::optional<LabRequest> req;
+      uint64_t id = 0;
+      std::optional<std::vector<uint8_t>> weights;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stop || pending || pending_weights || (have_request && current.training); });
+        if (stop) return;
+        req.swap(pending);
+        id = pending_id;
+        weights.swap(pending_weights);
+      }
+      try {
+        if (req) {
+          const bool reset = req->reset_training;
+          const int singles = req->single_steps;
+          auto problems = core::validate(req->model);
+          if (!problems.empty()) {
+            auto s = std::make_shared<LabSnapshot>();
+            s->request_id = id;
+            s->valid = false;
+            s->problems = std::move(problems);
+            s->spec = req->model;
+            publish(std::move(s));
+            continue;
+          }
+          current = *req;
+          current_id = id;
+          have_request = true;
+          ensure_model(reset);
+          if (singles > 0) train_slice(singles);
+        } else if (weights && have_request) {
+          load(*weights);
+        } else if (have_request && current.training) {
+          train_slice(0);
+        }
+        if (have_request && trainer) publish(compute());
+      } catch (const std::exception& e) {
+        auto s = std::make_shared<LabSnapshot>();
+        s->request_id = id;
+        s->valid = false;
+        s->problems.push_back({"model", e.what()});
+        publish(std::move(s));
+      }
+    }
+  }
+
+  void load(const std::vector<uint8_t>& bytes_in) {
+    const auto f = core::decode_safetensors(bytes_in.data(), bytes_in.size(), "stored weights");
+    auto it = f.metadata.find("model");
+    if (it == f.metadata.end()) throw std::invalid_argument("the stored weights carry no model spec");
+    current.model = core::model_spec_from_json(nlohmann::json::parse(it->second), "weights.model");
+    trainer.reset();
+    ensure_model(true);
+    torch::NoGradGuard g;
+    for (auto& p : trainer->model()->named_parameters()) {
+      auto t = core::from_st_tensor(f.at(p.key()));
+      if (t.sizes() != p.value().sizes()) throw std::invalid_argument("stored weight " + p.key() + " has another shape");
+      p.value().copy_(t);
+    }
+    ++model_generation;
+  }
+};
+
+LabEngine::LabEngine() : impl_(std::make_unique<Impl>()) {}
+LabEngine::~LabEngine() = default;
+
+uint64_t LabEngine::post(const LabRequest& request) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    id = ++impl_->next_id;
+    impl_->pending = request;
+    impl_->pending_id = id;
+  }
+  impl_->cv.notify_all();
+  return id;
+}
+
+std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->published;
+}
+
+bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, std::string* error) {
+  try {
+    core::decode_safetensors(safetensors.data(), safetensors.size(), "stored weights");
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->pending_weights = safetensors;
+  }
+  impl_->cv.notify_all();
+  return true;
+}
+
+}  // namespace headroom::gui

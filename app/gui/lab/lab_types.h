@@ -1,0 +1,82 @@
+// What the lab view asks for and what the lab engine publishes. Plain data, no torch, no ImGui:
+// the view draws a snapshot; the engine (lab_engine.cpp) computes it on its own thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/analysis/bottleneck_report.h"
+#include "core/analysis/spectrum.h"
+#include "core/attention/attention_costs.h"
+#include "core/data/synthetic.h"
+#include "core/model/model_spec.h"
+
+namespace headroom::gui {
+
+// A row-major float matrix.
+struct Matrix {
+  int rows = 0, cols = 0;
+  std::vector<float> v;
+  const float* data() const { return v.data(); }
+};
+
+enum class LabInput { Text, Synthetic };
+
+struct LabRequest {
+  core::ModelSpec model;      // vocab is set by the engine (256: bytes)
+  LabInput input = LabInput::Text;
+  std::string text = "In the beginning God created the heaven and the earth.";
+  core::SyntheticTask task = core::SyntheticTask::Induction;  // the synthetic input and the training task
+  int synthetic_n = 24;
+  uint64_t seed = 0;
+  bool training = false;      // train in the background on `task`
+  int single_steps = 0;       // > 0: take this many steps now (paused training)
+  bool reset_training = false;
+  double lr = 3e-3;
+  int batch = 16;
+};
+
+// A talking-heads projection as TH §7.4 / Fig. 1 shows it: normalised to [-1, 1], with its
+// conditioning (|det| and the smallest singular value; square matrices only for det).
+struct Projection {
+  Matrix raw, normalised;
+  double det = 0;            // NaN when not square
+  double smallest_sv = 0;
+};
+
+struct LayerView {
+  std::vector<Matrix> J, L, W, U;               // per head, n x n (rows: queries, cols: keys)
+  std::vector<core::Spectrum> spectra;          // per softmax head: singular spectrum of L (masked -> 0)
+  int rank_cap = 0;                             // theory: min(n, d_k) (mixed: min(n, h_k d_k))
+  int input_rank = 0;                           // measured rank of this layer's attention input (n x d)
+  bool has_P_l = false, has_P_w = false;
+  Projection P_l, P_w, P_lw;                    // P_lw = P_l x P_w (when both exist)
+};
+
+struct TrainingCurve {
+  std::vector<float> steps, loss;
+  int64_t step = 0;
+  bool running = false;
+  std::string task;
+};
+
+struct LabSnapshot {
+  uint64_t version = 0;       // increases with every publish
+  uint64_t request_id = 0;    // the request this snapshot answers
+  bool valid = false;
+  std::vector<core::SpecProblem> problems;  // why the request's model is impossible (valid == false)
+  core::ModelSpec spec;
+  int n = 0;
+  std::vector<std::string> tokens;          // one label per position
+  std::vector<LayerView> layers;
+  std::vector<core::Bottleneck> bottlenecks;
+  core::AttentionCosts costs;               // per attention layer at this n
+  int64_t parameters = 0;                   // whole model
+  int embedding_rank = 0;                   // measured rank of the V x d token embedding
+  int input_rank_cap = 0;                   // token rank + positional rank (+1 for LayerNorm)
+  TrainingCurve training;
+  double compute_ms = 0;                    // request -> snapshot on the engine thread
+};
+
+}  // namespace headroom::gui

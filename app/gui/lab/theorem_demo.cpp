@@ -1,0 +1,215 @@
+#include "app/gui/lab/theorem_demo.h"
+
+#include <Eigen/Dense>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "core/analysis/representation.h"
+
+namespace headroom::gui {
+namespace {
+
+// Hard patterns are smoothed towards uniform: Theorem 1 needs every entry positive.
+constexpr double kSmoothing = 0.05;
+
+Eigen::MatrixXd to_eigen(const Matrix& m) {
+  Eigen::MatrixXd e(m.rows, m.cols);
+  for (int i = 0; i < m.rows; ++i)
+    for (int j = 0; j < m.cols; ++j) e(i, j) = m.v[size_t(i) * m.cols + j];
+  return e;
+}
+
+Matrix to_matrix(const Eigen::MatrixXd& e) {
+  Matrix m;
+  m.rows = static_cast<int>(e.rows());
+  m.cols = static_cast<int>(e.cols());
+  m.v.resize(size_t(m.rows) * m.cols);
+  for (int i = 0; i < m.rows; ++i)
+    for (int j = 0; j < m.cols; ++j) m.v[size_t(i) * m.cols + j] = static_cast<float>(e(i, j));
+  return m;
+}
+
+Eigen::MatrixXd input_X(int n, uint64_t seed) {
+  // d = 2n rows: X has full column rank, so only the head size limits what is reachable.
+  std::mt19937_64 rng(seed * 7919 + 17);
+  std::normal_distribution<double> N(0, 1);
+  Eigen::MatrixXd X(2 * n, n);
+  for (int i = 0; i < X.rows(); ++i)
+    for (int j = 0; j < n; ++j) X(i, j) = N(rng);
+  return X;
+}
+
+}  // namespace
+
+const char* to_string(TargetPattern p) {
+  switch (p) {
+    case TargetPattern::Identity: return "identity";
+    case TargetPattern::PreviousToken: return "previous token";
+    case TargetPattern::Uniform: return "uniform";
+    case TargetPattern::RandomStochastic: return "random";
+    case TargetPattern::HeadMap: return "a head's map";
+  }
+  return "?";
+}
+
+Matrix make_target(const TheoremRequest& r) {
+  const int n = r.n;
+  Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);  // column j: query j's distribution over keys
+  switch (r.pattern) {
+    case TargetPattern::Identity: P.setIdentity(); break;
+    case TargetPattern::PreviousToken:
+      for (int j = 0; j < n; ++j) P(std::max(0, j - 1), j) = 1;
+      break;
+    case TargetPattern::Uniform: P.setConstant(1.0 / n); break;
+    case TargetPattern::RandomStochastic: {
+      std::mt19937_64 rng(r.seed + 1);
+      std::exponential_distribution<double> E(1.0);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) P(i, j) = std::pow(E(rng), 2.0) + 1e-3;  // peaky, all positive
+      break;
+    }
+    case TargetPattern::HeadMap:
+      if (r.head_map.rows == n && r.head_map.cols == n)
+        for (int q = 0; q < n; ++q)
+          for (int k = 0; k < n; ++k) P(k, q) = std::max(0.0f, r.head_map.v[size_t(q) * n + k]);
+      else P.setConstant(1.0 / n);
+      break;
+  }
+  P = (1 - kSmoothing) * P + Eigen::MatrixXd::Constant(n, n, kSmoothing / n);
+  for (int j = 0; j < n; ++j) P.col(j) /= P.col(j).sum();
+  return to_matrix(P);
+}
+
+struct TheoremDemo::Impl {
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  std::optional<TheoremRequest> pending;
+  uint64_t pending_id = 0, next_id = 0;
+  std::shared_ptr<const TheoremSnapshot> published = std::make_shared<TheoremSnapshot>();
+  bool stop = false;
+  std::thread thread;
+  // error vs d_p for the current (pattern, n, seed, map): reused while only d_p moves
+  std::string curve_key;
+  std::map<int, core::RepresentationResult> results;
+
+  Impl() : thread([this] { loop(); }) {}
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    thread.join();
+  }
+
+  bool superseded() {
+    std::lock_guard<std::mutex> lock(mu);
+    return pending.has_value() || stop;
+  }
+
+  void publish(const TheoremSnapshot& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    published = std::make_shared<TheoremSnapshot>(s);
+  }
+
+  const core::RepresentationResult& result_for(int dp, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P) {
+    auto it = results.find(dp);
+    if (it != results.end()) return it->second;
+    core::FitOptions fit;
+    fit.max_iterations = 150;
+    fit.restarts = 2;
+    return results.emplace(dp, core::represent_attention(X, P, dp, fit)).first->second;
+  }
+
+  void loop() {
+    while (true) {
+      TheoremRequest req;
+      uint64_t id;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stop || pending; });
+        if (stop) return;
+        req = *pending;
+        id = pending_id;
+        pending.reset();
+      }
+      TheoremSnapshot s;
+      s.request_id = id;
+      s.n = req.n;
+      s.d_p = req.d_p;
+      s.d = 2 * req.n;
+      if (req.n < 2 || req.n > 48 || req.d_p < 1 || req.d_p > 96) {
+        s.error = "use 2 <= n <= 48 and 1 <= d_p <= 96 (fits take longer as n grows)";
+        publish(s);
+        continue;
+      }
+      try {
+        const Matrix target = make_target(req);
+        const Eigen::MatrixXd P = to_eigen(target), X = input_X(req.n, req.seed);
+        std::string key = std::to_string(int(req.pattern)) + "/" + std::to_string(req.n) + "/" + std::to_string(req.seed);
+        if (req.pattern == TargetPattern::HeadMap)
+          for (float v : req.head_map.v) key += "," + std::to_string(v);
+        if (key != curve_key) {
+          curve_key = key;
+          results.clear();
+        }
+        const auto& r = result_for(req.d_p, X, P);
+        s.target = to_matrix(P.transpose());
+        s.reached = to_matrix(r.reached.transpose());
+        s.difference = to_matrix((r.reached - P).transpose());
+        s.max_abs_error = r.max_abs_error;
+        s.method = r.method;
+        s.ready = true;
+        const int top = req.n + 2;
+        auto fill_curve = [&] {
+          s.curve_dp.clear();
+          s.curve_error.clear();
+          for (const auto& [dp, res] : results)
+            if (dp <= top) s.curve_dp.push_back(float(dp)), s.curve_error.push_back(float(res.max_abs_error));
+        };
+        fill_curve();
+        publish(s);
+        for (int dp = 1; dp <= top; ++dp) {
+          if (superseded()) break;
+          if (results.count(dp)) continue;
+          result_for(dp, X, P);
+          fill_curve();
+          publish(s);
+        }
+        s.curve_complete = !superseded();
+        fill_curve();
+        publish(s);
+      } catch (const std::exception& e) {
+        s.error = e.what();
+        publish(s);
+      }
+    }
+  }
+};
+
+TheoremDemo::TheoremDemo() : impl_(std::make_unique<Impl>()) {}
+TheoremDemo::~TheoremDemo() = default;
+
+uint64_t TheoremDemo::post(const TheoremRequest& r) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    id = ++impl_->next_id;
+    impl_->pending = r;
+    impl_->pending_id = id;
+  }
+  impl_->cv.notify_all();
+  return id;
+}
+
+std::shared_ptr<const TheoremSnapshot> TheoremDemo::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->published;
+}
+
+}  // namespace headroom::gui

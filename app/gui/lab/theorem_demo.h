@@ -1,0 +1,51 @@
+// LRB Theorem 1, live: pick a target attention pattern, a head size d_p and n; the demo builds
+// W_q, W_k that reach it (construction when d_p >= n, best fit below) and the error-vs-d_p curve.
+// Runs on its own thread (fits take tens of milliseconds each); the latest request wins.
+#pragma once
+
+#include <memory>
+
+#include "app/gui/lab/lab_types.h"
+
+namespace headroom::gui {
+
+enum class TargetPattern { Identity, PreviousToken, Uniform, RandomStochastic, HeadMap };
+const char* to_string(TargetPattern p);
+
+struct TheoremRequest {
+  TargetPattern pattern = TargetPattern::RandomStochastic;
+  int n = 8;
+  int d_p = 4;
+  uint64_t seed = 0;
+  Matrix head_map;  // for HeadMap: an n x n map, rows = queries (as the lab draws it)
+};
+
+struct TheoremSnapshot {
+  uint64_t request_id = 0;
+  bool ready = false;
+  int n = 0, d_p = 0, d = 0;
+  // All n x n, rows = queries (LRB's P transposed, so they read like the lab's maps).
+  Matrix target, reached, difference;
+  double max_abs_error = 0;
+  std::string method;               // "construction" or "fit"
+  std::vector<float> curve_dp, curve_error;  // error vs head size, filled in progressively
+  bool curve_complete = false;
+  std::string error;                // a bad request, explained
+};
+
+// Builds the LRB-convention target P (n x n, columns = queries, positive, column-stochastic).
+Matrix make_target(const TheoremRequest& request);
+
+class TheoremDemo {
+ public:
+  TheoremDemo();
+  ~TheoremDemo();
+  uint64_t post(const TheoremRequest& request);
+  std::shared_ptr<const TheoremSnapshot> snapshot() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace headroom::gui

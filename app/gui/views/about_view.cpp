@@ -1,0 +1,69 @@
+#include "app/gui/views/about_view.h"
+
+#include <imgui.h>
+
+#include "app/gui/gui_options.h"
+#include "widgets/gl.h"
+
+#ifndef HEADROOM_VERSION
+#define HEADROOM_VERSION "0.0.0"
+#endif
+
+namespace headroom::gui {
+namespace {
+
+const char* gl_string(GLenum what) {
+  const auto* s = reinterpret_cast<const char*>(glGetString(what));
+  return s ? s : "?";
+}
+
+void row(const char* key, const char* value) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextDisabled("%s", key);
+  ImGui::TableSetColumnIndex(1);
+  ImGui::TextUnformatted(value);
+}
+
+}  // namespace
+
+void AboutView::draw() {
+  ImGui::Spacing();
+  ImGui::Text("Headroom %s", HEADROOM_VERSION);
+  ImGui::TextWrapped(
+      "A desktop lab for multi-head attention: watch every head's attention map, the singular "
+      "spectra behind its rank bottleneck, talking-heads projections and training curves.");
+  ImGui::Spacing();
+
+  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV;
+  ImGui::TextUnformatted("Build and renderer");
+  if (ImGui::BeginTable("##build", 2, flags)) {
+    row("version", HEADROOM_VERSION);
+    row("Dear ImGui", IMGUI_VERSION);
+    row("OpenGL", gl_string(GL_VERSION));
+    row("renderer", gl_string(GL_RENDERER));
+    row("settings", context_.config_dir.empty() ? "(no config directory)" : context_.config_dir.c_str());
+    row("database", context_.options && !context_.options->db_path.empty() ? context_.options->db_path.c_str() : "(none, pass --db FILE)");
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Keyboard");
+  if (ImGui::BeginTable("##keys", 2, flags)) {
+    row("F11", "toggle fullscreen");
+    row("Ctrl+Shift+S", "export a screenshot (timestamped PNG in the current directory)");
+    row("Ctrl+Q", "quit");
+    row("mouse wheel / drag", "zoom / pan a plot's x axis; double-click fits");
+    row("click a head", "select it; right-click any map or plot to export it as PNG");
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Command line");
+  if (context_.mono_font) ImGui::PushFont(context_.mono_font);
+  ImGui::TextUnformatted(
+      "headroom [--scene FILE] [--screenshot OUT.png] [--frames N] [--size WxH]\n"
+      "         [--state-out FILE.json] [--bench-frames N] [--db FILE] [--view NAME]\n"
+      "         [--presentation]");
+  if (context_.mono_font) ImGui::PopFont();
+}
+
+}  // namespace headroom::gui

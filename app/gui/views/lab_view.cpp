@@ -1,0 +1,558 @@
+#include "app/gui/views/lab_view.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "app/gui/gui_options.h"
+#include "core/io/spec_json.h"
+#include "widgets/heatmap.h"
+#include "widgets/line_plot.h"
+#include "widgets/spectrum.h"
+
+namespace headroom::gui {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const ImVec4 kBadgeLrb(0.85f, 0.35f, 0.25f, 1.0f);
+const ImVec4 kBadgeVb(0.55f, 0.40f, 0.85f, 1.0f);
+const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
+const ImVec4 kProblem(1.0f, 0.45f, 0.40f, 1.0f);
+
+std::string human(double v) {
+  char buf[32];
+  if (std::abs(v) >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (std::abs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (std::abs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+const std::vector<Matrix>& stage_maps(const LayerView& l, MapStage s) {
+  switch (s) {
+    case MapStage::J: return l.J;
+    case MapStage::L: return l.L;
+    case MapStage::W: return l.W;
+    case MapStage::U: return l.U;
+  }
+  return l.W;
+}
+
+}  // namespace
+
+LabView::LabView(ViewContext& context) : context_(context), snap_(engine_.snapshot()) {
+  select_tab_ = static_cast<int>(c_.tab);
+  std::strncpy(text_buffer_, c_.text.c_str(), sizeof text_buffer_ - 1);
+}
+
+bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
+  if (!scene.contains("lab")) return true;
+  if (!controls_from_json(scene["lab"], &c_, error)) return false;
+  select_tab_ = static_cast<int>(c_.tab);
+  std::memset(text_buffer_, 0, sizeof text_buffer_);
+  std::strncpy(text_buffer_, c_.text.c_str(), sizeof text_buffer_ - 1);
+  return true;
+}
+
+nlohmann::json LabView::state() const {
+  nlohmann::json j;
+  j["lab"] = to_json(c_);
+  if (snap_ && snap_->valid) {
+    j["model"] = core::to_json(snap_->spec);
+    j["model"]["n"] = snap_->n;
+    j["lab_snapshot"] = {{"layers", snap_->layers.size()},
+                         {"heads", snap_->layers.empty() ? 0 : snap_->layers[0].W.size()},
+                         {"version", snap_->version}};
+  }
+  if (!problems_.empty()) {
+    j["problems"] = nlohmann::json::array();
+    for (const auto& p : problems_) j["problems"].push_back({{"field", p.field}, {"message", p.message}});
+  }
+  return j;
+}
+
+nlohmann::json LabView::bench_metrics() const {
+  if (latency_ms_.empty()) return nlohmann::json::object();
+  return {{"snapshot_ms_median", percentile(latency_ms_, 0.5)},
+          {"snapshot_ms_p95", percentile(latency_ms_, 0.95)},
+          {"snapshot_samples", latency_ms_.size()}};
+}
+
+bool LabView::settled() const {
+  if (!problems_.empty()) return true;
+  if (!snap_ || snap_->request_id < last_posted_) return false;
+  if (c_.tab == LabTab::Theorem) {
+    auto t = theorem_.snapshot();
+    return t->request_id >= theorem_posted_ && (t->curve_complete || !t->error.empty());
+  }
+  return true;
+}
+
+void LabView::post_now(int single_steps, bool reset) {
+  core::ModelSpec spec;
+  if (!model_spec_of(c_, &spec, &problems_)) return;
+  auto req = lab_request_of(c_, spec);
+  req.single_steps = single_steps;
+  req.reset_training = reset;
+  last_posted_ = engine_.post(req);
+  posted_at_[last_posted_] = Clock::now();
+}
+
+void LabView::sync() {
+  c_.text = text_buffer_;
+  // Benchmark mode: a control change every few frames (the seed: a full rebuild and recompute).
+  if (context_.options && context_.options->bench_frames > 0 && ++bench_frame_ % 6 == 0) c_.seed++;
+
+  core::ModelSpec spec;
+  if (model_spec_of(c_, &spec, &problems_)) {
+    const std::string key = core::to_json(spec).dump() + "|" + to_json(c_)["text"].dump() + "|" +
+                            std::to_string(int(c_.input)) + std::to_string(int(c_.task)) +
+                            std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
+                            std::to_string(c_.training) + "|" + std::to_string(c_.lr);
+    if (key != posted_key_) {
+      posted_key_ = key;
+      post_now();
+    }
+  }
+  auto s = engine_.snapshot();
+  if (s != snap_) {
+    auto it = posted_at_.find(s->request_id);
+    if (it != posted_at_.end()) {
+      latency_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - it->second).count());
+      posted_at_.erase(posted_at_.begin(), std::next(it));
+    }
+    snap_ = s;
+  }
+
+  if (c_.tab == LabTab::Theorem) {
+    TheoremRequest t;
+    t.pattern = c_.pattern;
+    t.n = c_.theorem_n;
+    t.d_p = c_.theorem_dp;
+    t.seed = c_.seed;
+    std::string key = std::to_string(int(t.pattern)) + "/" + std::to_string(t.n) + "/" + std::to_string(t.d_p) + "/" +
+                      std::to_string(t.seed);
+    if (t.pattern == TargetPattern::HeadMap && snap_ && snap_->valid && !snap_->layers.empty()) {
+      const auto& l = snap_->layers[std::min<size_t>(c_.layer, snap_->layers.size() - 1)];
+      const int h = std::clamp(c_.theorem_head, 0, int(l.W.size()) - 1);
+      t.head_map = l.W[h];
+      t.n = l.W[h].rows;  // the head's own n
+      key += "/head" + std::to_string(h) + "/v" + std::to_string(snap_->version);
+    }
+    if (key != theorem_key_) {
+      theorem_key_ = key;
+      theorem_posted_ = theorem_.post(t);
+    }
+  }
+}
+
+// ImGui 1.86 names few keys; the GLFW backend indexes io.KeysDown by GLFW key codes.
+void LabView::handle_shortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || io.KeyCtrl) return;
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) c_.training = !c_.training;
+  if (ImGui::IsKeyPressed(GLFW_KEY_S) && !c_.training) post_now(1);
+  if (ImGui::IsKeyPressed(GLFW_KEY_R)) post_now(0, true);
+  if (ImGui::IsKeyPressed(GLFW_KEY_LEFT_BRACKET)) c_.heads = std::max(1, c_.heads / 2);
+  if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT_BRACKET)) c_.heads = std::min(64, c_.heads * 2);
+  for (int t = 0; t < 4; ++t)
+    if (ImGui::IsKeyPressed(GLFW_KEY_1 + t)) c_.tab = static_cast<LabTab>(t), select_tab_ = t;
+}
+
+void LabView::draw() {
+  handle_shortcuts();
+  sync();
+  const float left = 330.0f * context_.ui_scale;
+  ImGui::BeginChild("##lab_controls", ImVec2(left, 0), true);
+  draw_controls();
+  if (snap_) draw_training(*snap_);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("##lab_main", ImVec2(0, 0), false);
+  if (!problems_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kProblem);
+    for (const auto& p : problems_) ImGui::TextWrapped("Impossible %s: %s", p.field.c_str(), p.message.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextDisabled("Showing the last model that works.");
+    ImGui::Separator();
+  }
+  if (snap_ && snap_->valid) {
+    draw_summary(*snap_);
+    if (ImGui::BeginTabBar("##lab_tabs")) {
+      const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem};
+      const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1"};
+      for (int i = 0; i < 4; ++i) {
+        // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
+        const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(labels[i], nullptr, flags)) {
+          if (select_tab_ < 0) c_.tab = tabs[i];
+          switch (tabs[i]) {
+            case LabTab::Heads: draw_heads(*snap_); break;
+            case LabTab::Rank: draw_rank(*snap_); break;
+            case LabTab::Projections: draw_projections(*snap_); break;
+            case LabTab::Theorem: draw_theorem(); break;
+          }
+          ImGui::EndTabItem();
+        }
+      }
+      select_tab_ = -1;
+      ImGui::EndTabBar();
+    }
+  } else if (problems_.empty()) {
+    ImGui::TextDisabled("Building the model...");
+  }
+  ImGui::EndChild();
+}
+
+void LabView::draw_controls() {
+  ImGui::PushItemWidth(-120.0f * context_.ui_scale);
+  ImGui::TextUnformatted("Model");
+  ImGui::Separator();
+  const auto& kinds = core::all_attention_kinds();
+  int kind = static_cast<int>(std::find(kinds.begin(), kinds.end(), c_.kind) - kinds.begin());
+  if (ImGui::BeginCombo("attention", core::to_string(c_.kind))) {
+    for (size_t i = 0; i < kinds.size(); ++i)
+      if (ImGui::Selectable(core::to_string(kinds[i]), int(i) == kind)) {
+        c_.kind = kinds[i];
+        if (c_.kind == core::AttentionKind::FixedHead) c_.standard_head_size = false;
+        if (c_.kind == core::AttentionKind::MultiHead) c_.standard_head_size = true;
+      }
+    ImGui::EndCombo();
+  }
+  help_marker("multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
+              "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
+              "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
+  ImGui::SliderInt("d (width)", &c_.d, 8, 512);
+  ImGui::SliderInt("h (heads)", &c_.heads, 1, 64);
+  tooltip("Heads h. Shortcuts: [ halves, ] doubles.");
+  if (core::is_talking_heads_family(c_.kind)) {
+    if (c_.kind != core::AttentionKind::WeightsProj) ImGui::SliderInt("h_k (key heads)", &c_.heads_k, 1, 64);
+    if (c_.kind != core::AttentionKind::LogitsProj) ImGui::SliderInt("h_v (value heads)", &c_.heads_v, 1, 64);
+  }
+  if (c_.kind != core::AttentionKind::GeneralBilinear) {
+    if (ImGui::Checkbox("standard d_p = d/h", &c_.standard_head_size)) {
+      if (c_.kind == core::AttentionKind::MultiHead && !c_.standard_head_size) c_.kind = core::AttentionKind::FixedHead;
+      if (c_.kind == core::AttentionKind::FixedHead && c_.standard_head_size) c_.kind = core::AttentionKind::MultiHead;
+    }
+    tooltip("On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
+            "Off: a fixed head size d_p, independent of d and h (LRB §3).");
+    if (!c_.standard_head_size) ImGui::SliderInt("d_p (head size)", &c_.head_size, 1, 256);
+    else ImGui::TextDisabled("d_p = %d / %d = %s", c_.d, c_.heads, c_.heads > 0 && c_.d % c_.heads == 0 ? std::to_string(c_.d / c_.heads).c_str() : "not whole");
+  }
+  ImGui::SliderInt("r (emb. rank)", &c_.embed_rank, 0, c_.d);
+  tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). 0 = full rank.");
+  ImGui::SliderInt("L (layers)", &c_.layers, 1, 8);
+  ImGui::Checkbox("causal", &c_.causal);
+  int seed = static_cast<int>(c_.seed);
+  if (ImGui::InputInt("seed", &seed)) c_.seed = static_cast<uint64_t>(std::max(0, seed));
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Input");
+  ImGui::Separator();
+  int input = c_.input == LabInput::Text ? 0 : 1;
+  ImGui::RadioButton("sentence", &input, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("synthetic", &input, 1);
+  c_.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
+  if (c_.input == LabInput::Text) {
+    ImGui::InputTextMultiline("##text", text_buffer_, sizeof text_buffer_, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
+    ImGui::TextDisabled("bytes tokenizer: n = %d (<= context %d)", std::min<int>(std::strlen(text_buffer_), c_.context), c_.context);
+  } else {
+    ImGui::SliderInt("n", &c_.synthetic_n, 4, std::min(128, c_.context));
+  }
+  const char* tasks[] = {"copy", "reverse", "induction", "recall"};
+  int task = static_cast<int>(c_.task);
+  if (ImGui::Combo("task", &task, tasks, 4)) c_.task = static_cast<core::SyntheticTask>(task);
+  tooltip("The synthetic sequence shown, and what live training learns.");
+  ImGui::PopItemWidth();
+}
+
+void LabView::draw_training(const LabSnapshot& s) {
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Live training");
+  ImGui::Separator();
+  if (ImGui::Button(c_.training ? "Pause" : "Train")) c_.training = !c_.training;
+  tooltip("Train on the synthetic task in the background (Space).");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(c_.training);
+  if (ImGui::Button("Step")) post_now(1);
+  tooltip("One optimiser step (S).");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) post_now(0, true);
+  tooltip("Re-initialise the weights from the seed (R).");
+  ImGui::SliderFloat("lr", &c_.lr, 1e-4f, 1e-2f, "%.4f", ImGuiSliderFlags_Logarithmic);
+  if (!s.valid) return;
+  ImGui::Text("step %lld  %s", static_cast<long long>(s.training.step), s.training.task.c_str());
+  if (!s.training.loss.empty()) {
+    ImGui::SameLine();
+    ImGui::Text("loss %.3f", s.training.loss.back());
+    if (widgets::BeginPlot("##loss", ImVec2(-1, 150 * context_.ui_scale))) {
+      widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);
+      widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(), static_cast<int>(s.training.loss.size()));
+      widgets::EndPlot();
+    }
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("Changing the input, causal or the task keeps the weights; changing a shape starts over.");
+  ImGui::PopTextWrapPos();
+}
+
+void LabView::draw_summary(const LabSnapshot& s) {
+  const auto& a = s.spec.attention;
+  ImGui::Text("%s", core::describe(s.spec).c_str());
+  ImGui::Text("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
+              s.n, human(double(s.costs.params)).c_str(), human(double(s.costs.multiplies)).c_str(),
+              human(double(s.parameters)).c_str(), s.compute_ms);
+  tooltip("Costs by TH §5, computed for this spec and n (not copied from a table).");
+  for (const auto& b : s.bottlenecks) {
+    const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;
+    ImGui::PushStyleColor(ImGuiCol_Button, color);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, color);
+    const std::string label = b.paper + " " + b.section + "##" + b.id;
+    ImGui::SmallButton(label.c_str());
+    ImGui::PopStyleColor(2);
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", b.message.c_str());
+  }
+  if (s.bottlenecks.empty()) ImGui::TextDisabled("No bottleneck at this n: every head can reach rank n (d_p >= n).");
+  (void)a;
+}
+
+void LabView::draw_heads(const LabSnapshot& s) {
+  const int layers = static_cast<int>(s.layers.size());
+  c_.layer = std::clamp(c_.layer, 0, layers - 1);
+  ImGui::SetNextItemWidth(200 * context_.ui_scale);
+  ImGui::SliderInt("layer", &c_.layer, 0, layers - 1);
+  const bool th = core::is_talking_heads_family(s.spec.attention.kind);
+  if (th) {
+    ImGui::SameLine();
+    int stage = static_cast<int>(c_.stage);
+    const char* names[] = {"J raw logits", "L mixed logits", "W weights", "U mixed weights"};
+    for (int i = 0; i < 4; ++i) {
+      ImGui::SameLine();
+      ImGui::RadioButton(names[i], &stage, i);
+    }
+    c_.stage = static_cast<MapStage>(stage);
+    help_marker("TH §4: J = Q K^T per key head (h_k); L = J P_l (h heads); W = softmax(L); U = W P_w (h_v heads).");
+  } else {
+    ImGui::SameLine();
+    int stage = c_.stage == MapStage::J || c_.stage == MapStage::L ? 0 : 1;
+    ImGui::RadioButton("logits", &stage, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("weights", &stage, 1);
+    c_.stage = stage == 0 ? MapStage::L : MapStage::W;
+  }
+  const auto& layer = s.layers[c_.layer];
+  const auto& maps = stage_maps(layer, c_.stage);
+  std::vector<const char*> labels;
+  for (const auto& t : s.tokens) labels.push_back(t.c_str());
+  std::vector<const float*> ptrs;
+  std::vector<std::string> titles;
+  std::vector<const char*> title_ptrs;
+  for (size_t h = 0; h < maps.size(); ++h) {
+    ptrs.push_back(maps[h].data());
+    titles.push_back("head " + std::to_string(h));
+  }
+  for (auto& t : titles) title_ptrs.push_back(t.c_str());
+  const bool weights = c_.stage == MapStage::W || c_.stage == MapStage::U;
+  widgets::HeatmapStyle style;
+  style.row_labels = labels.data();
+  style.col_labels = labels.data();
+  style.version = s.version;
+  style.colormap = weights ? widgets::Colormap::Viridis : widgets::Colormap::Diverging;
+  style.auto_range = !weights;
+  style.vmin = 0.0f;
+  style.vmax = 1.0f;
+  style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
+  if (c_.enlarged_head >= static_cast<int>(maps.size())) c_.enlarged_head = -1;
+  const float grid_width = c_.enlarged_head >= 0 ? ImGui::GetContentRegionAvail().x * 0.45f : 0.0f;
+  ImGui::BeginChild("##grid", ImVec2(grid_width, 0));
+  style.size = ImVec2(0, ImGui::GetContentRegionAvail().y);  // every head fits on screen
+  const int clicked = widgets::HeatmapGrid("##heads", ptrs.data(), static_cast<int>(ptrs.size()), s.n, s.n,
+                                           title_ptrs.data(), style, c_.enlarged_head, 64.0f * context_.ui_scale);
+  if (clicked >= 0) c_.enlarged_head = clicked == c_.enlarged_head ? -1 : clicked;
+  ImGui::EndChild();
+  if (c_.enlarged_head >= 0) {
+    ImGui::SameLine();
+    ImGui::BeginChild("##enlarged");
+    const std::string title = "layer " + std::to_string(c_.layer) + ", head " + std::to_string(c_.enlarged_head) +
+                              " (" + to_string(c_.stage) + ") - click to close";
+    style.title = title.c_str();
+    style.size = ImVec2(0, 0);
+    if (widgets::Heatmap("##big", maps[c_.enlarged_head].data(), s.n, s.n, style)) c_.enlarged_head = -1;
+    ImGui::EndChild();
+  }
+}
+
+void LabView::draw_rank(const LabSnapshot& s) {
+  const int layers = static_cast<int>(s.layers.size());
+  c_.layer = std::clamp(c_.layer, 0, layers - 1);
+  ImGui::SetNextItemWidth(200 * context_.ui_scale);
+  ImGui::SliderInt("layer##rank", &c_.layer, 0, layers - 1);
+  const auto& l = s.layers[c_.layer];
+  const auto& a = s.spec.attention;
+  ImGui::Text("Theory caps each logit matrix at rank %d = min(n = %d, %s).", l.rank_cap, s.n,
+              core::has_logits_projection(a.kind) ? "h_k d_k" : a.kind == core::AttentionKind::GeneralBilinear ? "d" : "d_p");
+  tooltip("LRB §2.3: (W_k X)^T (W_q X) has rank <= d_p. Talking-heads mixes h_k such matrices (TH §4).");
+  ImGui::Text("This layer's input (n x d) has measured rank %d.", l.input_rank);
+  if (c_.layer == 0)
+    ImGui::TextDisabled("Layer 0's input is LayerNorm(token + position): rank <= r + r_pos (+1 for the LayerNorm bias) = %d, "
+                        "so the input also caps layer 0.", s.input_rank_cap);
+  else
+    ImGui::TextDisabled("Deeper layers mix the embedding's low rank away (residual + MLP), so only min(n, d_p) applies.");
+  ImGui::Text("Token embedding (V x d): measured rank %d of r = %d.", s.embedding_rank, core::effective_embed_rank(s.spec));
+  ImGui::Separator();
+  const int heads = static_cast<int>(l.spectra.size());
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int cols = std::max(1, std::min(heads, static_cast<int>(avail / (240.0f * context_.ui_scale))));
+  const float w = avail / cols - ImGui::GetStyle().ItemSpacing.x;
+  std::vector<float> sv;
+  for (int h = 0; h < heads; ++h) {
+    const auto& sp = l.spectra[h];
+    sv.assign(sp.singular_values.begin(), sp.singular_values.end());
+    widgets::SpectrumStyle style;
+    style.tolerance = static_cast<float>(sp.tolerance);
+    const std::string title = "head " + std::to_string(h) + ": rank " + std::to_string(sp.rank) + ", deficit " +
+                              std::to_string(s.n - sp.rank) + "##spec" + std::to_string(h);
+    widgets::SpectrumBars(title.c_str(), sv.data(), static_cast<int>(sv.size()), sp.rank, l.rank_cap,
+                          ImVec2(w, 150 * context_.ui_scale), style);
+    if ((h + 1) % cols != 0 && h + 1 < heads) ImGui::SameLine();
+  }
+}
+
+void LabView::draw_projections(const LabSnapshot& s) {
+  const int layers = static_cast<int>(s.layers.size());
+  c_.layer = std::clamp(c_.layer, 0, layers - 1);
+  ImGui::SetNextItemWidth(200 * context_.ui_scale);
+  ImGui::SliderInt("layer##proj", &c_.layer, 0, layers - 1);
+  const auto& l = s.layers[c_.layer];
+  if (!l.has_P_l && !l.has_P_w) {
+    ImGui::TextWrapped("%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
+                       core::to_string(s.spec.attention.kind));
+    return;
+  }
+  ImGui::TextWrapped("TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
+  struct Item {
+    const char* name;
+    const Projection* p;
+  };
+  std::vector<Item> items;
+  if (l.has_P_l) items.push_back({"P_l (logits, h_k x h)", &l.P_l});
+  if (l.has_P_w) items.push_back({"P_w (weights, h x h_v)", &l.P_w});
+  if (l.has_P_l && l.has_P_w) items.push_back({"P_l x P_w", &l.P_lw});
+  const float w = ImGui::GetContentRegionAvail().x / items.size() - ImGui::GetStyle().ItemSpacing.x;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) ImGui::SameLine();
+    ImGui::BeginGroup();
+    widgets::HeatmapStyle style;
+    style.title = items[i].name;
+    style.colormap = widgets::Colormap::Diverging;
+    style.auto_range = false;
+    style.vmin = -1;
+    style.vmax = 1;
+    style.version = s.version;
+    style.size = ImVec2(w, 0);
+    style.tooltip_format = "in head %s -> out head %s: %.3f";
+    const auto& m = items[i].p->normalised;
+    widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
+    if (std::isnan(items[i].p->det)) ImGui::Text("not square; smallest singular value %.3g", items[i].p->smallest_sv);
+    else ImGui::Text("|det| %.3g   smallest singular value %.3g", std::abs(items[i].p->det), items[i].p->smallest_sv);
+    tooltip("TH's trained BERT had |det| > 1e-9 and smallest eigenvalue > 1e-3: well conditioned.");
+    ImGui::EndGroup();
+  }
+}
+
+void LabView::draw_theorem() {
+  const char* patterns[] = {"identity", "previous token", "uniform", "random", "a head's map"};
+  int p = static_cast<int>(c_.pattern);
+  ImGui::SetNextItemWidth(180 * context_.ui_scale);
+  if (ImGui::Combo("target", &p, patterns, 5)) c_.pattern = static_cast<TargetPattern>(p);
+  ImGui::SameLine();
+  if (c_.pattern == TargetPattern::HeadMap) {
+    ImGui::SetNextItemWidth(120 * context_.ui_scale);
+    ImGui::SliderInt("head##thm", &c_.theorem_head, 0, 63);
+  } else {
+    ImGui::SetNextItemWidth(160 * context_.ui_scale);
+    ImGui::SliderInt("n##thm", &c_.theorem_n, 2, 24);
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(200 * context_.ui_scale);
+  ImGui::SliderInt("d_p##thm", &c_.theorem_dp, 1, 32);
+  help_marker("LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
+              "some W_q, W_k (the construction, eqs. 4-7). Below, the best fit (L-BFGS, float64). Softmax ignores a "
+              "constant added to a query's logits, so d_p = n - 1 already suffices; fewer leaves an error.");
+  auto t = theorem_.snapshot();
+  if (!t->error.empty()) {
+    ImGui::TextColored(kProblem, "%s", t->error.c_str());
+    return;
+  }
+  if (!t->ready) {
+    ImGui::TextDisabled("computing...");
+    return;
+  }
+  ImGui::Text("n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s%s", t->n, t->d_p, t->d, t->n,
+              t->max_abs_error, t->method.c_str(), t->d_p >= t->n ? "  (d_p >= n: exact, LRB Thm 1)" : "");
+  const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
+  const Matrix* mats[] = {&t->target, &t->reached, &t->difference};
+  const char* names[] = {"target P", "reached softmax", "difference"};
+  for (int i = 0; i < 3; ++i) {
+    if (i) ImGui::SameLine();
+    widgets::HeatmapStyle style;
+    style.title = names[i];
+    style.size = ImVec2(w, 0);
+    style.version = t->request_id * 4 + (t->curve_complete ? 1 : 0);
+    if (i == 2) {
+      style.colormap = widgets::Colormap::Diverging;
+      style.auto_range = false;
+      const float e = std::max(1e-6f, static_cast<float>(t->max_abs_error));
+      style.vmin = -e;
+      style.vmax = e;
+    } else {
+      style.auto_range = false;
+      style.vmin = 0;
+      style.vmax = 1;
+    }
+    style.tooltip_format = "query %s -> key %s: %.4f";
+    widgets::Heatmap(names[i], mats[i]->data(), mats[i]->rows, mats[i]->cols, style);
+  }
+  if (!t->curve_dp.empty() && widgets::BeginPlot("error vs head size##thm_curve", ImVec2(-1, -1))) {
+    widgets::SetupAxes("head size d_p", "max |reached - P|", widgets::PlotFlags_LogY);
+    std::vector<float> floor(t->curve_error.size());
+    for (size_t i = 0; i < floor.size(); ++i) floor[i] = std::max(1e-12f, t->curve_error[i]);
+    widgets::PlotLine("error", t->curve_dp.data(), floor.data(), static_cast<int>(floor.size()));
+    const float nx[2] = {float(t->n), float(t->n)};
+    const float ny[2] = {1e-12f, 1.0f};
+    widgets::PlotLine("d_p = n", nx, ny, 2, IM_COL32(230, 90, 60, 255));
+    widgets::EndPlot();
+  }
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,59 @@
+// The live lab: build a model from sliders, run it on typed text or a synthetic sequence, and see
+// every head's map, each head's singular spectrum against the rank the theory allows, the
+// talking-heads projections, LRB Theorem 1 live, and live training. All computing happens in
+// LabEngine / TheoremDemo threads; draw() only reads their latest snapshots.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "app/gui/lab/lab_controls.h"
+#include "app/gui/lab/lab_engine.h"
+#include "app/gui/lab/theorem_demo.h"
+#include "app/gui/views/view.h"
+
+namespace headroom::gui {
+
+class LabView : public View {
+ public:
+  explicit LabView(ViewContext& context);
+  const char* name() const override { return "Lab"; }
+  void draw() override;
+  bool load_scene(const nlohmann::json& scene, std::string* error) override;
+  nlohmann::json state() const override;
+  nlohmann::json bench_metrics() const override;
+  bool settled() const override;
+
+ private:
+  void sync();  // posts requests for changed controls, collects snapshots and latencies
+  void draw_controls();
+  void draw_training(const LabSnapshot& s);
+  void draw_summary(const LabSnapshot& s);
+  void draw_heads(const LabSnapshot& s);
+  void draw_rank(const LabSnapshot& s);
+  void draw_projections(const LabSnapshot& s);
+  void draw_theorem();
+  void handle_shortcuts();
+  void post_now(int single_steps = 0, bool reset = false);
+
+  ViewContext& context_;
+  LabControls c_;
+  LabEngine engine_;
+  TheoremDemo theorem_;
+  std::vector<core::SpecProblem> problems_;
+  std::string posted_key_;
+  uint64_t last_posted_ = 0;
+  std::shared_ptr<const LabSnapshot> snap_;
+  std::string theorem_key_;
+  uint64_t theorem_posted_ = 0;
+  char text_buffer_[1024] = {};
+  // control change -> snapshot latency, for --bench-frames
+  std::map<uint64_t, std::chrono::steady_clock::time_point> posted_at_;
+  std::vector<double> latency_ms_;
+  int bench_frame_ = 0;
+  int select_tab_ = -1;  // a tab to select programmatically in the next frame
+};
+
+}  // namespace headroom::gui

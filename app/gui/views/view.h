@@ -1,0 +1,56 @@
+// A View is one tab of the GUI (the lab, the explorer, the widgets demo...).
+//
+// Adding a view is two lines in view_registry.cpp: include its header and
+// push_back an instance (tab order = registration order; the first one is the
+// default tab). Sources in app/gui/views/ are picked up by CMake automatically.
+//
+// Lifetime: views are constructed BEFORE the window exists (so --view and --scene
+// can be validated without a display): constructors must not touch ImGui or GL.
+// draw() is called every frame the tab is visible, inside an ImGui child window
+// that fills the tab.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+struct ImFont;
+
+namespace headroom::gui {
+
+struct GuiOptions;
+
+// What the shell shares with views. Owned by the App; outlives every view.
+struct ViewContext {
+  const GuiOptions* options = nullptr;  // the command line (--db, --presentation, ...)
+  std::string config_dir;               // where settings live ("" when unknown)
+  ImFont* mono_font = nullptr;          // DejaVu Sans Mono (null until fonts load, or if missing)
+  float ui_scale = 1.0f;                // HiDPI x presentation scale, for views sizing things by hand
+};
+
+class View {
+ public:
+  virtual ~View() = default;
+
+  // Tab label; also the name for --view, the scene's "view" and state's "view".
+  virtual const char* name() const = 0;
+
+  // Draws the tab's contents into the current window.
+  virtual void draw() = 0;
+
+  // The --scene object (whole file; pick your own key). Return false with *error
+  // set (one line: what is wrong and what would be right) to abort startup with exit 2.
+  virtual bool load_scene(const nlohmann::json& scene, std::string* error) { return true; }
+
+  // Merged into the --state-out JSON at top level (e.g. {"model": {...}}).
+  virtual nlohmann::json state() const { return nlohmann::json::object(); }
+
+  // Merged into the --bench-frames JSON line (e.g. {"snapshot_ms_p95": 3.2}).
+  virtual nlohmann::json bench_metrics() const { return nlohmann::json::object(); }
+
+  // Automation waits (bounded) until the shown view says its content is ready,
+  // e.g. a background snapshot has arrived, before taking the screenshot.
+  virtual bool settled() const { return true; }
+};
+
+}  // namespace headroom::gui

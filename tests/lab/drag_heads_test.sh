@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# drag_heads_test.sh HEADROOM OUTDIR
+# Drags the "h (heads)" slider in the real window (Xvfb + xdotool) and checks through
+# --state-out that the model and the number of head maps drawn changed with it.
+set -u
+headroom=$1 out=$2
+command -v Xvfb >/dev/null && command -v xdotool >/dev/null || { echo "SKIP: needs Xvfb and xdotool"; exit 77; }
+mkdir -p "$out"
+rm -f "$out/state.json"
+# A fixed head size, so that every head count is a valid model (LRB §3).
+cat >"$out/scene.json" <<'JSON'
+{"view": "Lab", "lab": {"kind": "fixed-head", "standard_head_size": false, "head_size": 8, "d": 64, "heads": 8,
+ "text": "In the beginning God created the heaven and the earth."}}
+JSON
+display=":$(( (RANDOM % 400) + 500 ))"
+Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb_pid=$!
+trap 'kill $xvfb_pid 2>/dev/null' EXIT
+sleep 1
+export DISPLAY=$display XDG_CONFIG_HOME="$out/config"
+"$headroom" --scene "$out/scene.json" --size 1280x800 --frames 240 --state-out "$out/state.json" &
+app=$!
+win=$(timeout 20 xdotool search --sync --name '^Headroom$' | head -n 1)
+[ -n "$win" ] || { echo "FAIL: no window titled Headroom"; exit 1; }
+sleep 2
+# The heads slider is the second slider of the controls: y = 170 at 1280x800; 8 of 1..64 sits
+# near x = 44. Drag it to the right.
+xdotool mousemove --window "$win" 44 170 mousedown 1 sleep 0.2 mousemove --window "$win" 90 170 sleep 0.2 \
+  mousemove --window "$win" 140 170 sleep 0.2 mouseup 1
+wait $app || { echo "FAIL: headroom exited with $?"; exit 1; }
+[ -f "$out/state.json" ] || { echo "FAIL: no state written"; exit 1; }
+heads=$(grep -o '"heads": [0-9]*' "$out/state.json" | head -n 1 | grep -o '[0-9]*$')
+maps=$(grep -o '"heatmaps_drawn": [0-9]*' "$out/state.json" | grep -o '[0-9]*$')
+model_heads=$(sed -n '/"model"/,/}/p' "$out/state.json" | grep -o '"heads": [0-9]*' | head -n 1 | grep -o '[0-9]*$')
+echo "after the drag: lab.heads=$heads model heads=$model_heads maps drawn=$maps"
+[ "${heads:-8}" -gt 8 ] || { echo "FAIL: the heads slider did not move (heads=$heads)"; exit 1; }
+[ "$model_heads" = "$heads" ] || { echo "FAIL: the model has $model_heads heads, the slider says $heads"; exit 1; }
+[ "$maps" = "$heads" ] || { echo "FAIL: $maps head maps drawn for $heads heads"; exit 1; }
+echo PASS

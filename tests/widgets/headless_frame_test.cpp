@@ -1,0 +1,117 @@
+// Runs whole ImGui frames without a window or GL context (line plots and spectra
+// do not touch GL), checking the immediate-mode plumbing: item registration,
+// decimation budget, hover paths, frame statistics.
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <cmath>
+#include <vector>
+
+#include "widgets/demo_data.h"
+#include "widgets/frame_stats.h"
+#include "widgets/line_plot.h"
+#include "widgets/spectrum.h"
+
+namespace hw = headroom::widgets;
+
+namespace {
+
+class HeadlessImGui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1000, 700);
+    io.DeltaTime = 1.0f / 60.0f;
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  void TearDown() override { ImGui::DestroyContext(); }
+
+  // One frame with a 900-px-wide plot of `d`'s curves and a spectrum.
+  hw::FrameStats frame(const hw::DemoData& d, ImVec2 mouse, float wheel = 0.0f, bool down = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = mouse;
+    io.MouseWheel = wheel;
+    io.MouseDown[0] = down;
+    ImGui::NewFrame();
+    hw::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
+    if (hw::BeginPlot("Loss##p", ImVec2(900, 350))) {
+      hw::SetupAxes("step", "loss", hw::PlotFlags_LogY);
+      hw::PlotShaded("band", d.steps.data(), d.band_lo.data(), d.band_hi.data(), d.points);
+      hw::PlotLine("train", d.steps.data(), d.train.data(), d.points);
+      hw::PlotLine("val", d.steps.data(), d.val.data(), d.points);
+      hw::EndPlot();
+    }
+    hw::SpectrumBars("Spectrum##s", d.spectrum.data(), static_cast<int>(d.spectrum.size()), d.rank, d.cap,
+                     ImVec2(900, 250));
+    ImGui::End();
+    ImGui::Render();
+    return hw::frame_stats();
+  }
+};
+
+}  // namespace
+
+TEST_F(HeadlessImGui, PlotsAreDrawnWithinTheDecimationBudget) {
+  const hw::DemoData d = hw::make_demo_data(8, 1, 20000);
+  const hw::FrameStats s = frame(d, ImVec2(-1, -1));
+  EXPECT_EQ(s.plots_drawn, 2);
+  EXPECT_EQ(s.heatmaps_drawn, 0);
+  EXPECT_GT(s.plot_points, 900);              // every pixel column has data
+  EXPECT_LE(s.plot_points, 3 * (2 * 900 + 2));  // and never more than the budget
+}
+
+TEST_F(HeadlessImGui, HoverZoomAndPanDoNotBreakFrames) {
+  const hw::DemoData d = hw::make_demo_data(8, 1, 20000);
+  frame(d, ImVec2(-1, -1));
+  const hw::FrameStats before = frame(d, ImVec2(450, 150));
+  // Zoom in a lot around the cursor: fewer samples are visible, fewer points drawn.
+  hw::FrameStats after = before;
+  for (int i = 0; i < 12; ++i) after = frame(d, ImVec2(450, 150), 1.0f);
+  EXPECT_EQ(after.plots_drawn, 2);
+  EXPECT_LT(after.plot_points, before.plot_points);
+  // Hovering the spectrum.
+  const hw::FrameStats sp = frame(d, ImVec2(300, 500));
+  EXPECT_EQ(sp.plots_drawn, 2);
+}
+
+TEST_F(HeadlessImGui, LegendClickHidesASeriesWithoutPanning) {
+  const hw::DemoData d = hw::make_demo_data(8, 1, 20000);
+  const ImVec2 legend_train(880, 55);  // second legend row, top-right of the plot
+  frame(d, ImVec2(-1, -1));
+  const hw::FrameStats before = frame(d, legend_train);
+  frame(d, legend_train, 0.0f, true);  // press
+  frame(d, legend_train, 0.0f, false);  // release
+  const hw::FrameStats hidden = frame(d, ImVec2(-1, -1));
+  EXPECT_LT(hidden.plot_points, before.plot_points);
+  EXPECT_GT(hidden.plot_points, before.plot_points / 3);  // one of three series gone, x range kept
+  // Clicking again shows it again.
+  frame(d, legend_train, 0.0f, true);
+  frame(d, legend_train, 0.0f, false);
+  EXPECT_EQ(frame(d, ImVec2(-1, -1)).plot_points, before.plot_points);
+}
+
+TEST_F(HeadlessImGui, EmptyAndDegenerateSeries) {
+  ImGui::NewFrame();
+  hw::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(800, 600));
+  ImGui::Begin("empty");
+  if (hw::BeginPlot("##empty", ImVec2(300, 200))) {
+    hw::SetupAxes("x", "y", hw::PlotFlags_LogX | hw::PlotFlags_LogY);
+    const float y[3] = {0.0f, -1.0f, NAN};
+    hw::PlotLine("nothing valid", nullptr, y, 3);
+    hw::PlotLine("null", nullptr, nullptr, 5);
+    hw::EndPlot();
+  }
+  hw::SpectrumBars("##nothing", nullptr, 0, -1, -1, ImVec2(300, 200));
+  ImGui::End();
+  ImGui::Render();
+  EXPECT_EQ(hw::frame_stats().plots_drawn, 2);
+}
