@@ -23,7 +23,7 @@ namespace {
 struct QueueOptions {
   std::string db, suite, scale = "quick", shard = "0/1";
   int workers = 1;
-  bool follow = false, quiet = false;
+  bool follow = false, quiet = false, dry_run = false;
   double stale_after = 300;
 };
 
@@ -77,12 +77,20 @@ int run_suite(const QueueOptions& o) {
   Shard shard;
   Suite suite;
   try {
+    if (o.db.empty() && !o.dry_run) throw std::invalid_argument("--db is required (or --dry-run to only validate)");
     shard = parse_shard(o.shard);
     if (o.workers < 1 || o.workers > 64) throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
     suite = load_suite(o.suite, o.scale);  // every problem surfaces before the DB is touched
   } catch (const std::invalid_argument& e) {
     std::cerr << "headroom-worker run: " << e.what() << "\n";
     return kExitBadInput;
+  }
+  if (o.dry_run) {  // validated above; list what would be enqueued, touch nothing
+    std::cout << "suite " << suite.name << " (" << suite.scale << "): " << suite.runs.size() << " runs\n";
+    for (const auto& r : suite.runs)
+      std::cout << "  " << r.name << "  " << core::parameter_count(r.parsed.model) << " parameters, "
+                << r.parsed.train.steps << " steps\n";
+    return kExitOk;
   }
   {
     auto conn = db::Connection::open(o.db, db::OpenMode::Create);
@@ -126,7 +134,9 @@ Command register_run(CLI::App& root) {
   auto* app = root.add_subcommand("run", "Enqueue a suite (assets/suites/*.toml), then work until it is done");
   app->add_option("suite", o->suite, "Suite file")->required();
   app->add_option("--scale", o->scale, "quick (minutes) or full (overnight)")->check(CLI::IsMember({"quick", "full"}));
-  app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
+  auto* db = app->add_option("--db", o->db, "Experiments database (created if missing)");
+  app->add_flag("--dry-run", o->dry_run, "Validate the suite and list its runs; touch no database");
+  db->required(false);
   app->add_option("--workers", o->workers, "Worker processes on this machine (default 1)");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
   app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");

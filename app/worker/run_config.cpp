@@ -25,23 +25,26 @@ int data_vocab_size(const std::string& corpus, const std::string& tokenizer) {
 
 nlohmann::json to_json(const RunConfig& c) { return {{"model", core::to_json(c.model)}, {"train", core::to_json(c.train)}}; }
 
-RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object()) throw std::invalid_argument(where + ": a run config must be a table with model and train");
+RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where_in) {
+  // Field paths read "model.attention.heads"; a non-empty prefix goes in front with ": ".
+  const std::string where = where_in;
+  auto at = [&](const std::string& path) { return where.empty() ? path : where + ": " + path; };
+  if (!j.is_object()) throw std::invalid_argument(at("a run config must be a table with model and train"));
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "model" && it.key() != "train")
-      throw std::invalid_argument(where + "." + it.key() + ": unknown key (a run has model and train)");
-  if (!j.contains("model")) throw std::invalid_argument(where + ".model: missing");
+      throw std::invalid_argument(at(it.key() + ": unknown key (a run has model and train)"));
+  if (!j.contains("model")) throw std::invalid_argument(at("model: missing"));
   RunConfig c;
-  c.train = core::train_spec_from_json(j.value("train", nlohmann::json::object()), where + ".train");
+  c.train = core::train_spec_from_json(j.value("train", nlohmann::json::object()), at("train"));
   if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus) &&
       access(c.train.corpus.c_str(), R_OK) != 0)
-    throw std::invalid_argument(where + ".train.corpus: no such file " + c.train.corpus +
+    throw std::invalid_argument(at("train.corpus: no such file ") + c.train.corpus +
                                 "; use kjv (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
   int vocab = 0;
   try {
     vocab = data_vocab_size(c.train.corpus, c.train.tokenizer);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(where + ".train.tokenizer: " + e.what());
+    throw std::invalid_argument(at("train.tokenizer: ") + e.what());
   }
   nlohmann::json model = j["model"];
   if (model.is_object() && (!model.contains("vocab") || model["vocab"] == 0)) model["vocab"] = vocab;
@@ -49,12 +52,12 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (model.is_object() && model.contains("attention") && model["attention"].is_object() &&
       !model["attention"].contains("d_model") && model.contains("width"))
     model["attention"]["d_model"] = model["width"];
-  c.model = core::model_spec_from_json(model, where + ".model");
+  c.model = core::model_spec_from_json(model, at("model"));
   if (c.model.vocab < vocab)
-    throw std::invalid_argument(where + ".model.vocab: " + std::to_string(c.model.vocab) + " is smaller than the " +
+    throw std::invalid_argument(at("model.vocab: ") + std::to_string(c.model.vocab) + " is smaller than the " +
                                 std::to_string(vocab) + " tokens of " + c.train.corpus + " with " + c.train.tokenizer);
   if (c.train.seq_len > c.model.context)
-    throw std::invalid_argument(where + ".train.seq_len: " + std::to_string(c.train.seq_len) +
+    throw std::invalid_argument(at("train.seq_len: ") + std::to_string(c.train.seq_len) +
                                 " exceeds model.context = " + std::to_string(c.model.context));
   return c;
 }

@@ -157,7 +157,7 @@ Suite load_suite(const std::string& path, const std::string& scale) {
       if (!names.insert(name).second) throw std::invalid_argument(gwhere + ": run name " + name + " appears twice");
       SuiteRun run;
       run.name = name;
-      run.parsed = run_config_from_json(config, path + ": run " + name);
+      run.parsed = run_config_from_json(config, path + ": run '" + name + "'");
       run.config = to_json(run.parsed);
       run.shard_key = static_cast<int64_t>(s.runs.size());
       s.runs.push_back(std::move(run));

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "app/gui/gui_options.h"
 #include "core/io/spec_json.h"
@@ -70,6 +72,8 @@ const std::vector<Matrix>& stage_maps(const LayerView& l, MapStage s) {
 LabView::LabView(ViewContext& context) : context_(context), snap_(engine_.snapshot()) {
   select_tab_ = static_cast<int>(c_.tab);
   std::strncpy(text_buffer_, c_.text.c_str(), sizeof text_buffer_ - 1);
+  const char* home = std::getenv("HOME");
+  std::snprintf(scene_path_, sizeof scene_path_, "%s/headroom-scene.json", home && *home ? home : ".");
 }
 
 bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
@@ -291,7 +295,65 @@ void LabView::draw_controls() {
   int task = static_cast<int>(c_.task);
   if (ImGui::Combo("task", &task, tasks, 4)) c_.task = static_cast<core::SyntheticTask>(task);
   tooltip("The synthetic sequence shown, and what live training learns.");
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Scene");
+  ImGui::Separator();
+  ImGui::InputText("##scene_path", scene_path_, sizeof scene_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) save_scene();
+  tooltip("Writes the whole lab state as a small JSON scene (open it with headroom --scene FILE).");
+  ImGui::SameLine();
+  if (ImGui::Button("Load")) load_scene_file();
+  if (!scene_message_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    if (scene_error_) ImGui::TextColored(kProblem, "%s", scene_message_.c_str());
+    else ImGui::TextDisabled("%s", scene_message_.c_str());
+    ImGui::PopTextWrapPos();
+  }
   ImGui::PopItemWidth();
+}
+
+void LabView::save_scene() {
+  c_.text = text_buffer_;
+  const nlohmann::json scene = {{"view", name()}, {"lab", to_json(c_)}};
+  std::ofstream out(scene_path_);
+  out << scene.dump(2) << "\n";
+  scene_error_ = !out;
+  scene_message_ = scene_error_ ? std::string("cannot write ") + scene_path_ + ": check the folder exists and is writable"
+                                : std::string("saved ") + scene_path_;
+}
+
+void LabView::load_scene_file() {
+  std::ifstream in(scene_path_);
+  scene_error_ = true;
+  if (!in) {
+    scene_message_ = std::string("cannot open ") + scene_path_ + ": no such file";
+    return;
+  }
+  nlohmann::json scene;
+  try {
+    scene = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    scene_message_ = std::string(scene_path_) + " is not JSON: " + e.what();
+    return;
+  }
+  std::string error;
+  LabControls loaded = c_;
+  if (!scene.is_object() || !scene.contains("lab")) {
+    scene_message_ = std::string(scene_path_) + " has no \"lab\" object (save one with Save)";
+    return;
+  }
+  if (!controls_from_json(scene["lab"], &loaded, &error)) {
+    scene_message_ = std::string(scene_path_) + ": " + error;
+    return;
+  }
+  c_ = loaded;  // only a scene that read completely replaces the controls
+  std::memset(text_buffer_, 0, sizeof text_buffer_);
+  std::strncpy(text_buffer_, c_.text.c_str(), sizeof text_buffer_ - 1);
+  select_tab_ = static_cast<int>(c_.tab);
+  scene_error_ = false;
+  scene_message_ = std::string("loaded ") + scene_path_;
 }
 
 void LabView::draw_training(const LabSnapshot& s) {

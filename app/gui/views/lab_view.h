@@ -37,6 +37,8 @@ class LabView : public View {
   void draw_theorem();
   void handle_shortcuts();
   void post_now(int single_steps = 0, bool reset = false);
+  void save_scene();
+  void load_scene_file();
 
   ViewContext& context_;
   LabControls c_;
@@ -53,7 +55,10 @@ class LabView : public View {
   std::map<uint64_t, std::chrono::steady_clock::time_point> posted_at_;
   std::vector<double> latency_ms_;
   int bench_frame_ = 0;
-  int select_tab_ = -1;  // a tab to select programmatically in the next frame
+  int select_tab_ = -1;
+  char scene_path_[512] = {};
+  std::string scene_message_;
+  bool scene_error_ = false;  // a tab to select programmatically in the next frame
 };
 
 }  // namespace headroom::gui
