@@ -240,7 +240,9 @@ void App::frame() {
   glfwSwapBuffers(window_);
 
   const double ms = (now_seconds() - t0) * 1000.0;
-  if (opts_.bench_frames > 0 && frames_ > kBenchWarmupFrames) frame_ms_.push_back(ms);
+  // Exactly --bench-frames samples: frames spent waiting for a view to settle are not measured.
+  if (opts_.bench_frames > 0 && frames_ > kBenchWarmupFrames && static_cast<int>(frame_ms_.size()) < opts_.bench_frames)
+    frame_ms_.push_back(ms);
 }
 
 void App::hide_idle_cursor_in_automation() {

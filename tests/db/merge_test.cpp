@@ -12,37 +12,20 @@
 #include <vector>
 
 #include "experiments_db/connection.h"
+#include "tests/db/db_test_util.h"
 #include "experiments_db/db_error.h"
 #include "experiments_db/run_store.h"
 
 namespace headroom::db {
 namespace {
 
+using testing::TempDir;
+using testing::bytes_of;
+using testing::read_bytes;
+
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "headroom_db_merge_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-  std::string path(const std::string& name) const { return (root_ / name).string(); }
 
- private:
-  fs::path root_;
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-Blob bytes_of(const std::string& text) { return Blob(text.begin(), text.end()); }
 
 NewRun run_in(std::int64_t suite, const std::string& name) {
   NewRun run;

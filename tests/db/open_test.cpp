@@ -12,6 +12,7 @@
 #include <string>
 
 #include "experiments_db/connection.h"
+#include "tests/db/db_test_util.h"
 #include "experiments_db/db_error.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/schema.h"
@@ -20,29 +21,12 @@
 namespace headroom::db {
 namespace {
 
+using testing::TempDir;
+using testing::bytes_of;
+using testing::read_bytes;
+
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "headroom_db_open_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-  std::string path(const std::string& name) const { return (root_ / name).string(); }
-
- private:
-  fs::path root_;
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "experiments_db/connection.h"
+#include "tests/db/db_test_util.h"
 #include "experiments_db/db_error.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
@@ -20,24 +21,12 @@
 namespace headroom::db {
 namespace {
 
+using testing::TempDir;
+using testing::bytes_of;
+using testing::read_bytes;
+
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "headroom_db_queue_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-  std::string path(const std::string& name) const { return (root_ / name).string(); }
-
- private:
-  fs::path root_;
-};
 
 NewRun simple_run(const std::string& name, std::optional<std::int64_t> suite_id = std::nullopt) {
   NewRun run;

@@ -22,8 +22,7 @@ std::string temp_path(const std::string& name) {
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-CliResult run_worker(const std::vector<std::string>& args) {
-  const std::string out = temp_path("stdout"), err = temp_path("stderr");
+pid_t spawn_worker(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
   const pid_t pid = fork();
   if (pid == 0) {
     if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(127);
@@ -36,6 +35,12 @@ CliResult run_worker(const std::vector<std::string>& args) {
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
+  return pid;
+}
+
+CliResult run_worker(const std::vector<std::string>& args) {
+  const std::string out = temp_path("stdout"), err = temp_path("stderr");
+  const pid_t pid = spawn_worker(args, out, err);
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult r;

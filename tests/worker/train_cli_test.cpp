@@ -74,22 +74,6 @@ std::string file_bytes(const std::string& path) {
 // Compared as hashes so a failure prints two numbers, not a whole database.
 size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }
 
-pid_t spawn_worker(const std::vector<std::string>& args) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
-    std::vector<char*> argv;
-    std::string bin = HEADROOM_WORKER_BIN;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 }  // namespace
 
 TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
