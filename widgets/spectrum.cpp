@@ -18,12 +18,17 @@ namespace {
 
 // A marker label with a translucent background at the top of the plot, placed to the
 // right of x (or to the left when `left`), kept inside the plot.
-void marker_label(ImDrawList* dl, const ImRect& plot, float x, float y, const char* text, ImU32 col, bool left) {
+// Returns the rectangle it covered, so a second label can avoid it.
+ImRect marker_label(ImDrawList* dl, const ImRect& plot, float x, float y, const char* text, ImU32 col, bool left,
+                    const ImRect* avoid = nullptr) {
   const ImVec2 sz = ImGui::CalcTextSize(text);
   float tx = left ? x - sz.x - 5.0f : x + 5.0f;
   tx = std::clamp(tx, plot.Min.x + 2.0f, plot.Max.x - sz.x - 2.0f);
-  dl->AddRectFilled(ImVec2(tx - 2, y - 1), ImVec2(tx + sz.x + 2, y + sz.y + 1), ImGui::GetColorU32(ImGuiCol_WindowBg, 0.8f), 2.0f);
-  dl->AddText(ImVec2(tx, y), col, text);
+  ImRect r(ImVec2(tx - 2, y - 1), ImVec2(tx + sz.x + 2, y + sz.y + 1));
+  if (avoid && r.Overlaps(*avoid)) r.Translate(ImVec2(0.0f, avoid->Max.y - r.Min.y + 1.0f));  // next line down
+  dl->AddRectFilled(r.Min, r.Max, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.8f), 2.0f);
+  dl->AddText(ImVec2(r.Min.x + 2, r.Min.y + 1), col, text);
+  return r;
 }
 
 }  // namespace
@@ -129,17 +134,20 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
   // Markers: rank dashed (label on its left), cap solid (label on its right).
   char text[64];
   const ImU32 rank_col = ImGui::GetColorU32(ImGuiCol_Text, 0.9f);
+  ImRect rank_rect;
+  const ImRect* rank_label = nullptr;
   if (rank >= 0) {
     const float x = std::round(xm.to_pixel(rank + 0.5)) + 0.5f;
     detail::dashed_vline(dl, x, plot.Min.y, plot.Max.y, rank_col, 1.5f);
     std::snprintf(text, sizeof text, "rank %d", rank);
-    marker_label(dl, plot, x, plot.Min.y + 3.0f, text, rank_col, true);
+    rank_rect = marker_label(dl, plot, x, plot.Min.y + 3.0f, text, rank_col, true);
+    rank_label = &rank_rect;
   }
   if (cap >= 0) {
     const float x = std::round(xm.to_pixel(cap + 0.5)) + 0.5f;
     dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y), deficit_col, 2.0f);
     std::snprintf(text, sizeof text, "cap %d", cap);
-    marker_label(dl, plot, x, plot.Min.y + 3.0f, text, deficit_col, false);
+    const ImRect cap_rect = marker_label(dl, plot, x, plot.Min.y + 3.0f, text, deficit_col, false, rank_label);
     if (rank >= 0 && cap > rank) {
       std::snprintf(text, sizeof text, "deficit %d", cap - rank);
       const float mid = 0.5f * (xm.to_pixel(rank + 0.5) + xm.to_pixel(cap + 0.5));
@@ -147,7 +155,7 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
       if (ts.x < xm.to_pixel(cap + 0.5) - xm.to_pixel(rank + 0.5))
         dl->AddText(ImVec2(mid - ts.x * 0.5f, plot.Min.y + line * 1.5f), deficit_col, text);
       else
-        marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false);
+        marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false, &cap_rect);
     }
   }
   dl->PopClipRect();
