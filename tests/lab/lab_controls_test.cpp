@@ -1,0 +1,76 @@
+// The lab's view state without a window: controls -> model spec, scene JSON round trip, errors.
+#include <gtest/gtest.h>
+
+#include "app/gui/lab/lab_controls.h"
+
+using namespace headroom;
+using namespace headroom::gui;
+
+TEST(LabControls, StandardToggleChoosesBetweenLrbEquation8AndFixedHeadSize) {
+  LabControls c;
+  c.d = 64;
+  c.heads = 16;
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems));
+  EXPECT_EQ(spec.attention.kind, core::AttentionKind::MultiHead);
+  EXPECT_EQ(spec.attention.d_k, 4);
+  c.standard_head_size = false;
+  c.head_size = 32;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems));
+  EXPECT_EQ(spec.attention.kind, core::AttentionKind::FixedHead);
+  EXPECT_EQ(spec.attention.d_k, 32);
+}
+
+TEST(LabControls, ImpossibleCombinationsAreExplainedPerControl) {
+  LabControls c;
+  c.d = 64;
+  c.heads = 3;  // 64 is not divisible by 3 under d_p = d/h
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  EXPECT_FALSE(model_spec_of(c, &spec, &problems));
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems[0].field, "heads");
+  EXPECT_NE(problems[0].message.find("fixed-head"), std::string::npos);
+  c.heads = 4;
+  c.embed_rank = 100;  // r > d
+  EXPECT_FALSE(model_spec_of(c, &spec, &problems));
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems.back().field, "embedding rank");
+}
+
+TEST(LabControls, TalkingHeadsCountsFollowTheKind) {
+  LabControls c;
+  c.kind = core::AttentionKind::LogitsProj;
+  c.d = 64;
+  c.heads = 8;
+  c.heads_k = 4;
+  c.heads_v = 2;  // ignored: logits-proj has h_v = h
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.attention.heads_k, 4);
+  EXPECT_EQ(spec.attention.heads_v, 8);
+}
+
+TEST(LabControls, SceneJsonRoundTripsAndRejectsBadKeys) {
+  LabControls c;
+  c.kind = core::AttentionKind::DynamicProj;
+  c.heads = 6;
+  c.tab = LabTab::Theorem;
+  c.stage = MapStage::U;
+  c.pattern = TargetPattern::PreviousToken;
+  c.text = "And God said";
+  LabControls back;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(to_json(c), &back, &error)) << error;
+  EXPECT_EQ(to_json(back), to_json(c));
+
+  LabControls untouched;
+  EXPECT_FALSE(controls_from_json({{"heads", "many"}}, &untouched, &error));
+  EXPECT_NE(error.find("lab.heads"), std::string::npos) << error;
+  EXPECT_FALSE(controls_from_json({{"head", 4}}, &untouched, &error));
+  EXPECT_NE(error.find("unknown key"), std::string::npos);
+  EXPECT_FALSE(controls_from_json({{"tab", "spectra"}}, &untouched, &error));
+  EXPECT_EQ(to_json(untouched), to_json(LabControls{}));  // a failed read changes nothing
+}
