@@ -136,7 +136,7 @@ void LabView::sync() {
 
   core::ModelSpec spec;
   if (model_spec_of(c_, &spec, &problems_)) {
-    const std::string key = core::to_json(spec).dump() + "|" + to_json(c_)["text"].dump() + "|" +
+    const std::string key = core::to_json(spec).dump() + "|" + c_.text + "|" +
                             std::to_string(int(c_.input)) + std::to_string(int(c_.task)) +
                             std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
                             std::to_string(c_.training) + "|" + std::to_string(c_.lr);
