@@ -1,0 +1,15 @@
+// Where the explorer keeps the user's default experiments database.
+#pragma once
+
+#include <string>
+
+namespace headroom::explorer {
+
+// $XDG_DATA_HOME/headroom, else $HOME/.local/share/headroom; "" when neither is set.
+// Pure: takes the environment values (nullptr = unset) so it can be tested.
+std::string data_dir_from(const char* xdg_data_home, const char* home);
+
+// <data dir>/experiments.sqlite with the real environment ("" when no home is known).
+std::string default_db_path();
+
+}  // namespace headroom::explorer
