@@ -254,6 +254,11 @@ bool RunStore::fail(std::int64_t run_id, const std::string& worker_id, const std
                           "status = 'failed', finished_at = ?3, heartbeat_at = ?3, error_text = ?4", &error_text);
 }
 
+bool RunStore::release(std::int64_t run_id, const std::string& worker_id) {
+  // heartbeat_at keeps the release time (for "last seen"); a queued run is claimable whatever it says.
+  return update_owned_run(run_id, worker_id, "status = 'queued', worker = NULL, heartbeat_at = ?3", nullptr);
+}
+
 bool RunStore::cancel(std::int64_t run_id) {
   Statement update = connection_.prepare(
       "UPDATE runs SET status = 'cancelled', finished_at = ?2 WHERE id = ?1 AND status IN ('queued', 'running')");

@@ -77,6 +77,12 @@ class RunStore {
   bool finish(std::int64_t run_id, const std::string& worker_id);
   bool fail(std::int64_t run_id, const std::string& worker_id, const std::string& error_text);
 
+  // A worker asked to stop (SIGTERM, "Stop worker" in the GUI) hands its run
+  // back: running -> queued, so the next worker resumes it from its last
+  // checkpoint at once instead of waiting for its heartbeat to go stale. Same
+  // ownership rule and return value as heartbeat.
+  bool release(std::int64_t run_id, const std::string& worker_id);
+
   // A queued or running run becomes cancelled: never claimed by claim_next
   // again, and its worker's next heartbeat returns false. Returns false if
   // the run was already done, failed or cancelled.

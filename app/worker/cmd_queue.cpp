@@ -24,6 +24,7 @@ struct QueueOptions {
   std::string db, suite, scale = "quick", shard = "0/1";
   int workers = 1;
   bool follow = false, quiet = false, dry_run = false;
+  bool enqueue_only = false;  // `enqueue`: stop after queueing (the GUI's "Enqueue suite")
   double stale_after = 300;
 };
 
@@ -36,12 +37,12 @@ int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool
   exec.quiet = quiet;
   exec.tty = stdout_is_tty();
   int failed = 0;
-  while (true) {
+  while (!stop_requested()) {
     auto run = reclaim_dead_local_run(store, exec.worker_id);
     if (!run) run = store.claim_next(exec.worker_id, shard.index, shard.count, stale_after);
     if (!run) {
       if (!follow) break;
-      std::this_thread::sleep_for(std::chrono::seconds(2));
+      for (int i = 0; i < 20 && !stop_requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
     if (!quiet && run->current_step > 0) std::cout << "resuming " << run->name << " from step " << run->current_step << "\n";
@@ -113,11 +114,14 @@ int run_suite(const QueueOptions& o) {
       std::cout << "suite " << suite.name << " (" << suite.scale << "): " << suite.runs.size() << " runs in " << o.db
                 << "\n  reproduces: " << suite.reproduces << "\n";
   }
+  if (o.enqueue_only) return kExitOk;
   // N processes share the two cores' BLAS threads.
   const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
   if (o.workers > 1) setenv("OPENBLAS_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
   configure_training_process(1);
+  install_stop_handlers();
   const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after);
+  forward_stop_to(std::vector<int>(children.begin(), children.end()));
   int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after);
   for (pid_t pid : children) {
     int status = 0;
@@ -144,6 +148,17 @@ Command register_run(CLI::App& root) {
   return {app, [o] { return run_suite(*o); }};
 }
 
+Command register_enqueue(CLI::App& root) {
+  auto o = std::make_shared<QueueOptions>();
+  o->enqueue_only = true;
+  auto* app = root.add_subcommand("enqueue", "Validate a suite and add its runs to the DB's queue; train nothing (see serve)");
+  app->add_option("suite", o->suite, "Suite file")->required();
+  app->add_option("--scale", o->scale, "quick (minutes) or full (overnight)")->check(CLI::IsMember({"quick", "full"}));
+  app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
+  app->add_flag("--quiet", o->quiet, "No output");
+  return {app, [o] { return run_suite(*o); }};
+}
+
 Command register_serve(CLI::App& root) {
   auto o = std::make_shared<QueueOptions>();
   auto* app = root.add_subcommand("serve", "Work the DB's queue: queued runs and runs whose worker died");
@@ -167,6 +182,7 @@ Command register_serve(CLI::App& root) {
               return kExitBadInput;
             }
             configure_training_process(1);
+            install_stop_handlers();
             return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after);
           }};
 }

@@ -53,6 +53,7 @@ int run_train(const TrainOptions& o) {
     return kExitBadInput;
   }
   configure_training_process(1);
+  install_stop_handlers();
   auto conn = db::Connection::open(o.db, db::OpenMode::Create);
   db::RunStore store(conn);
   const std::string me = default_worker_id();
@@ -95,6 +96,7 @@ int run_train(const TrainOptions& o) {
     case RunOutcome::Finished: return kExitOk;
     case RunOutcome::Cancelled: return kExitFailure;
     case RunOutcome::Failed: return kExitFailure;
+    case RunOutcome::Stopped: return kExitOk;  // checkpointed; the same command resumes it
   }
   return kExitFailure;
 }

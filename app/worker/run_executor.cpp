@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -64,7 +67,34 @@ core::StFile weights_only(core::Trainer& tr) {
   return f;
 }
 
+volatile sig_atomic_t g_stop = 0;
+// Children to pass a stop on to; written before the handler is installed, then only read.
+std::array<pid_t, 64> g_forward_pids{};
+std::atomic<int> g_forward_count{0};
+
+void on_stop_signal(int signo) {
+  if (g_stop) _exit(128 + signo);  // second signal: leave now
+  g_stop = 1;
+  for (int i = 0; i < g_forward_count.load(); ++i) kill(g_forward_pids[static_cast<size_t>(i)], SIGTERM);
+}
+
 }  // namespace
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+bool stop_requested() { return g_stop != 0; }
+
+void forward_stop_to(const std::vector<int>& pids) {
+  const size_t n = std::min(pids.size(), g_forward_pids.size());
+  for (size_t i = 0; i < n; ++i) g_forward_pids[i] = pids[i];
+  g_forward_count.store(static_cast<int>(n));
+}
 
 std::string default_worker_id() {
   char host[256] = "host";
@@ -120,6 +150,12 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     double last_loss = NAN, last_val = NAN, last_tps = 0;
     int last_printed_decile = -1;
 
+    auto add_checkpoint = [&](int64_t step) {
+      auto state = tr.save_state();
+      state.metadata["wall_seconds"] = std::to_string(wall);
+      blobs.push_back(core::encode_safetensors(state));
+      pending.artifacts.push_back({std::string(db::kCheckpointArtifact), step, db::BlobView(blobs.back().data(), blobs.back().size())});
+    };
     auto commit = [&](int64_t step) {
       pending.current_step = step;
       const bool ok = store.commit_progress(pending);
@@ -175,10 +211,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       }
       const bool checkpoint = m.step % ts.checkpoint_every == 0 || last;
       if (checkpoint) {
-        auto state = tr.save_state();
-        state.metadata["wall_seconds"] = std::to_string(wall);
-        blobs.push_back(core::encode_safetensors(state));
-        pending.artifacts.push_back({std::string(db::kCheckpointArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+        add_checkpoint(m.step);
         blobs.push_back(core::encode_safetensors(weights_only(tr)));
         pending.artifacts.push_back({"weights", m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
       }
@@ -192,6 +225,16 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
         print(false);
       }
       if (o.crash_after_step >= 0 && m.step >= o.crash_after_step) _exit(137);
+      if (stop_requested() && !last) {
+        // Checkpoint here (unless this step just did), so no step is trained twice.
+        if (!checkpoint) add_checkpoint(m.step);
+        const bool owned = commit(m.step) && store.release(run.id, o.worker_id);
+        store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 1);
+        if (!o.quiet)
+          std::cout << (o.tty ? "\n" : "") << run.name << ": stopped at step " << m.step
+                    << (owned ? "; queued again, `serve` resumes it from here\n" : "\n") << std::flush;
+        return RunOutcome::Stopped;
+      }
     }
     print(true);
     if (!store.finish(run.id, o.worker_id)) return RunOutcome::Cancelled;

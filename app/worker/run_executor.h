@@ -9,12 +9,22 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "experiments_db/run_store.h"
 
 namespace headroom::worker {
 
-enum class RunOutcome { Finished, Cancelled, Failed };
+enum class RunOutcome { Finished, Cancelled, Failed, Stopped };
+
+// A clean stop: after SIGTERM or SIGINT (Ctrl-C) the run being trained finishes its step,
+// checkpoints there, commits, goes back to the queue (RunStore::release) and execute_run
+// returns Stopped; the commands then exit 0. A second signal exits at once (the run is then
+// resumed from its last checkpoint like after a crash). Signals are forwarded to the
+// processes registered with forward_stop_to (the `--workers N` children).
+void install_stop_handlers();
+bool stop_requested();
+void forward_stop_to(const std::vector<int>& pids);
 
 struct ExecOptions {
   std::string worker_id;

@@ -22,6 +22,7 @@ Command register_inspect(CLI::App& root);
 Command register_represent(CLI::App& root);
 Command register_train(CLI::App& root);
 Command register_run(CLI::App& root);
+Command register_enqueue(CLI::App& root);
 Command register_serve(CLI::App& root);
 Command register_status(CLI::App& root);
 Command register_export(CLI::App& root);

@@ -229,6 +229,26 @@ TEST(Queue, CancelPreventsClaimingAndStopsTheWorker) {
   EXPECT_FALSE(db.store.requeue(queued));
 }
 
+TEST(Queue, ReleaseHandsARunBackForImmediateResume) {
+  TempDir dir;
+  ClockedStore db(dir.path("runs.sqlite"));
+  const std::int64_t id = db.store.enqueue_run(simple_run("stopped"));
+  ASSERT_TRUE(db.store.claim_next("w", 0, 1, 60));
+  EXPECT_TRUE(db.store.commit_progress({id, "w", 40, {{"loss", 40, 0, 0, 1.0}}, {}}));
+  EXPECT_FALSE(db.store.release(id, "someone-else"));
+  EXPECT_TRUE(db.store.release(id, "w"));
+  EXPECT_FALSE(db.store.release(id, "w"));      // no longer running
+  EXPECT_FALSE(db.store.heartbeat(id, "w"));    // and no longer w's
+  RunRecord run = db.store.get_run(id).value();
+  EXPECT_EQ(run.status, RunStatus::Queued);
+  EXPECT_EQ(run.current_step, 40);
+  // Claimable at once by anyone, with a fresh heartbeat (no stale wait).
+  run = db.store.claim_next("w2", 0, 1, 1e9).value();
+  EXPECT_EQ(run.id, id);
+  EXPECT_EQ(run.worker, "w2");
+  EXPECT_EQ(run.attempts, 2);
+}
+
 TEST(Queue, FailRecordsTheErrorAndRequeueRetries) {
   TempDir dir;
   ClockedStore db(dir.path("runs.sqlite"));

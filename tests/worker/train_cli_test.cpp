@@ -117,6 +117,38 @@ TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
   EXPECT_NE(again.out.find("already finished"), std::string::npos) << again.out;
 }
 
+TEST(TrainCli, SigtermStopsCleanlyAndServeResumesWhereItStopped) {
+  const std::string straight = temp_path("term_straight.sqlite"), stopped = temp_path("term_stopped.sqlite");
+  std::remove(straight.c_str());
+  std::remove(stopped.c_str());
+  auto r = run_worker(train_args(straight, "copy"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  const std::string out = temp_path("term_stopped.out");
+  const pid_t pid = spawn_worker(train_args(stopped, "copy"), out);
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "the worker died of the signal instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(integrity(stopped), "ok");
+  auto runs = json::parse(run_worker({"status", "--db", stopped, "--json"}).out)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0]["status"], "queued") << "a stopped run goes back to the queue";
+  const long stopped_at = runs[0]["step"].get<long>();
+  EXPECT_GT(stopped_at, 0);
+  EXPECT_LT(stopped_at, 300);
+
+  r = run_worker({"serve", "--db", stopped});  // picks the released run up at once
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("resuming copy from step " + std::to_string(stopped_at)), std::string::npos) << r.out;
+  EXPECT_EQ(deterministic_metrics(straight), deterministic_metrics(stopped));
+  runs = json::parse(run_worker({"status", "--db", stopped, "--json"}).out)["runs"];
+  EXPECT_EQ(runs[0]["status"], "done");
+  EXPECT_EQ(runs[0]["attempts"].get<int>(), 2);
+}
+
 TEST(TrainCli, SameNameWithOtherFlagsIsRefused) {
   const std::string db = temp_path("rename.sqlite");
   std::remove(db.c_str());
