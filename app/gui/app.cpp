@@ -375,6 +375,11 @@ void App::draw_ui() {
     ImGui::EndTabBar();
   }
   pending_select_ = -1;
+  if (!context_.select_view.empty()) {  // a view asked for another tab (e.g. "Open in lab")
+    const int index = find_view(views_, context_.select_view);
+    if (index >= 0) pending_select_ = index;
+    context_.select_view.clear();
+  }
   draw_status_bar();
   draw_export_dialog();
   ImGui::End();

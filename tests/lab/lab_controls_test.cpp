@@ -74,3 +74,52 @@ TEST(LabControls, SceneJsonRoundTripsAndRejectsBadKeys) {
   EXPECT_FALSE(controls_from_json({{"tab", "spectra"}}, &untouched, &error));
   EXPECT_EQ(to_json(untouched), to_json(LabControls{}));  // a failed read changes nothing
 }
+
+TEST(LabControls, VocabularyChoiceSetsVAndIsValidated) {
+  LabControls c;
+  c.d = 64;
+  c.heads = 8;
+  c.vocab = "bpe:500";
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems));
+  EXPECT_EQ(spec.vocab, 500);
+  EXPECT_EQ(lab_request_of(c, spec).tokenizer, "bpe:500");
+  for (const char* bad : {"bpe:", "bpe:12", "bpe:5x", "words"}) {
+    c.vocab = bad;
+    EXPECT_FALSE(model_spec_of(c, &spec, &problems)) << bad;
+    ASSERT_FALSE(problems.empty());
+    EXPECT_EQ(problems.back().field, "vocabulary");
+    EXPECT_NE(problems.back().message.find("bpe:<V>"), std::string::npos) << problems.back().message;
+  }
+  std::string error;
+  LabControls untouched;
+  EXPECT_FALSE(controls_from_json({{"vocab", "bpe:1"}}, &untouched, &error));
+  EXPECT_NE(error.find("lab.vocab"), std::string::npos) << error;
+  EXPECT_EQ(untouched.vocab, "bytes");
+}
+
+TEST(LabControls, StoredModelsRoundTripThroughTheControls) {
+  // A fixed-head run (LRB §3) and a standard multi-head run come back as the same specs.
+  for (bool fixed : {true, false}) {
+    LabControls c;
+    c.d = 96;
+    c.heads = 12;
+    c.standard_head_size = !fixed;
+    c.head_size = 32;
+    c.layers = 3;
+    c.context = 64;
+    c.embed_rank = 16;
+    c.vocab = "bpe:2000";
+    core::ModelSpec spec;
+    std::vector<core::SpecProblem> problems;
+    ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+    LabControls back;
+    controls_from_model_spec(spec, "bpe:2000", &back);
+    core::ModelSpec again;
+    ASSERT_TRUE(model_spec_of(back, &again, &problems)) << problems[0].message;
+    EXPECT_EQ(again, spec) << (fixed ? "fixed-head" : "standard");
+    EXPECT_EQ(back.standard_head_size, !fixed);
+    EXPECT_EQ(back.vocab, "bpe:2000");
+  }
+}

@@ -4,7 +4,13 @@
 #include <chrono>
 #include <thread>
 
+#include <torch/torch.h>
+
 #include "app/gui/lab/lab_engine.h"
+#include "core/io/safetensors.h"
+#include "core/io/spec_json.h"
+#include "core/io/tensor_bridge.h"
+#include "core/model/transformer_lm.h"
 
 using namespace headroom;
 using namespace headroom::gui;
@@ -108,4 +114,49 @@ TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
   auto s3 = wait_for(engine, engine.post(r3));
   ASSERT_TRUE(s3);
   EXPECT_EQ(s3->training.step, 0);
+}
+
+TEST(LabEngine, LoadsStoredWeightsWithTheirShapesAndValues) {
+  // What the worker stores as a "weights" artifact: every parameter + the model spec.
+  core::ModelSpec spec = request(core::AttentionKind::TalkingHeads, 32, 4, 1).model;
+  torch::manual_seed(7);
+  core::TransformerLM stored(spec);
+  core::StFile f;
+  for (const auto& p : stored->named_parameters()) f.tensors.push_back(core::to_st_tensor(p.key(), p.value()));
+  f.metadata = {{"format", "headroom weights v1"}, {"step", "40"}, {"model", core::to_json(spec).dump()}};
+  const auto bytes = core::encode_safetensors(f);
+
+  LabEngine engine;
+  auto first = wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8)));
+  ASSERT_TRUE(first && first->valid);
+  std::string error;
+  EXPECT_FALSE(engine.load_weights({1, 2, 3}, "bytes", &error));
+  EXPECT_FALSE(error.empty());
+  ASSERT_TRUE(engine.load_weights(bytes, "bytes", &error)) << error;
+  std::shared_ptr<const LabSnapshot> s;
+  for (int i = 0; i < 3000 && (!s || s->spec.width != 32); ++i) {
+    s = engine.snapshot();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_TRUE(s && s->valid);
+  EXPECT_EQ(s->spec, spec);
+  ASSERT_EQ(s->layers.size(), 1u);
+  ASSERT_TRUE(s->layers[0].has_P_l);
+  // The shown P_l is the stored one, not a fresh initialisation.
+  auto* block = stored->blocks[0]->as<core::TransformerBlockImpl>();
+  const auto p_l = block->attn->p_l.contiguous();
+  ASSERT_EQ(s->layers[0].P_l.raw.v.size(), static_cast<size_t>(p_l.numel()));
+  for (int64_t i = 0; i < p_l.numel(); ++i)
+    EXPECT_FLOAT_EQ(s->layers[0].P_l.raw.v[static_cast<size_t>(i)], p_l.data_ptr<float>()[i]);
+}
+
+TEST(LabEngine, AVocabularyThatDoesNotMatchTheModelIsExplained) {
+  LabEngine engine;
+  LabRequest r = request(core::AttentionKind::MultiHead, 32, 4, 1);
+  r.model.vocab = 500;  // but the tokenizer stays bytes (256)
+  auto s = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->valid);
+  ASSERT_FALSE(s->problems.empty());
+  EXPECT_NE(s->problems[0].message.find("V = 500"), std::string::npos) << s->problems[0].message;
 }

@@ -24,6 +24,44 @@ const char* to_string(MapStage s) {
   return "?";
 }
 
+bool same_shapes(const core::ModelSpec& a, const core::ModelSpec& b) {
+  auto x = a, y = b;
+  x.attention.causal = y.attention.causal = false;  // the mask has no parameters
+  return x == y;
+}
+
+int vocab_size_of(const std::string& vocab, std::string* error) {
+  if (vocab == "bytes") return 256;
+  if (vocab.rfind("bpe:", 0) == 0) {
+    const std::string digits = vocab.substr(4);
+    const bool numeric = !digits.empty() && digits.size() <= 6 &&
+                         digits.find_first_not_of("0123456789") == std::string::npos;
+    const int v = numeric ? std::stoi(digits) : 0;
+    if (v >= 64 && v <= 32000) return v;
+  }
+  *error = "vocabulary '" + vocab + "': use bytes or bpe:<V> with 64 <= V <= 32000 (VB used bpe:257, bpe:500, bpe:2000)";
+  return 0;
+}
+
+void controls_from_model_spec(const core::ModelSpec& spec, const std::string& tokenizer, LabControls* c) {
+  const auto& a = spec.attention;
+  c->kind = a.kind;
+  c->d = spec.width;
+  c->heads = a.heads;
+  c->heads_k = a.heads_k;
+  c->heads_v = a.heads_v;
+  // "Standard" means d_p = d/h (LRB eq. 8); anything else is a fixed head size.
+  c->standard_head_size = a.kind != core::AttentionKind::FixedHead && a.heads > 0 && a.d_k * a.heads == spec.width &&
+                          a.d_v == a.d_k;
+  if (c->kind == core::AttentionKind::FixedHead) c->kind = core::AttentionKind::MultiHead;
+  c->head_size = a.d_k;
+  c->embed_rank = spec.embed_rank;
+  c->layers = spec.depth;
+  c->context = spec.context;
+  c->causal = a.causal;
+  c->vocab = tokenizer.empty() ? "bytes" : tokenizer;
+}
+
 bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems) {
   problems->clear();
   core::AttentionRequest r;
@@ -46,7 +84,12 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
     problems->push_back(p);
   }
   if (!a) return false;
-  spec->vocab = 256;
+  std::string vocab_error;
+  spec->vocab = vocab_size_of(c.vocab, &vocab_error);
+  if (spec->vocab == 0) {
+    problems->push_back({"vocabulary", vocab_error});
+    spec->vocab = 256;  // check the other controls as if bytes, so each problem is said once
+  }
   spec->width = c.d;
   spec->depth = c.layers;
   spec->embed_rank = c.embed_rank;
@@ -62,6 +105,7 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
 LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec) {
   LabRequest r;
   r.model = spec;
+  r.tokenizer = c.vocab;
   r.input = c.input;
   r.text = c.text;
   r.task = c.task;
@@ -81,6 +125,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"standard_head_size", c.standard_head_size},
           {"head_size", c.head_size},
           {"embed_rank", c.embed_rank},
+          {"vocab", c.vocab},
           {"layers", c.layers},
           {"context", c.context},
           {"causal", c.causal},
@@ -141,6 +186,14 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_bool("standard_head_size", c.standard_head_size);
   get_int("head_size", c.head_size);
   get_int("embed_rank", c.embed_rank);
+  if (j.contains("vocab")) {
+    c.vocab = j["vocab"].get<std::string>();
+    std::string vocab_error;
+    if (vocab_size_of(c.vocab, &vocab_error) == 0) {
+      *error = "lab.vocab: " + vocab_error;
+      return false;
+    }
+  }
   get_int("layers", c.layers);
   get_int("context", c.context);
   get_bool("causal", c.causal);

@@ -25,6 +25,7 @@ struct LabControls {
   bool standard_head_size = true;    // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
   int head_size = 8;                 // d_p when not standard
   int embed_rank = 0;                // 0 = full
+  std::string vocab = "bytes";       // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
   int layers = 2;
   int context = 128;
   bool causal = true;
@@ -55,6 +56,17 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
 
 // The engine request for the controls (model, input, training flags).
 LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec);
+
+// True when two models have the same parameters (only the causal mask differs, or nothing):
+// then trained or stored weights carry over.
+bool same_shapes(const core::ModelSpec& a, const core::ModelSpec& b);
+
+// V of a vocabulary choice: "bytes" -> 256, "bpe:<V>" -> V; 0 (and *error) when malformed.
+int vocab_size_of(const std::string& vocab, std::string* error);
+
+// The controls that describe a stored model (an experiments-DB run), so the sliders show it and
+// the next request keeps its shapes. `tokenizer` is the run's train.tokenizer.
+void controls_from_model_spec(const core::ModelSpec& spec, const std::string& tokenizer, LabControls* c);
 
 nlohmann::json to_json(const LabControls& c);
 // Reads a scene's "lab" object; unknown keys or wrong types fail with *error naming the key.

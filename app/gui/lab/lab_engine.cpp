@@ -1,4 +1,5 @@
 #include "app/gui/lab/lab_engine.h"
+#include "app/gui/lab/lab_controls.h"
 
 #include <torch/torch.h>
 
@@ -10,12 +11,14 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "core/analysis/head_analysis.h"
 #include "core/data/data_source.h"
+#include "core/data/corpus.h"
 #include "core/data/tokenizer.h"
 #include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
@@ -26,7 +29,6 @@ namespace headroom::gui {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kByteVocab = 256;
 constexpr double kTrainSliceSeconds = 0.15;  // train this long between snapshots
 constexpr size_t kMaxCurvePoints = 4000;
 
@@ -58,12 +60,6 @@ Projection projection(const torch::Tensor& p) {
   return out;
 }
 
-bool same_shapes(const core::ModelSpec& a, const core::ModelSpec& b) {
-  auto x = a, y = b;
-  x.attention.causal = y.attention.causal = false;  // the mask has no parameters
-  return x == y;
-}
-
 }  // namespace
 
 struct LabEngine::Impl {
@@ -71,7 +67,7 @@ struct LabEngine::Impl {
   std::condition_variable cv;
   std::optional<LabRequest> pending;
   uint64_t pending_id = 0, next_id = 0;
-  std::optional<std::vector<uint8_t>> pending_weights;
+  std::optional<std::pair<std::vector<uint8_t>, std::string>> pending_weights;  // bytes, tokenizer
   std::shared_ptr<const LabSnapshot> published = std::make_shared<LabSnapshot>();
   bool stop = false;
   std::thread thread;
@@ -83,7 +79,7 @@ struct LabEngine::Impl {
   std::unique_ptr<core::Trainer> trainer;
   std::shared_ptr<const core::DataSource> task_data;
   core::SyntheticTask task_of_data = core::SyntheticTask::Induction;
-  std::unique_ptr<core::Tokenizer> bytes = core::make_byte_tokenizer();
+  std::map<std::string, std::unique_ptr<core::Tokenizer>> tokenizers;  // by name; BPE ones load the KJV corpus once
   TrainingCurve curve;
   uint64_t version = 0;
   int embedding_rank = 0;
@@ -121,10 +117,25 @@ struct LabEngine::Impl {
     return t;
   }
 
+  const core::Tokenizer& tokenizer() {
+    auto& slot = tokenizers[current.tokenizer];
+    if (!slot) {
+      if (current.tokenizer == "bytes") {
+        slot = core::make_byte_tokenizer();
+      } else {
+        const core::Corpus corpus = core::load_corpus("kjv");  // cached after the first `bible` run
+        slot = core::make_tokenizer(current.tokenizer, &corpus);
+      }
+    }
+    return *slot;
+  }
+
   // (Re)builds the model for `current`; keeps weights when only shape-free settings changed.
   void ensure_model(bool force_reset) {
     core::ModelSpec spec = current.model;
-    spec.vocab = kByteVocab;
+    if (tokenizer().vocab_size() != spec.vocab)
+      throw std::invalid_argument("the model has V = " + std::to_string(spec.vocab) + " but the " + current.tokenizer +
+                                  " vocabulary has " + std::to_string(tokenizer().vocab_size()) + " tokens");
     if (!task_data || task_of_data != current.task) {
       task_data = std::shared_ptr<const core::DataSource>(core::make_data_source(core::to_string(current.task), "bytes"));
       task_of_data = current.task;
@@ -150,14 +161,17 @@ struct LabEngine::Impl {
     labels->clear();
     const int n_max = trainer->model_spec().context;
     if (current.input == LabInput::Text) {
-      for (auto id : bytes->encode(current.text)) {
+      const auto& tok = tokenizer();
+      for (auto id : tok.encode(current.text)) {
         if (static_cast<int>(ids.size()) >= n_max) break;
         ids.push_back(id);
-        labels->push_back(bytes->token_label(id));
+        labels->push_back(tok.token_label(id));
       }
       if (ids.empty()) {
-        ids.push_back(' ');
-        labels->push_back(bytes->token_label(' '));
+        const auto space = tok.encode(" ");
+        const int32_t id = space.empty() ? 0 : space[0];
+        ids.push_back(id);
+        labels->push_back(tok.token_label(id));
       }
     } else {
       std::mt19937_64 rng(core::mix_seed(current.seed, 7));
@@ -284,7 +298,7 @@ struct LabEngine::Impl {
     while (true) {
       std::optional<LabRequest> req;
       uint64_t id = 0;
-      std::optional<std::vector<uint8_t>> weights;
+      std::optional<std::pair<std::vector<uint8_t>, std::string>> weights;
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] { return stop || pending || pending_weights || (have_request && current.training); });
@@ -312,9 +326,11 @@ struct LabEngine::Impl {
           have_request = true;
           ensure_model(reset);
           if (singles > 0) train_slice(singles);
-        } else if (weights && have_request) {
-          load(*weights);
-        } else if (have_request && current.training) {
+        }
+        if (weights) {
+          // Stored weights win over the request posted with them (which set up the controls).
+          load(weights->first, weights->second);
+        } else if (!req && have_request && current.training) {
           train_slice(0);
         }
         if (have_request && trainer) publish(compute());
@@ -328,11 +344,14 @@ struct LabEngine::Impl {
     }
   }
 
-  void load(const std::vector<uint8_t>& bytes_in) {
+  void load(const std::vector<uint8_t>& bytes_in, const std::string& tokenizer_name) {
     const auto f = core::decode_safetensors(bytes_in.data(), bytes_in.size(), "stored weights");
     auto it = f.metadata.find("model");
     if (it == f.metadata.end()) throw std::invalid_argument("the stored weights carry no model spec");
     current.model = core::model_spec_from_json(nlohmann::json::parse(it->second), "weights.model");
+    current.tokenizer = tokenizer_name;
+    current.training = false;
+    have_request = true;
     trainer.reset();
     ensure_model(true);
     torch::NoGradGuard g;
@@ -365,7 +384,7 @@ std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const {
   return impl_->published;
 }
 
-bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, std::string* error) {
+bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, std::string* error) {
   try {
     core::decode_safetensors(safetensors.data(), safetensors.size(), "stored weights");
   } catch (const std::exception& e) {
@@ -374,7 +393,7 @@ bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, std::strin
   }
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->pending_weights = safetensors;
+    impl_->pending_weights = std::make_pair(safetensors, tokenizer);
   }
   impl_->cv.notify_all();
   return true;

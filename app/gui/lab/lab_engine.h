@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/gui/lab/lab_types.h"
 
@@ -22,9 +24,12 @@ class LabEngine {
   uint64_t post(const LabRequest& request);
   // The newest snapshot (never null after construction; invalid until the first one).
   std::shared_ptr<const LabSnapshot> snapshot() const;
-  // Loads weights (a "weights" artifact from the experiments DB, safetensors bytes) into the lab.
-  // The next snapshot shows that model; false with *error when the bytes are not such weights.
-  bool load_weights(const std::vector<uint8_t>& safetensors, std::string* error);
+  // Loads weights (a "weights" artifact from the experiments DB, safetensors bytes, whose
+  // metadata carries the model spec) into the lab, after any request posted before. The next
+  // snapshot shows that model, read with `tokenizer` (the run's, e.g. "bpe:500"). False with
+  // *error when the bytes are not such weights; a mismatch found later (the tokenizer's V is
+  // not the model's) comes back as an invalid snapshot saying so.
+  bool load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, std::string* error);
 
  private:
   struct Impl;

@@ -24,7 +24,8 @@ struct Matrix {
 enum class LabInput { Text, Synthetic };
 
 struct LabRequest {
-  core::ModelSpec model;      // vocab is set by the engine (256: bytes)
+  core::ModelSpec model;      // model.vocab must be the tokenizer's V
+  std::string tokenizer = "bytes";  // "bytes" or "bpe:<V>" trained on KJV (cached; the first use trains it)
   LabInput input = LabInput::Text;
   std::string text = "In the beginning God created the heaven and the earth.";
   core::SyntheticTask task = core::SyntheticTask::Induction;  // the synthetic input and the training task

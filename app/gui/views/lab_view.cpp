@@ -10,7 +10,10 @@
 #include <fstream>
 
 #include "app/gui/gui_options.h"
+#include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
 #include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
 #include "widgets/spectrum.h"
@@ -129,18 +132,99 @@ void LabView::post_now(int single_steps, bool reset) {
   posted_at_[last_posted_] = Clock::now();
 }
 
+std::string LabView::request_key(const core::ModelSpec& spec) const {
+  return core::to_json(spec).dump() + "|" + c_.vocab + "|" + c_.text + "|" + std::to_string(int(c_.input)) +
+         std::to_string(int(c_.task)) + std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
+         std::to_string(c_.training) + "|" + std::to_string(c_.lr);
+}
+
+void LabView::open_stored(const StoredCheckpoint& checkpoint) {
+  stored_message_.clear();
+  try {
+    auto conn = db::Connection::open(checkpoint.db_path, db::OpenMode::ReadOnly);
+    db::RunStore store(conn);
+    StoredRun run{checkpoint, store.artifact_steps(checkpoint.run_id, "weights"), 0};
+    if (run.steps.empty()) {
+      stored_message_ = "run " + checkpoint.run_name + " has no stored weights yet: the worker stores them at every "
+                        "checkpoint (train.checkpoint_every steps)";
+      return;
+    }
+    // The newest stored step at or before the wanted one (else the first).
+    const auto after = std::upper_bound(run.steps.begin(), run.steps.end(), checkpoint.step);
+    run.index = after == run.steps.begin() ? 0 : static_cast<int>(after - run.steps.begin()) - 1;
+    stored_ = std::move(run);
+  } catch (const std::exception& e) {
+    stored_message_ = e.what();
+    return;
+  }
+  if (!load_stored_step(static_cast<size_t>(stored_->index))) stored_.reset();
+}
+
+bool LabView::load_stored_step(size_t index) {
+  const auto& ck = stored_->checkpoint;
+  try {
+    auto conn = db::Connection::open(ck.db_path, db::OpenMode::ReadOnly);
+    db::RunStore store(conn);
+    const auto artifact = store.artifact_at(ck.run_id, "weights", stored_->steps[index]);
+    if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(stored_->steps[index]) + " are gone");
+    const auto file = core::decode_safetensors(artifact->bytes.data(), artifact->bytes.size(), "stored weights");
+    const auto model = file.metadata.find("model");
+    if (model == file.metadata.end()) throw std::runtime_error("the stored weights carry no model spec");
+    const auto spec = core::model_spec_from_json(nlohmann::json::parse(model->second), "weights.model");
+    // The sliders show the stored model, so the request posted with the weights keeps its shapes.
+    controls_from_model_spec(spec, ck.tokenizer, &c_);
+    c_.training = false;
+    core::ModelSpec controls_spec;
+    if (!model_spec_of(c_, &controls_spec, &problems_)) throw std::runtime_error("the stored model is not one the lab can build");
+    posted_key_ = request_key(controls_spec);
+    post_now();
+    std::string error;
+    if (!engine_.load_weights(artifact->bytes, ck.tokenizer, &error)) throw std::runtime_error(error);
+    stored_->index = static_cast<int>(index);
+    return true;
+  } catch (const std::exception& e) {
+    stored_message_ = "cannot open " + ck.run_name + ": " + e.what();
+    return false;
+  }
+}
+
+void LabView::draw_stored_run() {
+  if (!stored_message_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kProblem, "%s", stored_message_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (!stored_) return;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Stored run");
+  ImGui::Separator();
+  ImGui::TextWrapped("%s", stored_->checkpoint.run_name.c_str());
+  int index = stored_->index;
+  const int last = static_cast<int>(stored_->steps.size()) - 1;
+  const std::string label = "step " + std::to_string(stored_->steps[static_cast<size_t>(index)]);
+  if (ImGui::SliderInt("##stored_step", &index, 0, last, label.c_str()) && index != stored_->index)
+    load_stored_step(static_cast<size_t>(index));
+  tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
+  ImGui::TextDisabled("%d stored steps, vocabulary %s", last + 1, stored_->checkpoint.tokenizer.c_str());
+  if (ImGui::SmallButton("Leave stored run")) stored_.reset();
+  tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
+}
+
 void LabView::sync() {
   c_.text = text_buffer_;
   // Benchmark mode: a control change every few frames (the seed: a full rebuild and recompute).
   if (context_.options && context_.options->bench_frames > 0 && ++bench_frame_ % 6 == 0) c_.seed++;
 
+  if (context_.open_in_lab) {
+    open_stored(*context_.open_in_lab);
+    context_.open_in_lab.reset();
+  }
   core::ModelSpec spec;
   if (model_spec_of(c_, &spec, &problems_)) {
-    const std::string key = core::to_json(spec).dump() + "|" + c_.text + "|" +
-                            std::to_string(int(c_.input)) + std::to_string(int(c_.task)) +
-                            std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
-                            std::to_string(c_.training) + "|" + std::to_string(c_.lr);
+    const std::string key = request_key(spec);
     if (key != posted_key_) {
+      // A control that changes the model's shapes leaves the stored run (its weights are gone).
+      if (stored_ && !same_shapes(spec, snap_ && snap_->valid ? snap_->spec : spec)) stored_.reset();
       posted_key_ = key;
       post_now();
     }
@@ -195,6 +279,7 @@ void LabView::draw() {
   sync();
   const float left = 330.0f * context_.ui_scale;
   ImGui::BeginChild("##lab_controls", ImVec2(left, 0), true);
+  draw_stored_run();
   draw_controls();
   if (snap_) draw_training(*snap_);
   ImGui::EndChild();
@@ -272,6 +357,15 @@ void LabView::draw_controls() {
   }
   ImGui::SliderInt("r (emb. rank)", &c_.embed_rank, 0, c_.d);
   tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). 0 = full rank.");
+  static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
+  if (ImGui::BeginCombo("vocabulary", c_.vocab.c_str())) {
+    for (const char* v : kVocabularies)
+      if (ImGui::Selectable(v, c_.vocab == v)) c_.vocab = v;
+    ImGui::EndCombo();
+  }
+  tooltip("bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
+          "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
+          "at most min(V, r, d) (VB §2.1).");
   ImGui::SliderInt("L (layers)", &c_.layers, 1, 8);
   ImGui::Checkbox("causal", &c_.causal);
   int seed = static_cast<int>(c_.seed);
@@ -287,7 +381,7 @@ void LabView::draw_controls() {
   c_.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
   if (c_.input == LabInput::Text) {
     ImGui::InputTextMultiline("##text", text_buffer_, sizeof text_buffer_, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
-    ImGui::TextDisabled("bytes tokenizer: n = %d (<= context %d)", std::min<int>(std::strlen(text_buffer_), c_.context), c_.context);
+    if (snap_ && snap_->valid) ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c_.vocab.c_str(), snap_->n, c_.context);
   } else {
     ImGui::SliderInt("n", &c_.synthetic_n, 4, std::min(128, c_.context));
   }

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "app/gui/lab/lab_controls.h"
@@ -39,6 +41,20 @@ class LabView : public View {
   void post_now(int single_steps = 0, bool reset = false);
   void save_scene();
   void load_scene_file();
+  std::string request_key(const core::ModelSpec& spec) const;
+  // Opens a stored run's weights (nearest stored step <= the wanted one) from an experiments DB.
+  void open_stored(const StoredCheckpoint& checkpoint);
+  bool load_stored_step(size_t index);
+  void draw_stored_run();
+
+  // The stored run shown, when one was opened from the explorer.
+  struct StoredRun {
+    StoredCheckpoint checkpoint;
+    std::vector<int64_t> steps;  // steps with stored weights, ascending
+    int index = 0;               // the one loaded
+  };
+  std::optional<StoredRun> stored_;
+  std::string stored_message_;
 
   ViewContext& context_;
   LabControls c_;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 struct ImFont;
@@ -20,12 +22,25 @@ namespace headroom::gui {
 
 struct GuiOptions;
 
+// A stored checkpoint to open in the lab (the explorer's "Open in lab").
+struct StoredCheckpoint {
+  std::string db_path;
+  std::int64_t run_id = 0;
+  std::string run_name;
+  std::string tokenizer;   // the run's train.tokenizer ("bytes", "bpe:500")
+  std::int64_t step = 0;   // wanted step: the lab opens the stored weights nearest to it
+};
+
 // What the shell shares with views. Owned by the App; outlives every view.
 struct ViewContext {
   const GuiOptions* options = nullptr;  // the command line (--db, --presentation, ...)
   std::string config_dir;               // where settings live ("" when unknown)
   ImFont* mono_font = nullptr;          // DejaVu Sans Mono (null until fonts load, or if missing)
   float ui_scale = 1.0f;                // HiDPI x presentation scale, for views sizing things by hand
+  // Links between views: a view sets these, the App selects the named tab in the next frame and
+  // the lab consumes the checkpoint when it draws.
+  std::string select_view;
+  std::optional<StoredCheckpoint> open_in_lab;
 };
 
 class View {
