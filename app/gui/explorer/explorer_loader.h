@@ -1,0 +1,74 @@
+// The explorer's reading thread: keeps the GUI's frames free of SQL.
+//
+// One background thread owns a read-only connection to the experiments DB. It loads the run
+// rows, polls `PRAGMA data_version` (a few times a second) and reloads them when another
+// process — a worker — committed; and it fetches the curves the view says it wants, bucketed by
+// the store (RunStore::curve), re-fetching a wanted curve when its run moved on. The UI thread
+// only swaps immutable snapshots (latest wins), so a worker writing at full speed never stalls a
+// frame and neither side ever sees "database is locked" (WAL: readers never block the writer).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app/gui/explorer/curves.h"
+#include "app/gui/explorer/run_rows.h"
+#include "experiments_db/run_records.h"
+
+namespace headroom::explorer {
+
+struct RowsSnapshot {
+  std::uint64_t version = 0;    // increases with every reload
+  bool open = false;            // the DB opened (else `error` says why)
+  std::string error;            // one message: what is wrong with the file, what would be right
+  std::vector<RunRow> rows;     // in id order
+  std::vector<db::SuiteRecord> suites;
+  double load_ms = 0;           // how long the last reload took (for the benchmark)
+};
+
+// One wanted curve. `steps` empty: the whole logged range.
+struct CurveKey {
+  std::int64_t run_id = 0;
+  std::string metric;
+  XAxis axis = XAxis::Step;
+  std::optional<db::StepRange> steps;
+  int buckets = 512;
+  bool operator<(const CurveKey& o) const;
+  bool operator==(const CurveKey& o) const { return !(*this < o) && !(o < *this); }
+};
+
+struct CurvesSnapshot {
+  std::uint64_t version = 0;
+  std::map<CurveKey, Curve> curves;  // only keys of the current want list
+  bool complete = false;             // every wanted curve is loaded and current
+};
+
+class ExplorerLoader {
+ public:
+  // Opens `db_path` read-only on the loader thread; a refusal shows up as rows()->error.
+  explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25);
+  ~ExplorerLoader();
+  ExplorerLoader(const ExplorerLoader&) = delete;
+  ExplorerLoader& operator=(const ExplorerLoader&) = delete;
+
+  const std::string& db_path() const { return path_; }
+  std::shared_ptr<const RowsSnapshot> rows() const;
+  std::shared_ptr<const CurvesSnapshot> curves() const;
+
+  // Replaces the wanted curves. Loaded ones that are still wanted are kept.
+  void want(std::vector<CurveKey> keys);
+  // Reload the rows now (e.g. after the GUI started a worker).
+  void refresh();
+
+ private:
+  struct State;
+  std::string path_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace headroom::explorer
