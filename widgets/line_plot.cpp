@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,191 +13,151 @@
 #include "widgets/decimate.h"
 #include "widgets/draw_util.h"
 #include "widgets/frame_stats.h"
+#include "widgets/line_plot_internal.h"
 #include "widgets/plot_math.h"
 #include "widgets/png_export.h"
+#include "widgets/svg_plot.h"
 
 namespace headroom::widgets {
+
+using detail::PlotContext;
+using detail::PlotSeries;
+using detail::PlotState;
+using detail::SeriesKind;
+
+namespace detail {
+PlotContext& plot_context() {
+  static PlotContext ctx;
+  return ctx;
+}
+}  // namespace detail
+
 namespace {
 
-enum class Kind { Line, Shaded };
-
-struct Series {
-  Kind kind = Kind::Line;
-  const char* label = "";
-  const float* xs = nullptr;
-  const float* ys = nullptr;   // line
-  const float* ylo = nullptr;  // band
-  const float* yhi = nullptr;
-  int n = 0;
-  ImU32 color = 0;
-  float thickness = 1.5f;
-  ImGuiID label_id = 0;
-  bool hidden = false;
-  std::vector<DecimatedPoint> line;
-  std::vector<DecimatedBandPoint> band;
-};
-
-struct PlotState {
-  AxisRange x{0.0, 1.0};
-  bool user_x = false;  // zoomed/panned: keep x; otherwise fit to data every frame
-  PlotFlags last_flags = 0;
-  float y_tick_w = 0.0f;  // widest y tick label last frame (layout needs it before ticks exist)
-  std::vector<ImGuiID> hidden;
-};
-
-struct PlotContext {
-  bool open = false;
-  ImGuiID id = 0;
-  std::string title;
-  ImRect frame;
-  std::string x_label, y_label;
-  PlotFlags flags = 0;
-  bool fixed_y = false;
-  AxisRange y_fixed;
-  std::vector<Series> series;
-  int series_used = 0;
-  int next_color = 0;
-};
-
-PlotContext g_plot;
+PlotContext& g_plot = detail::plot_context();
 std::unordered_map<ImGuiID, PlotState> g_states;
 
-Series& add_series(const char* label, ImU32 color) {
+PlotSeries& add_series(const char* label, ImU32 color) {
   if (g_plot.series_used == static_cast<int>(g_plot.series.size())) g_plot.series.emplace_back();
-  Series& s = g_plot.series[g_plot.series_used++];
+  PlotSeries& s = g_plot.series[g_plot.series_used++];
   s.label = label ? label : "";
   s.color = color ? color : detail::palette_color(g_plot.next_color);
   ++g_plot.next_color;
   s.label_id = ImHashStr(s.label);
+  s.xs = s.ys = s.ylo = s.yhi = nullptr;
+  s.n = 0;
+  s.vx = 0.0;
+  s.thickness = 1.5f;
+  s.hidden = false;
   return s;
 }
 
 bool contains(const std::vector<ImGuiID>& v, ImGuiID id) { return std::find(v.begin(), v.end(), id) != v.end(); }
 
-void draw_band(ImDrawList* dl, const Series& s, const AxisMap& xm, const AxisMap& ym) {
-  const ImU32 col = (s.color & ~IM_COL32_A_MASK) | (static_cast<ImU32>(64) << IM_COL32_A_SHIFT);
-  for (size_t i = 1; i < s.band.size(); ++i) {
-    const DecimatedBandPoint& a = s.band[i - 1];
-    const DecimatedBandPoint& b = s.band[i];
-    if (b.gap_before) continue;
-    const float x0 = xm.to_pixel(a.x), x1 = xm.to_pixel(b.x);
-    dl->AddQuadFilled(ImVec2(x0, ym.to_pixel(a.lo)), ImVec2(x1, ym.to_pixel(b.lo)),
-                      ImVec2(x1, ym.to_pixel(b.hi)), ImVec2(x0, ym.to_pixel(a.hi)), col);
-  }
+void toggle(std::vector<ImGuiID>& v, ImGuiID id) {
+  auto it = std::find(v.begin(), v.end(), id);
+  if (it == v.end()) v.push_back(id); else v.erase(it);
 }
 
-void draw_line(ImDrawList* dl, const Series& s, const AxisMap& xm, const AxisMap& ym,
-               std::vector<ImVec2>& scratch) {
-  auto flush = [&]() {
-    if (scratch.size() >= 2)
-      dl->AddPolyline(scratch.data(), static_cast<int>(scratch.size()), s.color, 0, s.thickness);
-    else if (scratch.size() == 1)
-      dl->AddCircleFilled(scratch[0], s.thickness, s.color);
-    scratch.clear();
-  };
-  scratch.clear();
-  for (const DecimatedPoint& p : s.line) {
-    if (p.gap_before) flush();
-    scratch.emplace_back(xm.to_pixel(p.x), ym.to_pixel(p.y));
-  }
-  flush();
+// The plot area inside the frame: title above, y label + tick labels left, tick labels +
+// x label below. Uses last frame's y tick label width (the ticks are not known yet).
+ImRect layout_plot_area(const PlotState& st) {
+  const float line = ImGui::GetTextLineHeight();
+  const ImRect& f = g_plot.frame;
+  const float tick_w = st.y_tick_w > 0.0f ? st.y_tick_w : ImGui::CalcTextSize("0.000").x;
+  const float left = 6.0f + (g_plot.y_label.empty() ? 0.0f : line + 4.0f) + tick_w + 8.0f;
+  const float top = g_plot.title.empty() ? line * 0.5f : line + 6.0f;
+  const float bottom = line + 9.0f + (g_plot.x_label.empty() ? 0.0f : line + 2.0f);
+  return ImRect(ImVec2(std::floor(f.Min.x + left), std::floor(f.Min.y + top)),
+                ImVec2(std::floor(f.Max.x - 10.0f), std::floor(f.Max.y - bottom)));
 }
 
-// Legend geometry: a box in the plot's top-right corner, one row per labeled series.
-struct Legend {
-  ImRect rect;
-  float row_h = 0.0f;
-};
-
-Legend legend_layout(const ImRect& plot) {
-  const ImGuiStyle& style = ImGui::GetStyle();
-  Legend L;
-  L.row_h = ImGui::GetTextLineHeight();
-  float w = 0.0f;
-  int rows = 0;
-  for (int i = 0; i < g_plot.series_used; ++i) {
-    const Series& s = g_plot.series[i];
-    const char* end = detail::visible_text_end(s.label);
-    if (end == s.label) continue;
-    w = std::max(w, ImGui::CalcTextSize(s.label, end).x);
-    ++rows;
+// Mouse input on last frame's legend and this frame's plot area: legend clicks, wheel
+// zoom, drag pan (past the drag threshold, relative to the range at the press),
+// double-click refit, click detection, the context menu.
+void handle_input(PlotState& st, ImGuiWindow* window) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const PlotFlags flags = g_plot.flags;
+  const bool log_x = flags & PlotFlags_LogX;
+  const bool inputs = !(flags & PlotFlags_NoInputs);
+  const ImRect& plot = g_plot.plot;
+  g_plot.hovered = ImGui::ItemHoverable(plot, g_plot.id);
+  g_plot.over_legend = g_plot.hovered && st.legend.Contains(io.MousePos) && !(flags & PlotFlags_NoLegend);
+  if (g_plot.over_legend && inputs && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    const int row = static_cast<int>((io.MousePos.y - st.legend.Min.y - ImGui::GetStyle().FramePadding.y) /
+                                     std::max(st.legend_row_h, 1.0f));
+    if (row >= 0 && row < static_cast<int>(st.legend_rows.size())) toggle(st.hidden, st.legend_rows[row]);
   }
-  if (rows == 0) return L;
-  const ImVec2 pad = style.FramePadding;
-  const ImVec2 size(pad.x * 2 + L.row_h * 1.2f + style.ItemInnerSpacing.x + w, pad.y * 2 + rows * L.row_h);
-  L.rect = ImRect(ImVec2(plot.Max.x - size.x - 6.0f, plot.Min.y + 6.0f), ImVec2(plot.Max.x - 6.0f, plot.Min.y + 6.0f + size.y));
-  return L;
-}
-
-// The labeled series under p (index into g_plot.series), or -1.
-int legend_row_at(const Legend& L, const ImVec2& p) {
-  if (!L.rect.Contains(p)) return -1;
-  float y = L.rect.Min.y + ImGui::GetStyle().FramePadding.y;
-  for (int i = 0; i < g_plot.series_used; ++i) {
-    const Series& s = g_plot.series[i];
-    if (detail::visible_text_end(s.label) == s.label) continue;
-    if (p.y >= y && p.y < y + L.row_h) return i;
-    y += L.row_h;
+  const AxisMap xm{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
+  if (g_plot.hovered && !g_plot.over_legend) {
+    if (inputs) ImGui::SetItemUsingMouseWheel();
+    if (inputs && io.MouseWheel != 0.0f) {
+      st.x = zoom_range(st.x, xm.from_pixel(io.MousePos.x), std::pow(0.8, io.MouseWheel), log_x);
+      st.user_x = true;
+    }
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      st.pressed = true;
+      st.panning = false;
+      st.press_double = ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left);
+      st.press_x = st.x;
+      if (inputs && st.press_double) st.user_x = false;
+      if (inputs) {
+        ImGui::SetActiveID(g_plot.id, window);
+        ImGui::FocusWindow(window);
+      }
+    }
+    if (inputs && ImGui::IsMouseReleased(ImGuiMouseButton_Right)) ImGui::OpenPopupEx(g_plot.id);
   }
-  return -1;
-}
-
-void draw_legend(ImDrawList* dl, const Legend& L, const PlotState& st, int hot_row) {
-  if (L.rect.GetWidth() <= 0.0f) return;
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const ImVec2 pad = style.FramePadding;
-  const float line = L.row_h, swatch = line * 1.2f;
-  dl->AddRectFilled(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
-  dl->AddRect(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
-  float y = L.rect.Min.y + pad.y;
-  for (int i = 0; i < g_plot.series_used; ++i) {
-    const Series& s = g_plot.series[i];
-    const char* end = detail::visible_text_end(s.label);
-    if (end == s.label) continue;
-    if (i == hot_row)
-      dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line), ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.5f));
-    const bool hidden = contains(st.hidden, s.label_id);
-    const ImU32 col = hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : s.color;
-    const float sx = L.rect.Min.x + pad.x, cy = y + line * 0.5f;
-    if (s.kind == Kind::Line)
-      dl->AddLine(ImVec2(sx, cy), ImVec2(sx + swatch, cy), col, 2.0f);
-    else
-      dl->AddRectFilled(ImVec2(sx, cy - line * 0.3f), ImVec2(sx + swatch, cy + line * 0.3f),
-                        (col & ~IM_COL32_A_MASK) | (static_cast<ImU32>(110) << IM_COL32_A_SHIFT));
-    dl->AddText(ImVec2(sx + swatch + style.ItemInnerSpacing.x, y),
-                hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ImGui::GetColorU32(ImGuiCol_Text), s.label, end);
-    y += line;
-  }
-}
-
-void hover_tooltip(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const AxisMap& ym, double x) {
-  const float px = xm.to_pixel(x);
-  dl->AddLine(ImVec2(px, plot.Min.y), ImVec2(px, plot.Max.y), detail::text_color(0.45f));
-  ImGui::BeginTooltip();
-  const double span = std::fabs(xm.hi - xm.lo);
-  const std::string xs = format_tick(x, xm.log ? x * 0.01 : span / 1000.0);
-  ImGui::TextDisabled("%s %s", g_plot.x_label.empty() ? "x" : g_plot.x_label.c_str(), xs.c_str());
-  const float h = ImGui::GetTextLineHeight();
-  for (int k = 0; k < g_plot.series_used; ++k) {
-    const Series& s = g_plot.series[k];
-    if (s.hidden || s.n <= 0) continue;
-    const int i = nearest_index(s.xs, s.n, x);
-    const char* end = detail::visible_text_end(s.label);
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(p + ImVec2(0, h * 0.25f), p + ImVec2(h * 0.5f, h * 0.75f), s.color);
-    ImGui::Dummy(ImVec2(h * 0.5f, h));
-    ImGui::SameLine();
-    const std::string name(s.label, end);
-    if (s.kind == Kind::Line) {
-      ImGui::Text("%s: %.5g", name.c_str(), static_cast<double>(s.ys[i]));
-      const double sx = s.xs ? s.xs[i] : i;
-      const ImVec2 q(xm.to_pixel(sx), ym.to_pixel(s.ys[i]));
-      if (std::isfinite(s.ys[i]) && plot.Contains(q)) dl->AddCircleFilled(q, 3.5f, s.color);
+  if (st.pressed) {
+    if (ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      if (inputs && !st.press_double && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+        const float dx = io.MousePos.x - io.MouseClickedPos[0].x;
+        st.x = pan_range(st.press_x, dx, plot.GetWidth(), log_x);
+        st.user_x = true;
+        st.panning = true;
+      }
     } else {
-      ImGui::Text("%s: %.5g .. %.5g", name.c_str(), static_cast<double>(s.ylo[i]), static_cast<double>(s.yhi[i]));
+      const float thr = io.MouseDragThreshold;
+      g_plot.clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && !st.panning && !st.press_double &&
+                       io.MouseDragMaxDistanceSqr[0] < thr * thr && plot.Contains(io.MousePos);
+      st.pressed = st.panning = false;
+      if (ImGui::GetActiveID() == g_plot.id) ImGui::ClearActiveID();
     }
   }
-  ImGui::EndTooltip();
+  g_plot.mouse_x = AxisMap{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x}.from_pixel(io.MousePos.x);
+}
+
+// Runs once per plot, at the first call after the Setup* calls: layout, x limits, input.
+void setup_finish() {
+  IM_ASSERT(g_plot.open && "needs a BeginPlot() that returned true");
+  if (g_plot.setup_done) return;
+  g_plot.setup_done = true;
+  PlotState& st = g_states[g_plot.id];
+  // States outlive ImGui contexts (they are keyed by ID only): start over when the frame
+  // count did not advance, i.e. in a new context (tests, tools) or a duplicate ID.
+  const int frame = ImGui::GetFrameCount();
+  if (st.last_frame > 0 && frame <= st.last_frame) st = PlotState{};
+  st.last_frame = frame;
+  g_plot.st = &st;
+  const PlotFlags flags = g_plot.flags;
+  const bool log_x = flags & PlotFlags_LogX;
+  if ((st.last_flags ^ flags) & PlotFlags_LogX) {
+    st.user_x = false;
+    st.shown = false;  // the old range was for the other scale
+  }
+  st.last_flags = flags;
+
+  const AxisRange& lim = g_plot.limits_x;
+  const bool lim_ok = g_plot.limits_x_set && std::isfinite(lim.lo) && std::isfinite(lim.hi) && lim.lo < lim.hi &&
+                      (!log_x || lim.lo > 0.0);
+  if (lim_ok && (g_plot.limits_x_cond == PlotCond_Always || !st.user_x)) st.x = lim;
+
+  g_plot.plot = layout_plot_area(st);
+  g_plot.layout_ok = g_plot.plot.GetWidth() >= 8.0f && g_plot.plot.GetHeight() >= 8.0f;
+  if (g_plot.layout_ok) handle_input(st, ImGui::GetCurrentWindow());
+  // Set limits hold unless the user took over; a double-click this frame returns to them.
+  if (lim_ok && !st.user_x) st.x = lim;
+  g_plot.limits_applied = lim_ok && (g_plot.limits_x_cond == PlotCond_Always || !st.user_x);
 }
 
 }  // namespace
@@ -224,6 +184,14 @@ bool BeginPlot(const char* title_id, const ImVec2& size) {
   g_plot.y_label.clear();
   g_plot.flags = 0;
   g_plot.fixed_y = false;
+  g_plot.limits_x_set = false;
+  g_plot.svg_out = nullptr;
+  g_plot.setup_done = false;
+  g_plot.st = nullptr;
+  g_plot.layout_ok = false;
+  g_plot.limits_applied = false;
+  g_plot.hovered = g_plot.over_legend = g_plot.clicked = false;
+  g_plot.mouse_x = 0.0;
   g_plot.series_used = 0;
   g_plot.next_color = 0;
   return true;
@@ -231,6 +199,7 @@ bool BeginPlot(const char* title_id, const ImVec2& size) {
 
 void SetupAxes(const char* x_label, const char* y_label, PlotFlags flags) {
   IM_ASSERT(g_plot.open && "SetupAxes() needs a BeginPlot() that returned true");
+  IM_ASSERT(!g_plot.setup_done && "Setup* calls must come before plotting and queries");
   g_plot.x_label = x_label ? x_label : "";
   g_plot.y_label = y_label ? y_label : "";
   g_plot.flags = flags;
@@ -242,10 +211,49 @@ void SetupAxisLimitsY(double lo, double hi) {
   g_plot.y_fixed = {std::min(lo, hi), std::max(lo, hi)};
 }
 
+void SetupAxisLimitsX(double lo, double hi, PlotCond cond) {
+  IM_ASSERT(g_plot.open && "SetupAxisLimitsX() needs a BeginPlot() that returned true");
+  IM_ASSERT(!g_plot.setup_done && "Setup* calls must come before plotting and queries");
+  g_plot.limits_x_set = true;
+  g_plot.limits_x_cond = cond;
+  g_plot.limits_x = {std::min(lo, hi), std::max(lo, hi)};
+}
+
+PlotRange GetPlotLimitsX() {
+  setup_finish();
+  const PlotState& st = *g_plot.st;
+  if (!st.shown && !st.user_x && !g_plot.limits_applied) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan};
+  }
+  return {st.x.lo, st.x.hi};
+}
+
+bool IsPlotUserRanged() {
+  setup_finish();
+  return g_plot.st->user_x;
+}
+
+bool IsPlotHovered() {
+  setup_finish();
+  return g_plot.hovered;
+}
+
+double GetPlotMousePosX() {
+  setup_finish();
+  return g_plot.mouse_x;
+}
+
+bool IsPlotClicked() {
+  setup_finish();
+  return g_plot.clicked;
+}
+
 void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color, float thickness) {
   IM_ASSERT(g_plot.open && "PlotLine() needs a BeginPlot() that returned true");
-  Series& s = add_series(label, color);
-  s.kind = Kind::Line;
+  setup_finish();
+  PlotSeries& s = add_series(label, color);
+  s.kind = SeriesKind::Line;
   s.xs = xs;
   s.ys = ys;
   s.n = ys ? std::max(0, n) : 0;
@@ -254,114 +262,81 @@ void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 
 
 void PlotShaded(const char* label, const float* xs, const float* ylo, const float* yhi, int n, ImU32 color) {
   IM_ASSERT(g_plot.open && "PlotShaded() needs a BeginPlot() that returned true");
-  Series& s = add_series(label, color);
-  s.kind = Kind::Shaded;
+  setup_finish();
+  PlotSeries& s = add_series(label, color);
+  s.kind = SeriesKind::Shaded;
   s.xs = xs;
   s.ylo = ylo;
   s.yhi = yhi;
   s.n = (ylo && yhi) ? std::max(0, n) : 0;
 }
 
+void PlotVLine(const char* label, double x, ImU32 color) {
+  IM_ASSERT(g_plot.open && "PlotVLine() needs a BeginPlot() that returned true");
+  setup_finish();
+  PlotSeries& s = add_series(label, color);
+  s.kind = SeriesKind::VLine;
+  s.vx = x;
+}
+
+void CapturePlotSvg(std::string* out, int width, int height) {
+  IM_ASSERT(g_plot.open && "CapturePlotSvg() needs a BeginPlot() that returned true");
+  g_plot.svg_out = out;
+  g_plot.svg_w = width;
+  g_plot.svg_h = height;
+}
+
 void EndPlot() {
   IM_ASSERT(g_plot.open && "EndPlot() without a BeginPlot() that returned true");
+  setup_finish();
   g_plot.open = false;
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   ImDrawList* dl = window->DrawList;
   const ImGuiIO& io = ImGui::GetIO();
-  PlotState& st = g_states[g_plot.id];
+  PlotState& st = *g_plot.st;
   FrameStats& fs = detail::mutable_frame_stats();
   ++fs.plots_drawn;
+  if (!g_plot.layout_ok) return;
   const PlotFlags flags = g_plot.flags;
   const bool log_x = flags & PlotFlags_LogX, log_y = flags & PlotFlags_LogY;
-  if ((st.last_flags ^ flags) & PlotFlags_LogX) st.user_x = false;
-  st.last_flags = flags;
   for (int i = 0; i < g_plot.series_used; ++i)
     g_plot.series[i].hidden = contains(st.hidden, g_plot.series[i].label_id);
-
-  // Layout: title, y label + tick labels on the left, tick labels + x label below.
-  const float line = ImGui::GetTextLineHeight();
   const ImRect& f = g_plot.frame;
-  if (st.y_tick_w <= 0.0f) st.y_tick_w = ImGui::CalcTextSize("0.000").x;
-  const float left = 6.0f + (g_plot.y_label.empty() ? 0.0f : line + 4.0f) + st.y_tick_w + 8.0f;
-  const float top = g_plot.title.empty() ? line * 0.5f : line + 6.0f;
-  const float bottom = line + 9.0f + (g_plot.x_label.empty() ? 0.0f : line + 2.0f);
-  const ImRect plot(ImVec2(std::floor(f.Min.x + left), std::floor(f.Min.y + top)),
-                    ImVec2(std::floor(f.Max.x - 10.0f), std::floor(f.Max.y - bottom)));
-  if (plot.GetWidth() < 8.0f || plot.GetHeight() < 8.0f) return;
+  const ImRect& plot = g_plot.plot;
+  const float line = ImGui::GetTextLineHeight();
 
-  // X range: fit to the data unless the user zoomed/panned.
+  // X range: the user's, the set limits, or fit to the (visible) data.
   double dlo = HUGE_VAL, dhi = -HUGE_VAL;
   for (int i = 0; i < g_plot.series_used; ++i) {
-    const Series& s = g_plot.series[i];
+    const PlotSeries& s = g_plot.series[i];
     double a, b;
-    if (!s.hidden && s.n > 0 && x_extent(s.xs, s.n, log_x, &a, &b)) {
+    if (!s.hidden && s.kind != SeriesKind::VLine && s.n > 0 && x_extent(s.xs, s.n, log_x, &a, &b)) {
       dlo = std::min(dlo, a);
       dhi = std::max(dhi, b);
     }
   }
   const bool has_data = dlo <= dhi;
-  if (!st.user_x) st.x = has_data ? fit_range(dlo, dhi, log_x, 0.0) : fit_range(0, 1, log_x, 0.0);
+  if (!st.user_x && !g_plot.limits_applied)
+    st.x = has_data ? fit_range(dlo, dhi, log_x, 0.0) : fit_range(0, 1, log_x, 0.0);
   if (log_x && !(st.x.lo > 0.0)) st.x = fit_range(has_data ? dlo : 1.0, has_data ? dhi : 10.0, true, 0.0);
-
-  // Input. The legend takes clicks first (toggling series); elsewhere wheel zooms,
-  // drag pans and double-click fits.
-  const bool inputs = !(flags & PlotFlags_NoInputs);
-  const bool hovered = ImGui::ItemHoverable(plot, g_plot.id);
-  const Legend legend = (flags & PlotFlags_NoLegend) ? Legend{} : legend_layout(plot);
-  const int legend_row = hovered && inputs ? legend_row_at(legend, io.MousePos) : -1;
-  const bool over_legend = legend.rect.Contains(io.MousePos);
-  if (legend_row >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    const ImGuiID lid = g_plot.series[legend_row].label_id;
-    auto it = std::find(st.hidden.begin(), st.hidden.end(), lid);
-    if (it == st.hidden.end()) st.hidden.push_back(lid); else st.hidden.erase(it);
-    for (int i = 0; i < g_plot.series_used; ++i)
-      g_plot.series[i].hidden = contains(st.hidden, g_plot.series[i].label_id);
-  }
-  AxisMap xm{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
-  if (inputs && hovered && !over_legend) {
-    ImGui::SetItemUsingMouseWheel();
-    if (io.MouseWheel != 0.0f) {
-      st.x = zoom_range(st.x, xm.from_pixel(io.MousePos.x), std::pow(0.8, io.MouseWheel), log_x);
-      st.user_x = true;
-    }
-    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-      st.user_x = false;
-      if (has_data) st.x = fit_range(dlo, dhi, log_x, 0.0);
-    } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-      ImGui::SetActiveID(g_plot.id, window);
-      ImGui::FocusWindow(window);
-    }
-    if (ImGui::IsMouseReleased(ImGuiMouseButton_Right)) ImGui::OpenPopupEx(g_plot.id);
-  }
-  const bool dragging = inputs && ImGui::GetActiveID() == g_plot.id;
-  if (dragging) {
-    if (ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
-      // Not on the press frame: a jump of the pointer onto the plot is not a drag.
-      if (io.MouseDelta.x != 0.0f && !ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        st.x = pan_range(st.x, io.MouseDelta.x, plot.GetWidth(), log_x);
-        st.user_x = true;
-      }
-    } else {
-      ImGui::ClearActiveID();
-    }
-  }
-  xm = AxisMap{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
+  st.shown = true;
+  const AxisMap xm{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
 
   // Decimate, then fit y to what is visible.
   const int pixels = std::max(1, static_cast<int>(plot.GetWidth()));
   double ylo = HUGE_VAL, yhi = -HUGE_VAL;
   int points = 0;
   for (int i = 0; i < g_plot.series_used; ++i) {
-    Series& s = g_plot.series[i];
+    PlotSeries& s = g_plot.series[i];
     s.line.clear();
     s.band.clear();
     if (s.hidden || s.n <= 0) continue;
-    if (s.kind == Kind::Line) {
+    if (s.kind == SeriesKind::Line) {
       s.line = decimate_minmax(s.xs, s.ys, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
       for (const DecimatedPoint& p : s.line)
         if (p.x >= st.x.lo && p.x <= st.x.hi) ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
       points += static_cast<int>(s.line.size());
-    } else {
+    } else if (s.kind == SeriesKind::Shaded) {
       s.band = decimate_band(s.xs, s.ylo, s.yhi, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
       for (const DecimatedBandPoint& p : s.band)
         if (p.x >= st.x.lo && p.x <= st.x.hi) ylo = std::min(ylo, p.lo), yhi = std::max(yhi, p.hi);
@@ -384,15 +359,28 @@ void EndPlot() {
   detail::draw_x_axis(dl, plot, xm, xt, true);
   detail::draw_y_axis(dl, plot, ym, yt, true);
 
+  // Series: bands under lines, markers over them, then legend and hover.
+  const detail::Legend legend = (flags & PlotFlags_NoLegend) ? detail::Legend{} : detail::legend_layout(plot);
+  st.legend = legend.rect;
+  st.legend_row_h = legend.row_h;
+  st.legend_rows.clear();
+  if (!(flags & PlotFlags_NoLegend))
+    for (int i = 0; i < g_plot.series_used; ++i)
+      if (detail::visible_text_end(g_plot.series[i].label) != g_plot.series[i].label)
+        st.legend_rows.push_back(g_plot.series[i].label_id);
+  const bool over_legend = g_plot.hovered && legend.rect.Contains(io.MousePos);
+  const int hot_row = over_legend && !(flags & PlotFlags_NoInputs) ? detail::legend_row_at(legend, io.MousePos) : -1;
   dl->PushClipRect(plot.Min, plot.Max, true);
   for (int i = 0; i < g_plot.series_used; ++i)
-    if (g_plot.series[i].kind == Kind::Shaded) draw_band(dl, g_plot.series[i], xm, ym);
-  static std::vector<ImVec2> scratch;
+    if (g_plot.series[i].kind == SeriesKind::Shaded) detail::draw_band(dl, g_plot.series[i], xm, ym);
   for (int i = 0; i < g_plot.series_used; ++i)
-    if (g_plot.series[i].kind == Kind::Line) draw_line(dl, g_plot.series[i], xm, ym, scratch);
-  draw_legend(dl, legend, st, legend_row);
-  if (hovered && !(flags & PlotFlags_NoHover) && !dragging && !over_legend && has_data)
-    hover_tooltip(dl, plot, xm, ym, xm.from_pixel(io.MousePos.x));
+    if (g_plot.series[i].kind == SeriesKind::Line) detail::draw_line(dl, g_plot.series[i], xm, ym);
+  for (int i = 0; i < g_plot.series_used; ++i)
+    if (g_plot.series[i].kind == SeriesKind::VLine && !g_plot.series[i].hidden)
+      detail::draw_vline(dl, g_plot.series[i], plot, xm);
+  detail::draw_legend(dl, legend, hot_row);
+  if (g_plot.hovered && !(flags & PlotFlags_NoHover) && !st.panning && !over_legend && has_data)
+    detail::hover_tooltip(dl, plot, xm, ym, xm.from_pixel(io.MousePos.x));
   dl->PopClipRect();
   dl->AddRect(plot.Min, plot.Max, ImGui::GetColorU32(ImGuiCol_Border));
 
@@ -417,6 +405,12 @@ void EndPlot() {
     ImGui::EndPopup();
   }
 
+  if (g_plot.svg_out) {
+    const int w = g_plot.svg_w > 0 ? g_plot.svg_w : static_cast<int>(f.GetWidth());
+    const int h = g_plot.svg_h > 0 ? g_plot.svg_h : static_cast<int>(f.GetHeight());
+    *g_plot.svg_out = render_svg(detail::capture_svg(st.x, yr), w, h);
+    g_plot.svg_out = nullptr;
+  }
   fs.plot_points += points;
 }
 

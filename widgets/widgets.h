@@ -12,4 +12,5 @@
 #include "widgets/plot_math.h"
 #include "widgets/png_export.h"
 #include "widgets/spectrum.h"
+#include "widgets/svg_plot.h"
 #include "widgets/widgets_demo.h"

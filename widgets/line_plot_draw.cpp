@@ -1,0 +1,191 @@
+// Drawing helpers of line_plot: series, markers, legend, hover tooltip, SVG capture.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "widgets/axis_ticks.h"
+#include "widgets/draw_util.h"
+#include "widgets/line_plot_internal.h"
+
+namespace headroom::widgets::detail {
+namespace {
+
+bool has_legend_entry(const PlotSeries& s) { return visible_text_end(s.label) != s.label; }
+
+ImU32 with_alpha(ImU32 c, int a) { return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(a) << IM_COL32_A_SHIFT); }
+
+}  // namespace
+
+void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym) {
+  const ImU32 col = with_alpha(s.color, 64);
+  for (size_t i = 1; i < s.band.size(); ++i) {
+    const DecimatedBandPoint& a = s.band[i - 1];
+    const DecimatedBandPoint& b = s.band[i];
+    if (b.gap_before) continue;
+    const float x0 = xm.to_pixel(a.x), x1 = xm.to_pixel(b.x);
+    dl->AddQuadFilled(ImVec2(x0, ym.to_pixel(a.lo)), ImVec2(x1, ym.to_pixel(b.lo)),
+                      ImVec2(x1, ym.to_pixel(b.hi)), ImVec2(x0, ym.to_pixel(a.hi)), col);
+  }
+}
+
+void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym) {
+  static std::vector<ImVec2> scratch;
+  auto flush = [&]() {
+    if (scratch.size() >= 2)
+      dl->AddPolyline(scratch.data(), static_cast<int>(scratch.size()), s.color, 0, s.thickness);
+    else if (scratch.size() == 1)
+      dl->AddCircleFilled(scratch[0], s.thickness, s.color);
+    scratch.clear();
+  };
+  scratch.clear();
+  for (const DecimatedPoint& p : s.line) {
+    if (p.gap_before) flush();
+    scratch.emplace_back(xm.to_pixel(p.x), ym.to_pixel(p.y));
+  }
+  flush();
+}
+
+void draw_vline(ImDrawList* dl, const PlotSeries& s, const ImRect& plot, const AxisMap& xm) {
+  if (!(s.vx >= std::min(xm.lo, xm.hi) && s.vx <= std::max(xm.lo, xm.hi))) return;
+  const float x = std::round(xm.to_pixel(s.vx)) + 0.5f;
+  dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y), s.color, 1.5f);
+}
+
+Legend legend_layout(const ImRect& plot) {
+  const PlotContext& g = plot_context();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  Legend L;
+  L.row_h = ImGui::GetTextLineHeight();
+  float w = 0.0f;
+  int rows = 0;
+  for (int i = 0; i < g.series_used; ++i) {
+    const PlotSeries& s = g.series[i];
+    if (!has_legend_entry(s)) continue;
+    w = std::max(w, ImGui::CalcTextSize(s.label, visible_text_end(s.label)).x);
+    ++rows;
+  }
+  if (rows == 0) return L;
+  const ImVec2 pad = style.FramePadding;
+  const ImVec2 size(pad.x * 2 + L.row_h * 1.2f + style.ItemInnerSpacing.x + w, pad.y * 2 + rows * L.row_h);
+  L.rect = ImRect(ImVec2(plot.Max.x - size.x - 6.0f, plot.Min.y + 6.0f), ImVec2(plot.Max.x - 6.0f, plot.Min.y + 6.0f + size.y));
+  return L;
+}
+
+int legend_row_at(const Legend& L, const ImVec2& p) {
+  const PlotContext& g = plot_context();
+  if (!L.rect.Contains(p)) return -1;
+  float y = L.rect.Min.y + ImGui::GetStyle().FramePadding.y;
+  for (int i = 0; i < g.series_used; ++i) {
+    const PlotSeries& s = g.series[i];
+    if (!has_legend_entry(s)) continue;
+    if (p.y >= y && p.y < y + L.row_h) return i;
+    y += L.row_h;
+  }
+  return -1;
+}
+
+void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
+  const PlotContext& g = plot_context();
+  if (L.rect.GetWidth() <= 0.0f) return;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImVec2 pad = style.FramePadding;
+  const float line = L.row_h, swatch = line * 1.2f;
+  dl->AddRectFilled(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
+  dl->AddRect(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
+  float y = L.rect.Min.y + pad.y;
+  for (int i = 0; i < g.series_used; ++i) {
+    const PlotSeries& s = g.series[i];
+    if (!has_legend_entry(s)) continue;
+    const char* end = visible_text_end(s.label);
+    if (i == hot_row)
+      dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line), ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.5f));
+    const ImU32 col = s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : s.color;
+    const float sx = L.rect.Min.x + pad.x, cy = y + line * 0.5f;
+    switch (s.kind) {
+      case SeriesKind::Line: dl->AddLine(ImVec2(sx, cy), ImVec2(sx + swatch, cy), col, 2.0f); break;
+      case SeriesKind::Shaded:
+        dl->AddRectFilled(ImVec2(sx, cy - line * 0.3f), ImVec2(sx + swatch, cy + line * 0.3f), with_alpha(col, 110));
+        break;
+      case SeriesKind::VLine:
+        dl->AddLine(ImVec2(sx + swatch * 0.5f, y + 1.0f), ImVec2(sx + swatch * 0.5f, y + line - 1.0f), col, 2.0f);
+        break;
+    }
+    dl->AddText(ImVec2(sx + swatch + style.ItemInnerSpacing.x, y),
+                s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ImGui::GetColorU32(ImGuiCol_Text), s.label, end);
+    y += line;
+  }
+}
+
+void hover_tooltip(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const AxisMap& ym, double x) {
+  const PlotContext& g = plot_context();
+  const float px = xm.to_pixel(x);
+  dl->AddLine(ImVec2(px, plot.Min.y), ImVec2(px, plot.Max.y), text_color(0.45f));
+  ImGui::BeginTooltip();
+  const double span = std::fabs(xm.hi - xm.lo);
+  const std::string xs = format_tick(x, xm.log ? x * 0.01 : span / 1000.0);
+  ImGui::TextDisabled("%s %s", g.x_label.empty() ? "x" : g.x_label.c_str(), xs.c_str());
+  const float h = ImGui::GetTextLineHeight();
+  for (int k = 0; k < g.series_used; ++k) {
+    const PlotSeries& s = g.series[k];
+    if (s.hidden || s.n <= 0 || s.kind == SeriesKind::VLine) continue;
+    const int i = nearest_index(s.xs, s.n, x);
+    const char* end = visible_text_end(s.label);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(p + ImVec2(0, h * 0.25f), p + ImVec2(h * 0.5f, h * 0.75f), s.color);
+    ImGui::Dummy(ImVec2(h * 0.5f, h));
+    ImGui::SameLine();
+    const std::string name(s.label, end);
+    if (s.kind == SeriesKind::Line) {
+      ImGui::Text("%s: %.5g", name.c_str(), static_cast<double>(s.ys[i]));
+      const double sx = s.xs ? s.xs[i] : i;
+      const ImVec2 q(xm.to_pixel(sx), ym.to_pixel(s.ys[i]));
+      if (std::isfinite(s.ys[i]) && plot.Contains(q)) dl->AddCircleFilled(q, 3.5f, s.color);
+    } else {
+      ImGui::Text("%s: %.5g .. %.5g", name.c_str(), static_cast<double>(s.ylo[i]), static_cast<double>(s.yhi[i]));
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+SvgPlot capture_svg(const AxisRange& x, const AxisRange& y) {
+  const PlotContext& g = plot_context();
+  SvgPlot out;
+  out.title = g.title;
+  out.x_label = g.x_label;
+  out.y_label = g.y_label;
+  out.log_x = g.flags & PlotFlags_LogX;
+  out.log_y = g.flags & PlotFlags_LogY;
+  out.x_min = x.lo;
+  out.x_max = x.hi;
+  out.y_min = y.lo;
+  out.y_max = y.hi;
+  for (int k = 0; k < g.series_used; ++k) {
+    const PlotSeries& s = g.series[k];
+    if (s.hidden) continue;
+    if (s.kind == SeriesKind::VLine) {
+      out.vlines.emplace_back(s.vx, s.color);
+      continue;
+    }
+    if (s.n <= 0) continue;
+    SvgPlot::Series o;
+    o.label.assign(s.label, visible_text_end(s.label));
+    o.color = s.color;
+    o.thickness = s.thickness;
+    // The samples inside the range plus two on each side (lines run to the border).
+    const int i0 = std::max(0, nearest_index(s.xs, s.n, x.lo) - 2);
+    const int i1 = std::min(s.n, nearest_index(s.xs, s.n, x.hi) + 3);
+    for (int i = i0; i < i1; ++i) {
+      o.xs.push_back(s.xs ? static_cast<double>(s.xs[i]) : static_cast<double>(i));
+      if (s.kind == SeriesKind::Line) {
+        o.ys.push_back(s.ys[i]);
+      } else {
+        o.ylo.push_back(s.ylo[i]);
+        o.yhi.push_back(s.yhi[i]);
+      }
+    }
+    out.series.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace headroom::widgets::detail
