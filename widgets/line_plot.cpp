@@ -326,6 +326,10 @@ void EndPlot() {
   const int pixels = std::max(1, static_cast<int>(plot.GetWidth()));
   double ylo = HUGE_VAL, yhi = -HUGE_VAL;
   int points = 0;
+  // Inclusive with a little slack: a log-x fit round-trips through log10/pow, so a point at
+  // the data's end can sit a hair outside the range and would drop out of the y fit.
+  const double slack = 1e-9 * std::max({std::abs(st.x.lo), std::abs(st.x.hi), 1.0});
+  auto in_x = [&](double x) { return x >= st.x.lo - slack && x <= st.x.hi + slack; };
   for (int i = 0; i < g_plot.series_used; ++i) {
     PlotSeries& s = g_plot.series[i];
     s.line.clear();
@@ -334,12 +338,12 @@ void EndPlot() {
     if (s.kind == SeriesKind::Line) {
       s.line = decimate_minmax(s.xs, s.ys, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
       for (const DecimatedPoint& p : s.line)
-        if (p.x >= st.x.lo && p.x <= st.x.hi) ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
+        if (in_x(p.x)) ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
       points += static_cast<int>(s.line.size());
     } else if (s.kind == SeriesKind::Shaded) {
       s.band = decimate_band(s.xs, s.ylo, s.yhi, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
       for (const DecimatedBandPoint& p : s.band)
-        if (p.x >= st.x.lo && p.x <= st.x.hi) ylo = std::min(ylo, p.lo), yhi = std::max(yhi, p.hi);
+        if (in_x(p.x)) ylo = std::min(ylo, p.lo), yhi = std::max(yhi, p.hi);
       points += static_cast<int>(s.band.size());
     }
   }

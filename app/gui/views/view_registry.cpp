@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "app/gui/views/about_view.h"
+#include "app/gui/views/explorer_view.h"
 #include "app/gui/views/lab_view.h"
 #include "app/gui/views/widgets_demo_view.h"
 
@@ -12,6 +13,7 @@ std::vector<std::unique_ptr<View>> make_views(ViewContext& context) {
   std::vector<std::unique_ptr<View>> views;
   // To add a view: include its header above and push it here, in tab order.
   views.push_back(std::make_unique<LabView>(context));
+  views.push_back(std::make_unique<ExplorerView>(context));
   views.push_back(std::make_unique<WidgetsDemoView>(context));
   views.push_back(std::make_unique<AboutView>(context));
   return views;

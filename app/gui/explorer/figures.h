@@ -1,0 +1,69 @@
+// The papers' tables and figures re-made from stored runs, beside the papers' own numbers.
+//
+// One figure per stored suite named like one of the eight in assets/suites (lrb-heads,
+// lrb-head-size, th-heads, th-projections, th-dynamic, vb-rank, vb-depth-width,
+// vb-attention-ratio). Ours: the final val loss (the last logged val_loss) of each finished run,
+// per series (the grid label; see build_figure) and x, mean and min/max across seeds. Paper: the
+// rows of the suite's [suite] reference CSV that the suite reproduces, each point citing its file,
+// line and table. Nothing is invented: every number comes from the DB or a CSV; where a paper
+// has only plots (VB), the paper series are empty and a note quotes its qualitative finding.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/run_rows.h"
+#include "experiments_db/run_records.h"
+#include "experiments_db/run_store.h"
+
+namespace headroom::explorer {
+
+struct FigurePoint {
+  double x = 0;
+  double mean = kNaN, lo = kNaN, hi = kNaN;  // ours: mean, min, max over finished runs; paper: value -/+ its sd
+  int runs = 0;                              // runs at this point, finished or not
+  int done = 0;                              // of which finished (only these are in mean / lo / hi)
+  std::vector<std::int64_t> run_ids;
+  std::string source;  // paper points: "th_t5.csv line 6: TH Table 1, talking-heads, h=12"; "" for ours
+};
+
+struct FigureSeries {
+  std::string label;
+  std::vector<FigurePoint> points;  // ascending x
+};
+
+struct Figure {
+  std::string suite;
+  std::string title;       // [suite] reproduces
+  std::string paper_name;  // [suite] paper: "LRB", "TH", "VB" (not `paper`: that name is the paper's series)
+  std::string x_label;
+  bool log_x = false;
+  // Non-empty when x is categorical (th-projections: the attention kind): x is an index into it.
+  std::vector<std::string> x_categories;
+  std::string ours_y_label;  // e.g. "final val loss (nats/token; kjv, bytes)"
+  std::vector<FigureSeries> ours;
+  std::string paper_y_label;  // e.g. "ln perplexity on C4 after 65k steps (T5-base; lower is better)"
+  std::vector<FigureSeries> paper;
+  std::vector<std::string> notes;  // caveats, e.g. "3 of 8 runs finished; ..."
+};
+
+// The suite names build_figure knows, in assets/suites order.
+std::vector<std::string> figure_suites();
+
+// The figure of one stored suite from the rows of its runs (rows of other suites are ignored).
+// x: the [suite] x config key of the stored TOML (model.embed_rank counts a full-rank run at r = d),
+// or, without one, the number ending the grid label ("ratio-4" -> 4). Series: the grid label;
+// vb-depth-width adds the tokenizer ("shallow bpe:257"); vb-attention-ratio groups by size budget
+// (the k-th widest run of each ratio label); th-projections (x = kind) is one series.
+// nullopt for a suite name not in figure_suites() or a stored TOML that does not parse (warning).
+// Problems with reference files are appended to *warnings (one line each) and noted in the figure.
+std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
+                                   const std::string& reference_dir, std::string* warnings);
+
+// build_figure for every stored suite it knows, in the store's suite order.
+std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows, const std::string& reference_dir,
+                                  std::string* warnings);
+
+}  // namespace headroom::explorer

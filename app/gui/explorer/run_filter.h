@@ -1,0 +1,44 @@
+// The explorer's filter box: a one-line query over the run table, e.g.
+//   h>=8 kind=talking-heads status!=failed val<2.5 model.attention.causal=true
+//
+// Terms are separated by spaces and all must hold. A term is `key OP value` with OP one of
+//   =  !=  <  <=  >  >=  ~ (contains)
+// or a bare word, which matches a case-insensitive substring of the run's name or suite.
+// Keys (case-insensitive): suite name label kind tokenizer corpus status (text);
+// d h hk hv dp dk dv r L V n seed step params val tok_s (numbers; val is the best val loss,
+// dp and dk are both d_k); or any dotted config key starting with model. or train.
+//
+// Comparison: numeric when both sides parse as numbers; otherwise text, where only =, != and ~
+// apply. Text `=` / `!=` is a whole-value, case-insensitive match (`kind=talking` does not match
+// "talking-heads"; write `kind~talking` for a substring). A run that lacks the value (no val loss
+// yet, a config key it does not have) fails the term, `!=` included.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/gui/explorer/run_rows.h"
+
+namespace headroom::explorer {
+
+enum class FilterOp { Eq, Ne, Lt, Le, Gt, Ge, Contains };
+
+struct FilterTerm {
+  std::string key;                // "" for a bare word; lower-cased unless a dotted config key
+  FilterOp op = FilterOp::Contains;
+  std::string value;
+  std::optional<double> number;   // the value as a number, when it is one
+};
+
+struct RunFilter {
+  std::vector<FilterTerm> terms;  // empty: every run matches
+};
+
+// nullopt with *error (when given) naming the bad term and what would be right.
+std::optional<RunFilter> parse_run_filter(std::string_view text, std::string* error);
+
+bool matches(const RunFilter& filter, const RunRow& row);
+
+}  // namespace headroom::explorer

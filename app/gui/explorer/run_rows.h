@@ -1,0 +1,68 @@
+// The explorer's run table: one flat row per stored run, with the config fields the papers talk
+// about (d, h, d_p, r, L, V, n) pulled out of the run's JSON config, and its latest metrics.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "experiments_db/run_records.h"
+#include "experiments_db/run_status.h"
+#include "experiments_db/run_store.h"
+
+namespace headroom::explorer {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct RunRow {
+  std::int64_t id = 0;
+  std::string suite, name;
+  std::string label;  // the suite's [[grid]] label parsed from "<suite>/<label>/<key>=<value>,..."; "" if none
+  std::string kind;   // attention kind
+  int d = 0;          // width d_model
+  int h = 0, h_k = 0, h_v = 0;
+  int d_p = 0;        // d_k, LRB's head size
+  int d_v = 0;
+  int r = 0;          // embedding rank; = d when the config says 0 (full rank, unfactorised)
+  int L = 0;          // depth
+  int V = 0;          // vocabulary
+  int n = 0;          // context
+  std::string tokenizer, corpus;
+  std::int64_t seed = 0;
+  db::RunStatus status = db::RunStatus::Queued;
+  std::int64_t step = 0, steps_total = 0, params = 0;
+  double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
+  std::string error_text;  // why it failed (empty unless status is failed)
+  nlohmann::json config;  // parsed config_json (an empty object if it was not valid JSON)
+};
+
+// One row from a stored run, its latest metric values (RunStore::latest_metrics) and its lowest
+// val_loss (NaN when none). Missing config fields stay 0 / "".
+RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double>& latest, double best_val_loss);
+
+// Rows of every run in id order. Per run: latest_metrics plus one single-bucket
+// RunStore::curve over val_loss for its minimum (indexed; independent of the points stored).
+std::vector<RunRow> load_run_rows(db::RunStore& store);
+
+// The grid label of a run name: "th-heads/talking-heads/heads=8" of suite "th-heads" ->
+// "talking-heads". "" when the name is not "<suite>/<label>/<rest>".
+std::string label_from_name(std::string_view suite, std::string_view name);
+
+// A config value as text: "model.attention.heads" -> "8", "train.lr" -> "0.003",
+// "model.attention.causal" -> "true", strings without quotes. "" if the key is absent.
+std::string config_value(const nlohmann::json& config, std::string_view dotted_key);
+
+enum class RunColumn { Suite, Name, Kind, D, H, DP, R, L, V, Status, Step, BestVal, Params, TokensPerS };
+
+// Stable sort by one column. Text columns compare naturally ("heads=8" before "heads=16"), the
+// status by its life cycle (queued, running, done, failed, cancelled); NaN goes last both ways.
+void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascending);
+
+// Natural, case-insensitive order: digit runs compare as numbers. Negative, zero or positive.
+int natural_compare(std::string_view a, std::string_view b);
+
+}  // namespace headroom::explorer

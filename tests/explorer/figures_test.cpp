@@ -1,0 +1,322 @@
+#include "app/gui/explorer/figures.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "tests/explorer/explorer_test_util.h"
+
+namespace headroom::explorer {
+namespace {
+
+using testing::ConfigSpec;
+using testing::ScratchDb;
+
+const FigureSeries* series(const std::vector<FigureSeries>& all, const std::string& label) {
+  for (const FigureSeries& s : all) {
+    if (s.label == label) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<double> xs(const FigureSeries& s) {
+  std::vector<double> out;
+  for (const FigurePoint& p : s.points) out.push_back(p.x);
+  return out;
+}
+
+std::vector<std::string> labels(const std::vector<FigureSeries>& all) {
+  std::vector<std::string> out;
+  for (const FigureSeries& s : all) out.push_back(s.label);
+  return out;
+}
+
+bool has_note(const Figure& fig, const std::string& text) {
+  for (const std::string& n : fig.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The quick th-heads suite: its 6 runs, 5 finished and one still running.
+class ThHeadsFigure : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto suite = db_.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+    add(suite, "multi-head", "multi-head", 2, 16, {5.8, 3.6, 3.4}, true);
+    add(suite, "multi-head", "multi-head", 8, 4, {5.8, 3.5, 3.3}, true);
+    add(suite, "talking-heads", "talking-heads", 2, 16, {5.8, 3.5, 3.35}, true);
+    add(suite, "talking-heads", "talking-heads", 8, 4, {5.8, 3.9}, false);
+    add(suite, "multi-head-2x", "fixed-head", 8, 8, {5.8, 3.2}, true);
+    add(suite, "general-bilinear", "general-bilinear", 4, 32, {5.8, 3.1}, true);
+  }
+  void add(std::int64_t suite, const std::string& label, const std::string& kind, int heads, int d_k,
+           const std::vector<double>& val, bool finish) {
+    ConfigSpec c;
+    c.kind = kind;
+    c.heads = heads;
+    c.d_k = c.d_v = d_k;
+    const std::string name = "th-heads/" + label + "/heads=" + std::to_string(heads);
+    db_.log(db_.add_run(suite, name, c), "val_loss", val);
+    if (finish) {
+      db_.finish(name);
+    } else {
+      db_.start(name);
+    }
+  }
+  std::vector<Figure> figures(const std::string& reference_dir, std::string* warnings) {
+    return build_figures(db_.store(), load_run_rows(db_.store()), reference_dir, warnings);
+  }
+  ScratchDb db_;
+};
+
+TEST_F(ThHeadsFigure, OursAreFinalValLossesPerLabelAndHeads) {
+  std::string warnings;
+  const auto figs = figures(testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.suite, "th-heads");
+  EXPECT_EQ(f.paper_name, "TH");
+  EXPECT_EQ(f.title.rfind("TH Table 1: multi-head vs talking-heads", 0), 0u) << f.title;
+  EXPECT_EQ(f.x_label, "heads h");
+  EXPECT_TRUE(f.log_x);
+  EXPECT_EQ(f.ours_y_label, "final val loss (nats/byte; kjv, bytes; lower is better)");
+  EXPECT_EQ(labels(f.ours), (std::vector<std::string>{"multi-head", "talking-heads", "multi-head-2x", "general-bilinear"}));
+
+  const FigureSeries& mh = f.ours[0];
+  EXPECT_EQ(xs(mh), (std::vector<double>{2, 8}));
+  EXPECT_DOUBLE_EQ(mh.points[0].mean, 3.4);
+  EXPECT_DOUBLE_EQ(mh.points[0].lo, 3.4);
+  EXPECT_DOUBLE_EQ(mh.points[1].mean, 3.3);
+  EXPECT_EQ(mh.points[1].runs, 1);
+  EXPECT_EQ(mh.points[1].done, 1);
+
+  const FigureSeries& th = f.ours[1];
+  ASSERT_EQ(th.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(th.points[0].mean, 3.35);
+  EXPECT_EQ(th.points[1].runs, 1);  // the running one: counted, not averaged
+  EXPECT_EQ(th.points[1].done, 0);
+  EXPECT_TRUE(std::isnan(th.points[1].mean));
+  EXPECT_EQ(th.points[1].run_ids.size(), 1u);
+
+  EXPECT_DOUBLE_EQ(f.ours[3].points[0].x, 4);
+  EXPECT_DOUBLE_EQ(f.ours[3].points[0].mean, 3.1);
+  EXPECT_TRUE(has_note(f, "5 of 6 runs finished (1 running)")) << f.notes[0];
+  EXPECT_TRUE(has_note(f, "scale 'quick'"));
+}
+
+TEST_F(ThHeadsFigure, PaperSeriesAreTable1LnPerplexities) {
+  const auto figs = figures(testing::reference_dir(), nullptr);
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.paper_y_label, "ln perplexity on C4 after 65k steps (T5-base; lower is better)");
+  // The T5-paper row reports no ln perplexity and is left out.
+  EXPECT_EQ(labels(f.paper), (std::vector<std::string>{"TH Table 1: multi-head", "TH Table 1: talking-heads",
+                                                        "TH Table 1: multi-head (24 heads at d_k=64; more params)",
+                                                        "TH Table 1: general bilinear"}));
+  const FigureSeries& th = f.paper[1];
+  EXPECT_EQ(xs(th), (std::vector<double>{6, 12, 24, 48}));
+  EXPECT_DOUBLE_EQ(th.points[0].mean, 1.965);
+  EXPECT_DOUBLE_EQ(th.points[0].lo, 1.965 - 0.009);
+  EXPECT_DOUBLE_EQ(th.points[0].hi, 1.965 + 0.009);
+  EXPECT_DOUBLE_EQ(th.points[3].mean, 1.903);
+  EXPECT_EQ(th.points[3].source, "th_t5.csv line 12: TH Table 1, talking-heads, h=48");
+  EXPECT_DOUBLE_EQ(f.paper[3].points[0].x, 12);
+  EXPECT_DOUBLE_EQ(f.paper[3].points[0].mean, 1.921);
+}
+
+TEST_F(ThHeadsFigure, MissingReferenceFileWarnsAndKeepsOurs) {
+  std::string warnings;
+  const auto figs = figures("/nonexistent/reference", &warnings);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(warnings, "th-heads: cannot read reference file /nonexistent/reference/th_t5.csv");
+  EXPECT_TRUE(figs[0].paper.empty());
+  EXPECT_EQ(figs[0].ours.size(), 4u);
+  EXPECT_TRUE(has_note(figs[0], "Reference numbers unavailable: cannot read reference file"));
+}
+
+TEST_F(ThHeadsFigure, MalformedReferenceFileWarns) {
+  const std::string dir = db_.dir_path("");
+  std::ofstream(dir + "/th_t5.csv") << "# wrong columns\ntable,variant,h\n1,multi-head,6\n1,broken\n";
+  std::string warnings;
+  const auto figs = figures(dir, &warnings);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_NE(warnings.find("th-heads: th_t5.csv line 4: 2 fields, the header has 3 (row skipped)"), std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("th-heads: th_t5.csv has no column 'ln_ppl_65k' (its columns: table, variant, h)"),
+            std::string::npos)
+      << warnings;
+  EXPECT_TRUE(figs[0].paper.empty());
+}
+
+TEST_F(ThHeadsFigure, UnknownSuitesAndBrokenTomlGiveNoFigure) {
+  db_.store().ensure_suite("my-sweep", "[suite]\nname = \"my-sweep\"\n", "quick");
+  db_.store().ensure_suite("lrb-heads", "[suite\nbroken", "quick");
+  std::string warnings;
+  const auto figs = figures(testing::reference_dir(), &warnings);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].suite, "th-heads");
+  EXPECT_EQ(warnings.rfind("lrb-heads: the stored suite TOML does not parse (", 0), 0u) << warnings;
+}
+
+TEST(Figures, ThProjectionsIsCategoricalWithSeedsCollapsed) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-projections", testing::suite_toml("th_projections.toml"), "quick");
+  const std::vector<std::string> kinds = {"multi-head", "logits-proj", "weights-proj", "talking-heads"};
+  const std::vector<std::vector<double>> finals = {{3.4, 3.6}, {3.3, 3.5}, {3.2, 3.3}, {3.0, 3.1}};
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    for (std::int64_t seed = 0; seed < 2; ++seed) {
+      ConfigSpec c;
+      c.kind = kinds[k];
+      c.heads = 8;
+      c.d_k = c.d_v = 4;
+      c.seed = seed;
+      const std::string name = "th-projections/" + kinds[k] + "/seed=" + std::to_string(seed);
+      db.log(db.add_run(suite, name, c), "val_loss", {5.8, finals[k][static_cast<std::size_t>(seed)]});
+      db.finish(name);
+    }
+  }
+  std::string warnings;
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.x_categories, kinds);
+  EXPECT_FALSE(f.log_x);
+  ASSERT_EQ(f.ours.size(), 1u);
+  ASSERT_EQ(f.ours[0].points.size(), 4u);
+  const FigurePoint& logits = f.ours[0].points[1];
+  EXPECT_DOUBLE_EQ(logits.x, 1);
+  EXPECT_EQ(logits.runs, 2);
+  EXPECT_EQ(logits.done, 2);
+  EXPECT_NEAR(logits.mean, 3.4, 1e-12);
+  EXPECT_DOUBLE_EQ(logits.lo, 3.3);
+  EXPECT_DOUBLE_EQ(logits.hi, 3.5);
+
+  ASSERT_EQ(f.paper.size(), 1u);
+  EXPECT_EQ(f.paper[0].label, "TH Tables 1 + 3, h=24");
+  ASSERT_EQ(f.paper[0].points.size(), 4u);
+  const std::vector<double> paper = {1.989, 1.969, 1.951, 1.910};  // multi-head, logits, weights, both
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(f.paper[0].points[i].x, static_cast<double>(i));
+    EXPECT_DOUBLE_EQ(f.paper[0].points[i].mean, paper[i]);
+  }
+  EXPECT_EQ(f.paper[0].points[1].source, "th_t5.csv line 20: TH Table 3, project logits, h=24");
+}
+
+TEST(Figures, LrbHeadSizeComparesWithTable2B) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("lrb-head-size", testing::suite_toml("lrb_head_size.toml"), "quick");
+  const std::vector<int> sizes = {2, 4, 8, 16, 32};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ConfigSpec c;
+    c.kind = "fixed-head";
+    c.heads = 4;
+    c.d_k = c.d_v = sizes[i];
+    const std::string name = "lrb-head-size/fixed-head/d_k=" + std::to_string(sizes[i]);
+    const auto id = db.add_run(suite, name, c);
+    if (i < 3) {  // the two largest are still queued
+      db.log(id, "val_loss", {5.8, 3.5 - 0.1 * static_cast<double>(i)});
+      db.finish(name);
+    }
+  }
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), nullptr);
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.x_label, "head size d_p");
+  ASSERT_EQ(f.ours.size(), 1u);
+  EXPECT_EQ(xs(f.ours[0]), (std::vector<double>{2, 4, 8, 16, 32}));
+  EXPECT_DOUBLE_EQ(f.ours[0].points[2].mean, 3.3);
+  EXPECT_EQ(f.ours[0].points[4].done, 0);
+  EXPECT_TRUE(has_note(f, "3 of 5 runs finished (2 queued)"));
+  ASSERT_EQ(f.paper.size(), 1u);
+  EXPECT_EQ(f.paper[0].label, "LRB Table 2B: fixed head size, 8 heads, d=512");
+  EXPECT_EQ(xs(f.paper[0]), (std::vector<double>{32, 64, 128, 256}));
+  EXPECT_DOUBLE_EQ(f.paper[0].points[0].mean, 88.53);
+  EXPECT_DOUBLE_EQ(f.paper[0].points[3].hi, 90.33 + 0.23);
+  EXPECT_EQ(f.paper_y_label, "SQuAD dev F1 (24-layer BERT, 8 heads; higher is better)");
+}
+
+TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("vb-attention-ratio", testing::suite_toml("vb_attention_ratio.toml"), "quick");
+  struct Grid {
+    int ratio, width, d_a;
+  };
+  const std::vector<Grid> grids = {{1, 32, 8}, {1, 24, 6}, {2, 28, 14}, {2, 20, 10},
+                                   {4, 24, 24}, {4, 16, 16}, {8, 16, 32}, {8, 12, 24}};
+  double loss = 3.0;
+  for (const Grid& g : grids) {
+    for (std::int64_t seed = 0; seed < 2; ++seed) {
+      ConfigSpec c;
+      c.kind = "fixed-head";
+      c.heads = 4;
+      c.width = g.width;
+      c.d_k = c.d_v = g.d_a;
+      c.tokenizer = "bpe:500";
+      c.vocab = 500;
+      c.seed = seed;
+      const std::string name = "vb-attention-ratio/ratio-" + std::to_string(g.ratio) + "/width=" + std::to_string(g.width) +
+                               ",seed=" + std::to_string(seed);
+      db.log(db.add_run(suite, name, c), "val_loss", {6.0, loss});
+      db.finish(name);
+      loss += 0.1;
+    }
+  }
+  std::string warnings;
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.x_label, "bottleneck ratio H d_a / d_x (from the grid label)");
+  EXPECT_EQ(f.ours_y_label, "final val loss (nats/token; kjv, bpe:500; lower is better)");
+  EXPECT_EQ(labels(f.ours), (std::vector<std::string>{"budget 1 (width 32 at ratio-1)", "budget 2 (width 24 at ratio-1)"}));
+  EXPECT_EQ(xs(f.ours[0]), (std::vector<double>{1, 2, 4, 8}));
+  // Budget 1, ratio 2: the runs logged 3.4 and 3.5 (width 28, seeds 0 and 1).
+  EXPECT_NEAR(f.ours[0].points[1].mean, 3.45, 1e-12);
+  EXPECT_EQ(f.ours[0].points[1].runs, 2);
+  EXPECT_DOUBLE_EQ(f.ours[1].points[3].lo, 4.4);  // budget 2, ratio 8: width 12
+  EXPECT_TRUE(f.paper.empty());
+  EXPECT_TRUE(has_note(f, "VB Table 5 (vb_attention_dim.csv) lists 12 trained architectures at ratios 1, 2, 4, 8, 16"));
+  EXPECT_TRUE(has_note(f, "VB Fig. 4 is a plot (no numbers in the text)"));
+}
+
+TEST(Figures, VbRankPlotsFullRankRunsAtTheirWidth) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("vb-rank", testing::suite_toml("vb_rank.toml"), "quick");
+  const auto add = [&](const std::string& name, int width, int rank, double final_loss) {
+    ConfigSpec c;
+    c.width = width;
+    c.embed_rank = rank;
+    c.tokenizer = "bpe:2000";
+    c.vocab = 2000;
+    db.log(db.add_run(suite, name, c), "val_loss", {7.0, final_loss});
+    db.finish(name);
+  };
+  add("vb-rank/low-rank/embed_rank=4,seed=0", 32, 4, 5.5);
+  add("vb-rank/low-rank/embed_rank=16,seed=0", 32, 16, 5.2);
+  add("vb-rank/full-rank/width=16,seed=0", 16, 0, 5.4);
+  add("vb-rank/full-rank/width=32,seed=0", 32, 0, 5.1);
+  std::string warnings;
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.x_label, "embedding rank r (full rank: r = width d)");
+  EXPECT_EQ(xs(*series(f.ours, "low-rank")), (std::vector<double>{4, 16}));
+  EXPECT_EQ(xs(*series(f.ours, "full-rank")), (std::vector<double>{16, 32}));
+  EXPECT_DOUBLE_EQ(series(f.ours, "full-rank")->points[0].mean, 5.4);
+  EXPECT_TRUE(f.paper.empty());
+  EXPECT_TRUE(has_note(f, "VB Fig. 2 trained (vb_setups.csv line 5): vocabulary GPT-2 50257, depth 12, width 680; ranks 16"));
+  EXPECT_TRUE(has_note(f, "8e-4 (Fig. 2, depth 12, width 680, r 680; line 4)"));
+}
+
+TEST(Figures, KnowsTheEightSuites) {
+  EXPECT_EQ(figure_suites(), (std::vector<std::string>{"lrb-heads", "lrb-head-size", "th-heads", "th-projections", "th-dynamic",
+                                                       "vb-rank", "vb-depth-width", "vb-attention-ratio"}));
+}
+
+}  // namespace
+}  // namespace headroom::explorer

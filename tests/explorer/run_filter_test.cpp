@@ -1,0 +1,135 @@
+#include "app/gui/explorer/run_filter.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/explorer/explorer_test_util.h"
+
+namespace headroom::explorer {
+namespace {
+
+RunRow talking_heads_row() {
+  testing::ConfigSpec c;
+  c.kind = "talking-heads";
+  c.heads = 8;
+  c.d_k = c.d_v = 4;
+  c.lr = 0.003;
+  db::RunRecord rec;
+  rec.id = 4;
+  rec.suite_name = "th-heads";
+  rec.name = "th-heads/talking-heads/heads=8";
+  rec.config_json = testing::config_json(c);
+  rec.status = db::RunStatus::Done;
+  rec.current_step = 30;
+  rec.param_count = 29920;
+  return make_run_row(rec, {{"val_loss", 2.4}, {"tokens_per_s", 900}}, 2.3);
+}
+
+bool keeps(std::string_view text, const RunRow& row) {
+  std::string error;
+  const auto filter = parse_run_filter(text, &error);
+  EXPECT_TRUE(filter.has_value()) << text << ": " << error;
+  return filter && matches(*filter, row);
+}
+
+std::string error_of(std::string_view text) {
+  std::string error;
+  EXPECT_FALSE(parse_run_filter(text, &error).has_value()) << text;
+  return error;
+}
+
+TEST(RunFilter, EmptyFilterKeepsEverything) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("", row));
+  EXPECT_TRUE(keeps("   ", row));
+}
+
+TEST(RunFilter, NumericComparisons) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("h>=8", row));
+  EXPECT_FALSE(keeps("h>8", row));
+  EXPECT_TRUE(keeps("h=8 dp=4 dk<=4 dv<5 d=32 L=1 l=1 V=256 n=16", row));
+  EXPECT_TRUE(keeps("val<2.5", row));   // best val loss 2.3
+  EXPECT_FALSE(keeps("val<2.3", row));
+  EXPECT_TRUE(keeps("tok_s>=900 params=29920 step=30 seed=0 r=32", row));
+  EXPECT_TRUE(keeps("h!=16", row));
+}
+
+TEST(RunFilter, TextIsWholeValueAndCaseInsensitiveTildeIsSubstring) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("kind=talking-heads", row));
+  EXPECT_TRUE(keeps("KIND=Talking-Heads", row));
+  EXPECT_FALSE(keeps("kind=talking", row));
+  EXPECT_TRUE(keeps("kind~talking", row));
+  EXPECT_TRUE(keeps("status!=failed status=done", row));
+  EXPECT_TRUE(keeps("label=talking-heads suite=th-heads tokenizer=bytes corpus=kjv", row));
+}
+
+TEST(RunFilter, BareWordsMatchNameOrSuite) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("TALKING", row));
+  EXPECT_TRUE(keeps("th-HEADS", row));
+  EXPECT_FALSE(keeps("bilinear", row));
+}
+
+TEST(RunFilter, AllTermsMustHold) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("h>=8 kind=talking-heads status!=failed val<2.5", row));
+  EXPECT_FALSE(keeps("h>=8 kind=multi-head", row));
+  EXPECT_FALSE(keeps("talking bilinear", row));
+}
+
+TEST(RunFilter, DottedConfigKeys) {
+  const RunRow row = talking_heads_row();
+  EXPECT_TRUE(keeps("model.attention.causal=true", row));
+  EXPECT_FALSE(keeps("model.attention.causal=false", row));
+  EXPECT_TRUE(keeps("train.lr<0.01", row));
+  EXPECT_FALSE(keeps("train.lr>0.01", row));
+  EXPECT_TRUE(keeps("train.tokenizer=BYTES", row));
+}
+
+TEST(RunFilter, MissingValuesFailEveryTermEvenNotEqual) {
+  RunRow row = talking_heads_row();
+  row.best_val_loss = kNaN;
+  EXPECT_FALSE(keeps("val<100", row));
+  EXPECT_FALSE(keeps("val!=1", row));
+  EXPECT_FALSE(keeps("model.attention.dynamic!=Xl", row));
+}
+
+TEST(RunFilter, ErrorsNameTheTermAndTheFix) {
+  std::string e = error_of("h>=8 foo=3");
+  EXPECT_NE(e.find("'foo=3'"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key 'foo'"), std::string::npos) << e;
+  EXPECT_NE(e.find("suite name label kind"), std::string::npos) << e;
+  EXPECT_NE(e.find("tok_s"), std::string::npos) << e;
+
+  e = error_of("kind<3");
+  EXPECT_NE(e.find("kind is text: use =, != or ~"), std::string::npos) << e;
+
+  e = error_of("h>=");
+  EXPECT_NE(e.find("no value after '>='"), std::string::npos) << e;
+
+  e = error_of("=5");
+  EXPECT_NE(e.find("no key before '='"), std::string::npos) << e;
+
+  e = error_of("h=eight");
+  EXPECT_NE(e.find("h is a number, and 'eight' is not one"), std::string::npos) << e;
+
+  e = error_of("train.lr<small");
+  EXPECT_NE(e.find("'<' needs a number, got 'small'"), std::string::npos) << e;
+
+  e = error_of("status=runing");
+  EXPECT_NE(e.find("'runing' is not a status; use queued, running, done, failed or cancelled"), std::string::npos) << e;
+
+  e = error_of("modle.width=3");
+  EXPECT_NE(e.find("unknown key 'modle.width'"), std::string::npos) << e;
+
+  e = error_of("h~8");
+  EXPECT_NE(e.find("'~' looks for text"), std::string::npos) << e;
+}
+
+TEST(RunFilter, NullErrorPointerIsAllowed) {
+  EXPECT_FALSE(parse_run_filter("foo=1", nullptr).has_value());
+}
+
+}  // namespace
+}  // namespace headroom::explorer

@@ -1,0 +1,183 @@
+#include "app/gui/explorer/run_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/explorer/explorer_test_util.h"
+
+namespace headroom::explorer {
+namespace {
+
+using testing::ConfigSpec;
+using testing::ScratchDb;
+
+// The config_json a quick th-heads run stores (copied from a real worker DB).
+constexpr const char* kThHeadsConfig =
+    R"({"model":{"attention":{"causal":true,"d_k":16,"d_model":32,"d_v":16,"heads":2,"heads_k":2,"heads_v":2,)"
+    R"("kind":"multi-head"},"context":16,"depth":1,"embed_rank":0,"mlp_ratio":4,"pos_rank":0,"vocab":256,"width":32},)"
+    R"("train":{"batch":8,"beta1":0.9,"checkpoint_every":30,"clip":1.0,"corpus":"kjv","lr":0.003,"seed":0,"steps":30,)"
+    R"("tokenizer":"bytes","warmup":5}})";
+
+db::RunRecord record(const std::string& suite, const std::string& name, const std::string& config) {
+  db::RunRecord rec;
+  rec.id = 7;
+  rec.suite_name = suite;
+  rec.name = name;
+  rec.config_json = config;
+  rec.seed = 3;
+  rec.status = db::RunStatus::Running;
+  rec.current_step = 20;
+  rec.param_count = 29792;
+  return rec;
+}
+
+TEST(RunRows, MakeRunRowReadsTheWorkersConfig) {
+  const RunRow row = make_run_row(record("th-heads", "th-heads/multi-head/heads=2", kThHeadsConfig),
+                                  {{"val_loss", 3.5}, {"train_loss", 3.7}, {"tokens_per_s", 1200}}, 3.25);
+  EXPECT_EQ(row.id, 7);
+  EXPECT_EQ(row.suite, "th-heads");
+  EXPECT_EQ(row.label, "multi-head");
+  EXPECT_EQ(row.kind, "multi-head");
+  EXPECT_EQ(row.d, 32);
+  EXPECT_EQ(row.h, 2);
+  EXPECT_EQ(row.h_k, 2);
+  EXPECT_EQ(row.h_v, 2);
+  EXPECT_EQ(row.d_p, 16);
+  EXPECT_EQ(row.d_v, 16);
+  EXPECT_EQ(row.r, 32);  // embed_rank 0 = full rank = d
+  EXPECT_EQ(row.L, 1);
+  EXPECT_EQ(row.V, 256);
+  EXPECT_EQ(row.n, 16);
+  EXPECT_EQ(row.tokenizer, "bytes");
+  EXPECT_EQ(row.corpus, "kjv");
+  EXPECT_EQ(row.seed, 3);
+  EXPECT_EQ(row.status, db::RunStatus::Running);
+  EXPECT_EQ(row.step, 20);
+  EXPECT_EQ(row.steps_total, 30);
+  EXPECT_EQ(row.params, 29792);
+  EXPECT_DOUBLE_EQ(row.best_val_loss, 3.25);
+  EXPECT_DOUBLE_EQ(row.last_val_loss, 3.5);
+  EXPECT_DOUBLE_EQ(row.last_train_loss, 3.7);
+  EXPECT_DOUBLE_EQ(row.tokens_per_s, 1200);
+}
+
+TEST(RunRows, FactorisedEmbeddingKeepsItsRankAndMissingMetricsAreNaN) {
+  ConfigSpec c;
+  c.embed_rank = 4;
+  const RunRow row = make_run_row(record("vb-rank", "vb-rank/low-rank/embed_rank=4,seed=0", testing::config_json(c)), {}, kNaN);
+  EXPECT_EQ(row.r, 4);
+  EXPECT_EQ(row.label, "low-rank");
+  EXPECT_TRUE(std::isnan(row.last_val_loss));
+  EXPECT_TRUE(std::isnan(row.tokens_per_s));
+}
+
+TEST(RunRows, BrokenConfigGivesEmptyFieldsNotACrash) {
+  const RunRow row = make_run_row(record("", "adhoc", "{not json"), {}, kNaN);
+  EXPECT_TRUE(row.config.is_object());
+  EXPECT_EQ(row.kind, "");
+  EXPECT_EQ(row.d, 0);
+  EXPECT_EQ(row.label, "");
+}
+
+TEST(RunRows, LabelFromName) {
+  EXPECT_EQ(label_from_name("th-heads", "th-heads/talking-heads/heads=8"), "talking-heads");
+  EXPECT_EQ(label_from_name("", "th-h8"), "");                     // ad-hoc `train --name` run
+  EXPECT_EQ(label_from_name("th-heads", "th-heads/heads=8"), "");  // no label part
+  EXPECT_EQ(label_from_name("th", "th-heads/x/heads=8"), "");      // another suite's prefix
+}
+
+TEST(RunRows, ConfigValueAsText) {
+  const auto config = nlohmann::json::parse(kThHeadsConfig);
+  EXPECT_EQ(config_value(config, "model.attention.heads"), "2");
+  EXPECT_EQ(config_value(config, "model.attention.kind"), "multi-head");
+  EXPECT_EQ(config_value(config, "model.attention.causal"), "true");
+  EXPECT_EQ(config_value(config, "train.lr"), "0.003");
+  EXPECT_EQ(config_value(config, "train.clip"), "1.0");
+  EXPECT_EQ(config_value(config, "model.attention.dynamic"), "");
+  EXPECT_EQ(config_value(config, "model.width.more"), "");
+}
+
+TEST(RunRows, LoadRunRowsTakesBestAndLastValLossFromTheStore) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+  ConfigSpec c;
+  c.heads = 8;
+  c.d_k = c.d_v = 4;
+  const auto id = db.add_run(suite, "th-heads/multi-head/heads=8", c, 29792);
+  db.log(id, "val_loss", {5.8, 3.2, 3.5});
+  db.log(id, "train_loss", {5.0, 3.9, 3.1}, 5);
+  db.add_run(suite, "th-heads/talking-heads/heads=8", c);
+  db.finish("th-heads/multi-head/heads=8");
+
+  const std::vector<RunRow> rows = load_run_rows(db.store());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "th-heads/multi-head/heads=8");
+  EXPECT_EQ(rows[0].status, db::RunStatus::Done);
+  EXPECT_EQ(rows[0].h, 8);
+  EXPECT_DOUBLE_EQ(rows[0].best_val_loss, 3.2);
+  EXPECT_DOUBLE_EQ(rows[0].last_val_loss, 3.5);
+  EXPECT_DOUBLE_EQ(rows[0].last_train_loss, 3.1);
+  EXPECT_EQ(rows[1].label, "talking-heads");
+  EXPECT_EQ(rows[1].status, db::RunStatus::Queued);
+  EXPECT_TRUE(std::isnan(rows[1].best_val_loss));
+}
+
+std::vector<std::string> names(const std::vector<const RunRow*>& rows) {
+  std::vector<std::string> out;
+  for (const RunRow* r : rows) out.push_back(r->name);
+  return out;
+}
+
+class SortRows : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto add = [this](std::string name, int h, double best, db::RunStatus status) {
+      RunRow r;
+      r.name = std::move(name);
+      r.h = h;
+      r.best_val_loss = best;
+      r.status = status;
+      rows_.push_back(r);
+    };
+    add("s/a/heads=16", 16, 2.0, db::RunStatus::Done);
+    add("s/a/heads=8", 8, kNaN, db::RunStatus::Queued);
+    add("s/a/heads=2", 2, 3.0, db::RunStatus::Failed);
+    add("s/b/heads=8", 8, 1.5, db::RunStatus::Running);
+    for (const RunRow& r : rows_) view_.push_back(&r);
+  }
+  std::vector<RunRow> rows_;
+  std::vector<const RunRow*> view_;
+};
+
+TEST_F(SortRows, NumbersAscendAndDescendStably) {
+  sort_rows(view_, RunColumn::H, true);
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/a/heads=2", "s/a/heads=8", "s/b/heads=8", "s/a/heads=16"}));
+  sort_rows(view_, RunColumn::H, false);
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/a/heads=16", "s/a/heads=8", "s/b/heads=8", "s/a/heads=2"}));
+}
+
+TEST_F(SortRows, NaNGoesLastBothWays) {
+  sort_rows(view_, RunColumn::BestVal, true);
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/b/heads=8", "s/a/heads=16", "s/a/heads=2", "s/a/heads=8"}));
+  sort_rows(view_, RunColumn::BestVal, false);
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/a/heads=2", "s/a/heads=16", "s/b/heads=8", "s/a/heads=8"}));
+}
+
+TEST_F(SortRows, NamesSortNaturallyAndStatusByLifeCycle) {
+  sort_rows(view_, RunColumn::Name, true);
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/a/heads=2", "s/a/heads=8", "s/a/heads=16", "s/b/heads=8"}));
+  sort_rows(view_, RunColumn::Status, true);  // queued, running, done, failed
+  EXPECT_EQ(names(view_), (std::vector<std::string>{"s/a/heads=8", "s/b/heads=8", "s/a/heads=16", "s/a/heads=2"}));
+}
+
+TEST(NaturalCompare, DigitRunsCompareAsNumbers) {
+  EXPECT_LT(natural_compare("heads=8", "heads=16"), 0);
+  EXPECT_GT(natural_compare("heads=16", "heads=8"), 0);
+  EXPECT_EQ(natural_compare("Heads=08", "heads=8"), 0);
+  EXPECT_LT(natural_compare("ratio-1", "ratio-1/x"), 0);
+  EXPECT_LT(natural_compare("abc", "abd"), 0);
+}
+
+}  // namespace
+}  // namespace headroom::explorer
