@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,6 +107,12 @@ struct CurveBucket {
   // x coordinates of the last point, for plotting against tokens or time.
   std::int64_t last_tokens = 0;
   double last_wall_seconds = 0;
+};
+
+// One run's metrics at a glance (RunStore::metric_summaries).
+struct RunMetricSummary {
+  std::map<std::string, double> latest;  // value at the highest step of each metric
+  double min_of_metric = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct StepRange {

@@ -129,6 +129,11 @@ class RunStore {
   // Value at the highest step of each metric (the `status` table). Cost: one
   // index seek per metric, independent of how many rows were logged.
   std::map<std::string, double> latest_metrics(std::int64_t run_id);
+  // latest_metrics for every run at once, plus each run's minimum of `min_metric` (NaN when it
+  // has none or all were NaN): the explorer's table in two statements. Cost: one index seek per
+  // metric series, and one row of the min/max pyramid's top level per series of `min_metric`.
+  std::map<std::int64_t, RunMetricSummary> metric_summaries(const std::string& min_metric);
+
   // First and last logged step of a metric; nullopt if it has no rows.
   std::optional<StepRange> metric_step_range(std::int64_t run_id, const std::string& metric);
 

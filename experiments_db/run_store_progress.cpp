@@ -246,6 +246,21 @@ std::map<std::string, double> RunStore::latest_metrics(std::int64_t run_id) {
   return latest;
 }
 
+std::map<std::int64_t, RunMetricSummary> RunStore::metric_summaries(const std::string& min_metric) {
+  std::map<std::int64_t, RunMetricSummary> out;
+  Statement latest = connection_.prepare(
+      "SELECT s.run_id, s.name, (SELECT value FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1) "
+      "FROM metric_series s");
+  while (latest.step()) out[latest.column_int64(0)].latest[latest.column_text(1)] = latest.column_nullable_double(2);
+  // The pyramid's top level covers every point of a series (min over NaN-free values).
+  Statement minimum = connection_.prepare(
+      "SELECT s.run_id, (SELECT min(min_value) FROM metric_blocks WHERE series_id = s.id AND level = ?2) "
+      "FROM metric_series s WHERE s.name = ?1");
+  minimum.bind(1, min_metric).bind(2, static_cast<std::int64_t>(detail::kBlockLevels));
+  while (minimum.step()) out[minimum.column_int64(0)].min_of_metric = minimum.column_nullable_double(1);
+  return out;
+}
+
 std::optional<StepRange> RunStore::metric_step_range(std::int64_t run_id, const std::string& metric) {
   const std::int64_t series = series_id(run_id, metric, false);
   if (series == 0) return std::nullopt;

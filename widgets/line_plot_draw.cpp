@@ -18,6 +18,10 @@ ImU32 with_alpha(ImU32 c, int a) { return (c & ~IM_COL32_A_MASK) | (static_cast<
 
 void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym) {
   const ImU32 col = with_alpha(s.color, 64);
+  // Adjacent quads tile the band, so anti-aliased fringes would only add (many) triangles and
+  // overdraw their shared edges; a software rasterizer (Xvfb) pays for every one of them.
+  const ImDrawListFlags flags = dl->Flags;
+  dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
   for (size_t i = 1; i < s.band.size(); ++i) {
     const DecimatedBandPoint& a = s.band[i - 1];
     const DecimatedBandPoint& b = s.band[i];
@@ -26,6 +30,7 @@ void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const Axi
     dl->AddQuadFilled(ImVec2(x0, ym.to_pixel(a.lo)), ImVec2(x1, ym.to_pixel(b.lo)),
                       ImVec2(x1, ym.to_pixel(b.hi)), ImVec2(x0, ym.to_pixel(a.hi)), col);
   }
+  dl->Flags = flags;
 }
 
 void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym) {

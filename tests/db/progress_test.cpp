@@ -381,3 +381,41 @@ TEST(Curve, WorkGrowsWithBucketsNotWithPoints) {
 
 }  // namespace
 }  // namespace headroom::db
+
+namespace headroom::db {
+namespace {
+
+TEST(Summaries, LatestOfEveryMetricAndTheMinimumOfOneForAllRuns) {
+  Fixture f;
+  NewRun second;
+  second.name = "second";
+  second.config_json = "{}";
+  const std::int64_t other = f.store.enqueue_run(second);
+  NewRun empty;
+  empty.name = "empty";
+  empty.config_json = "{}";
+  const std::int64_t silent = f.store.enqueue_run(empty);
+  std::vector<MetricRow> rows;
+  for (int s = 0; s < 5000; ++s) rows.push_back({"val_loss", s, 0, 0, 3.0 + std::sin(s * 0.01) + (s == 1234 ? -2.5 : 0.0)});
+  rows.push_back({"train_loss", 7, 0, 0, 9.0});
+  rows.push_back({"train_loss", 3, 0, 0, 1.0});  // logged out of order: the latest is step 7's
+  f.store.append_metrics(f.run, rows);
+  f.store.append_metrics(other, {{"val_loss", 0, 0, 0, std::nan("")}, {"lr", 10, 0, 0, 0.5}});
+
+  const auto s = f.store.metric_summaries("val_loss");
+  ASSERT_EQ(s.count(f.run), 1u);
+  EXPECT_DOUBLE_EQ(s.at(f.run).latest.at("train_loss"), 9.0);
+  EXPECT_DOUBLE_EQ(s.at(f.run).latest.at("val_loss"), 3.0 + std::sin(4999 * 0.01));
+  double expected_min = 1e9;
+  for (const auto& r : rows)
+    if (r.name == "val_loss") expected_min = std::min(expected_min, r.value);
+  EXPECT_DOUBLE_EQ(s.at(f.run).min_of_metric, expected_min);
+  EXPECT_TRUE(std::isnan(s.at(other).min_of_metric));  // only NaN logged
+  EXPECT_DOUBLE_EQ(s.at(other).latest.at("lr"), 0.5);
+  EXPECT_EQ(s.count(silent), 0u);  // nothing logged: no entry
+  // The same answers as the per-run calls.
+  EXPECT_EQ(s.at(f.run).latest, f.store.latest_metrics(f.run));
+}
+
+}  // namespace
+}  // namespace headroom::db

@@ -6,10 +6,17 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
 
 namespace headroom::explorer {
+namespace {
+constexpr int kLoaderNice = 5;
+}  // namespace
 
 bool CurveKey::operator<(const CurveKey& o) const {
   auto range = [](const std::optional<db::StepRange>& r) {
@@ -80,6 +87,9 @@ struct ExplorerLoader::State {
   }
 
   void loop(const std::string& path) {
+    // Below the UI thread (and the GL rasterizer's threads on a software renderer): frames come
+    // first, curves refine in the time left over.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kLoaderNice);
     std::optional<db::Connection> conn;
     try {
       conn.emplace(db::Connection::open(path, db::OpenMode::ReadOnly));

@@ -37,13 +37,6 @@ double metric_or_nan(const std::map<std::string, double>& latest, const std::str
   return it == latest.end() ? kNaN : it->second;
 }
 
-double best_val_loss_of(db::RunStore& store, std::int64_t run_id) {
-  const auto range = store.metric_step_range(run_id, "val_loss");
-  if (!range) return kNaN;
-  const auto buckets = store.curve(run_id, "val_loss", range->first, range->last, 1);
-  return buckets.empty() ? kNaN : buckets.front().min;
-}
-
 // Three-way comparisons used by sort_rows; NaN handling is done by the caller.
 template <typename T>
 int compare_values(const T& a, const T& b) {
@@ -126,8 +119,12 @@ RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double
 
 std::vector<RunRow> load_run_rows(db::RunStore& store) {
   std::vector<RunRow> rows;
+  const auto summaries = store.metric_summaries("val_loss");
+  static const db::RunMetricSummary kNone;
   for (const db::RunRecord& rec : store.list_runs()) {
-    rows.push_back(make_run_row(rec, store.latest_metrics(rec.id), best_val_loss_of(store, rec.id)));
+    auto it = summaries.find(rec.id);
+    const db::RunMetricSummary& m = it == summaries.end() ? kNone : it->second;
+    rows.push_back(make_run_row(rec, m.latest, m.min_of_metric));
   }
   return rows;
 }

@@ -145,7 +145,9 @@ void ExplorerView::draw_curves() {
       const ImU32 color = run_color(owners[i]->id);
       if (smoothing_ != Smoothing::None)
         series.push_back({"##raw" + std::to_string(owners[i]->id), "", with_alpha(color, 70), 1.0f, to_float(curves[i].x), to_float(curves[i].y), {}, {}});
-      series.push_back({short_name(*owners[i]), "", color, 1.5f, to_float(curves[i].x), to_float(smooth(curves[i].y)), {}, {}});
+      // Each bucket's exact min..max under the line: spikes the decimation must not hide.
+      series.push_back({short_name(*owners[i]), "##range" + std::to_string(owners[i]->id), color, 2.0f, to_float(curves[i].x),
+                        to_float(smooth(curves[i].y)), to_float(curves[i].y_min), to_float(curves[i].y_max)});
     }
   } else {
     std::vector<std::string> keys;
@@ -165,6 +167,18 @@ void ExplorerView::draw_curves() {
       label += " (" + std::to_string(g.run_ids.size()) + (g.run_ids.size() == 1 ? " run)" : " runs)");
       series.push_back({label, "##band" + label, run_color(g.run_ids.front()), 2.0f, to_float(g.x), to_float(g.mean), to_float(g.lo), to_float(g.hi)});
     }
+  }
+  // Min..max bands only where a bucket spans more than the 2-px line drawn over it (a spike);
+  // elsewhere they would be invisible, and each quad costs a software rasterizer time.
+  if (grouping_ == Grouping::None && !log_y_) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (const auto& c : curves)
+      for (size_t k = 0; k < c.y_min.size(); ++k)
+        if (std::isfinite(c.y_min[k]) && std::isfinite(c.y_max[k])) lo = std::min(lo, c.y_min[k]), hi = std::max(hi, c.y_max[k]);
+    const double visible = (hi - lo) * 2.5 / std::max(50.0f, ImGui::GetContentRegionAvail().y);
+    for (auto& ps : series)
+      for (size_t k = 0; k < ps.lo.size(); ++k)
+        if (!(static_cast<double>(ps.hi[k]) - ps.lo[k] > visible)) ps.lo[k] = ps.hi[k] = NAN;
   }
   curves_drawn_ = static_cast<int>(series.size());
 

@@ -80,7 +80,7 @@ ExplorerView::ExplorerView(ViewContext& context) : context_(context), assets_dir
 
 ExplorerView::~ExplorerView() = default;
 
-void ExplorerView::open_db(const std::string& path) {
+void ExplorerView::open_db(std::string path) {
   loader_ = std::make_unique<explorer::ExplorerLoader>(path);
   std::snprintf(path_buffer_, sizeof path_buffer_, "%s", path.c_str());
   rows_.reset();
@@ -205,7 +205,10 @@ void ExplorerView::sync() {
     refetch_pending_ = true;
   }
   curves_ = loader_->curves();
-  if (refetch_pending_ && curves_->complete && curves_->curves.size() == curves_wanted_.size()) {
+  const bool all_here = curves_->complete && std::all_of(curves_wanted_.begin(), curves_wanted_.end(), [&](const explorer::CurveKey& k) {
+    return curves_->curves.count(k) > 0;
+  });
+  if (refetch_pending_ && all_here) {
     refetch_pending_ = false;
     if (zoom_steps_) refetch_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - refetch_started_).count());
   }
@@ -273,8 +276,19 @@ void ExplorerView::draw() {
     select_tab_ = -1;
     ImGui::EndTabBar();
   }
-  if (open_to_full_draw_ms_ < 0 && settled())
+  if (open_to_full_draw_ms_ < 0 && settled()) {
     open_to_full_draw_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - opened_at_).count();
+    // Benchmark: the first open also paid for the window and fonts. Open the DB again, as
+    // "Open" in a running window does, and time that (the figure the README reports).
+    if (context_.options && context_.options->bench_frames > 0 && startup_to_full_draw_ms_ < 0) {
+      startup_to_full_draw_ms_ = open_to_full_draw_ms_;
+      std::vector<std::string> keep;  // the same runs selected again
+      for (std::int64_t id : selected_)
+        if (const explorer::RunRow* r = find_row(id)) keep.push_back(r->name);
+      open_db(loader_->db_path());
+      scene_select_ = std::move(keep);
+    }
+  }
 }
 
 void ExplorerView::draw_toolbar() {
@@ -303,8 +317,10 @@ void ExplorerView::draw_toolbar() {
   }
 }
 
-std::vector<std::string> ExplorerView::suite_files() const {
-  std::vector<std::string> files;
+const std::vector<std::string>& ExplorerView::suite_files() {
+  if (suite_files_loaded_) return suite_files_;
+  suite_files_loaded_ = true;
+  std::vector<std::string>& files = suite_files_;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(assets_dir_ + "/suites", ec))
     if (e.path().extension() == ".toml") files.push_back(e.path().string());
@@ -323,7 +339,7 @@ void ExplorerView::enqueue_suite(const std::string& suite_file, const std::strin
 }
 
 void ExplorerView::draw_worker_bar() {
-  const auto files = suite_files();
+  const auto& files = suite_files();
   ImGui::SetNextItemWidth(200.0f * context_.ui_scale);
   suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));
   const std::string current = files.empty() ? "(no suites found)" : std::filesystem::path(files[suite_index_]).stem().string();
@@ -547,6 +563,7 @@ nlohmann::json ExplorerView::bench_metrics() const {
   std::vector<double> r = refetch_ms_;
   std::sort(r.begin(), r.end());
   nlohmann::json j = {{"open_to_full_draw_ms", open_to_full_draw_ms_},
+                      {"startup_to_full_draw_ms", startup_to_full_draw_ms_},
                       {"rows_load_ms", rows_ ? rows_->load_ms : -1.0},
                       {"runs", rows_ ? rows_->rows.size() : 0},
                       {"curves", curves_wanted_.size()},

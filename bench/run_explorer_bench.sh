@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The explorer on a generated DB of 200 runs x 20,000 steps x 3 metrics (bench/make_explorer_db),
+# under Xvfb's software renderer, measured by the GUI's own --bench-frames:
+#   - Open -> every wanted curve drawn (the DB opened again in the running window; startup, with
+#     window and fonts, reported beside it),
+#   - frame times while the plot pans and zooms through the runs (a new window every 4 frames,
+#     each re-fetched from the store's min/max pyramid),
+#   - the same while a real worker trains into the same DB at full speed.
+# Prints a markdown table for the README.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FRAMES="${FRAMES:-150}"
+DB="${BENCH_DB:-build/bench/explorer_bench.sqlite}"
+[ -x build/app/gui/headroom ] && [ -x build/bench/make_explorer_db ] || bash scripts/build.sh
+if [ ! -f "$DB" ]; then
+  echo "bench: generating $DB (200 runs x 20,000 steps x 3 metrics, about a minute)" >&2
+  build/bench/make_explorer_db "$DB" 200 20000 2>/dev/null
+fi
+gui() { xvfb-run -a -s "-screen 0 1280x800x24" build/app/gui/headroom --db "$DB" --view explorer --bench-frames "$FRAMES"; }
+
+idle=$(gui | tail -1)
+# A worker writing at full speed into the same file (a small model: many commits per minute).
+build/app/worker/headroom-worker train --db "$DB" --name "bench-writer-$$" --corpus copy --d-model 64 --heads 4 \
+  --layers 2 --context 32 --batch 16 --steps 1000000 --log-every 1 --eval-every 50 --checkpoint-every 200 --quiet &
+writer=$!
+sleep 3
+busy=$(gui | tail -1)
+kill -TERM "$writer"; wait "$writer" || true
+
+python3 - "$idle" "$busy" <<'PY'
+import json, sys
+idle, busy = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print("| explorer, 200 runs x 20k steps x 3 metrics | idle | worker writing | target |")
+print("|---|---|---|---|")
+print(f"| Open -> full draw (ms) | {idle['open_to_full_draw_ms']:.0f} | {busy['open_to_full_draw_ms']:.0f} | <= 500 |")
+print(f"| startup (window, fonts) -> full draw (ms) | {idle['startup_to_full_draw_ms']:.0f} | {busy['startup_to_full_draw_ms']:.0f} | - |")
+print(f"| pan/zoom frame median (ms) | {idle['frame_ms_median']:.1f} | {busy['frame_ms_median']:.1f} | - |")
+print(f"| pan/zoom frame p95 (ms) | {idle['frame_ms_p95']:.1f} | {busy['frame_ms_p95']:.1f} | <= 33 |")
+print(f"| zoom re-fetch median (ms) | {idle.get('zoom_refetch_ms_median', float('nan')):.0f} | {busy.get('zoom_refetch_ms_median', float('nan')):.0f} | - |")
+print(f"| run table reload (ms) | {idle['rows_load_ms']:.0f} | {busy['rows_load_ms']:.0f} | - |")
+PY
