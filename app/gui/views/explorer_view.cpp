@@ -189,6 +189,17 @@ void ExplorerView::sync() {
     if (!selected_.empty()) focused_ = *selected_.begin();
   }
 
+  // A scene's "open_in_lab": that run's last stored weights, as the Run tab's button does.
+  if (!scene_open_in_lab_.empty() && rows_->open && !rows_->rows.empty()) {
+    for (const auto& r : rows_->rows)
+      if (r.name == scene_open_in_lab_) {
+        context_.open_in_lab = StoredCheckpoint{loader_->db_path(), r.id, r.name, r.tokenizer, r.step};
+        context_.select_view = "Lab";
+      }
+    if (!context_.open_in_lab) worker_message_ = "scene: no run named " + scene_open_in_lab_ + " in this database";
+    scene_open_in_lab_.clear();
+  }
+
   // The curves the Curves tab needs: each selected run's whole curve (also the map from x back
   // to steps) and, when zoomed, its zoomed window at full resolution.
   std::vector<explorer::CurveKey> keys;
@@ -406,8 +417,8 @@ void ExplorerView::draw_table() {
   };
   static const Column kColumns[] = {
       {"suite", RunColumn::Suite, 110}, {"name", RunColumn::Name, 230},   {"kind", RunColumn::Kind, 95},
-      {"d", RunColumn::D, 34},          {"h", RunColumn::H, 28},          {"d_p", RunColumn::DP, 34},
-      {"r", RunColumn::R, 34},          {"L", RunColumn::L, 22},          {"V", RunColumn::V, 40},
+      {"d", RunColumn::D, 40},          {"h", RunColumn::H, 32},          {"d_p", RunColumn::DP, 44},
+      {"r", RunColumn::R, 40},          {"L", RunColumn::L, 26},          {"V", RunColumn::V, 48},
       {"status", RunColumn::Status, 62}, {"step", RunColumn::Step, 86},   {"best val", RunColumn::BestVal, 62},
       {"params", RunColumn::Params, 58}, {"tok/s", RunColumn::TokensPerS, 56}};
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
@@ -492,10 +503,10 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     return false;
   }
   static const std::set<std::string> kKeys = {"db", "select", "metric", "x", "log_y", "tab", "filter", "figure",
-                                              "smoothing", "group"};
+                                              "smoothing", "group", "open_in_lab"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
-      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, smoothing, group)";
+      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, smoothing, group, open_in_lab)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -508,7 +519,7 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     return true;
   };
   std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none";
-  if (!text("db", &db) || !text("metric", &metric_) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
+  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("metric", &metric_) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
       !text("figure", &scene_figure_) || !text("smoothing", &smoothing) || !text("group", &group))
     return false;
   const std::map<std::string, explorer::XAxis> axes = {{"step", explorer::XAxis::Step},

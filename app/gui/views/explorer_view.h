@@ -87,6 +87,7 @@ class ExplorerView : public View {
   bool selection_defaulted_ = false;
   int frames_with_rows_ = 0;        // tab bars and tables need a frame or two to lay out
   std::vector<std::string> scene_select_;  // run names from a scene, applied when rows arrive
+  std::string scene_open_in_lab_;          // a run name from a scene, opened in the lab when rows arrive
 
   // Curves
   ExplorerTab tab_ = ExplorerTab::Curves;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# explorer_e2e_test.sh HEADROOM WORKER PNG_CHECK ASSETS OUTDIR
+# The explorer in the real window (Xvfb) on a DB that the worker's quick suites produced:
+# a screenshot per tab with its state checked, "Open in lab" landing in the lab with the run's
+# model, and a foreign file explained in the window and left byte-identical.
+set -u
+here="$(cd "$(dirname "$0")/../gui" && pwd)"
+. "$here/gui_test_lib.sh"
+require_xvfb
+headroom=$1 worker=$2 png_check=$3 assets=$4 out=$5
+mkdir -p "$out"
+db="$out/quick.sqlite"
+rm -f "$db" "$db-wal" "$db-shm"
+for suite in th_heads vb_attention_ratio; do
+  "$worker" run "$assets/suites/$suite.toml" --scale quick --db "$db" --quiet || fail "worker run $suite failed"
+done
+runs=$("$worker" status --db "$db" --json | grep -o '"id":' | wc -l)
+[ "$runs" -gt 0 ] || fail "the quick suites produced no runs"
+
+# state_value FILE KEY: the first number after "KEY": in a pretty-printed state file.
+state_value() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | grep -o '[0-9]*$'; }
+
+shot() {  # shot NAME SCENE-JSON: screenshot + state of the explorer with that scene
+  printf '%s\n' "$2" > "$out/$1.json"
+  in_xvfb "$headroom" --db "$db" --scene "$out/$1.json" --screenshot "$out/$1.png" --frames 6 \
+    --state-out "$out/$1.state.json" || fail "$1: headroom exited with $?"
+  "$png_check" "$out/$1.png" 1280 800 || fail "$1: screenshot check failed"
+}
+
+shot curves '{"view": "Explorer", "explorer": {"tab": "curves", "metric": "val_loss"}}'
+[ "$(state_value "$out/curves.state.json" runs)" -eq "$runs" ] || fail "curves: the table does not hold all $runs runs"
+[ "$(state_value "$out/curves.state.json" curves_drawn)" -ge 1 ] || fail "curves: no curve drawn"
+[ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"
+
+shot filtered '{"view": "Explorer", "explorer": {"filter": "kind=talking-heads h>=8", "select": ["th-heads/talking-heads/heads=8"]}}'
+[ "$(state_value "$out/filtered.state.json" runs_shown)" -eq 1 ] || fail "filter: expected exactly one talking-heads run with h >= 8"
+
+shot figures '{"view": "Explorer", "explorer": {"tab": "figures", "figure": "th-heads"}}'
+[ "$(state_value "$out/figures.state.json" figures)" -eq 2 ] || fail "figures: expected one figure per stored suite (2)"
+[ "$(state_value "$out/figures.state.json" plots_drawn)" -ge 2 ] || fail "figures: expected ours and the paper's plots"
+
+shot run '{"view": "Explorer", "explorer": {"tab": "run", "select": ["th-heads/talking-heads/heads=8"]}}'
+[ "$(state_value "$out/run.state.json" heatmaps_drawn)" -ge 2 ] || fail "run: expected the P_l and P_w replay maps"
+
+shot lab '{"view": "Explorer", "explorer": {"open_in_lab": "th-heads/talking-heads/heads=8"}}'
+grep -q '"view": "Lab"' "$out/lab.state.json" || fail "open in lab: the lab tab is not shown"
+grep -q '"kind": "talking-heads"' "$out/lab.state.json" || fail "open in lab: the lab does not show the run's model"
+[ "$(state_value "$out/lab.state.json" heatmaps_drawn)" -eq 8 ] || fail "open in lab: expected the 8 heads' maps"
+
+# A foreign file: explained in the window, never modified.
+printf 'not a database, just notes\n' > "$out/notes.sqlite"
+before=$(md5sum < "$out/notes.sqlite")
+in_xvfb "$headroom" --db "$out/notes.sqlite" --view explorer --screenshot "$out/foreign.png" --frames 4 \
+  --state-out "$out/foreign.state.json" || fail "foreign: headroom exited with $?"
+grep -q '"error": ".*notes.sqlite' "$out/foreign.state.json" || fail "foreign: no message naming the file"
+[ "$(md5sum < "$out/notes.sqlite")" = "$before" ] || fail "foreign: the file was modified"
+echo "PASS"
