@@ -249,7 +249,8 @@ bool IsPlotClicked() {
   return g_plot.clicked;
 }
 
-void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color, float thickness) {
+void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color, float thickness,
+              float marker_radius) {
   IM_ASSERT(g_plot.open && "PlotLine() needs a BeginPlot() that returned true");
   setup_finish();
   PlotSeries& s = add_series(label, color);
@@ -258,6 +259,7 @@ void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 
   s.ys = ys;
   s.n = ys ? std::max(0, n) : 0;
   s.thickness = thickness;
+  s.marker_radius = marker_radius;
 }
 
 void PlotShaded(const char* label, const float* xs, const float* ylo, const float* yhi, int n, ImU32 color) {

@@ -119,8 +119,10 @@ bool IsPlotClicked();
 
 // A line through (xs[i], ys[i]); xs ascending, or nullptr for x = i. NaN ys are gaps.
 // color 0 picks the next palette color.
+// marker_radius > 0 also draws a dot of that radius (pixels) at every drawn point, for sparse
+// series such as a table's rows, where a point at the plot's edge would otherwise vanish.
 void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color = 0,
-              float thickness = 1.5f);
+              float thickness = 1.5f, float marker_radius = 0.0f);
 
 // A filled band between ylo and yhi (e.g. mean +- std over seeds); drawn under the lines.
 void PlotShaded(const char* label, const float* xs, const float* ylo, const float* yhi, int n,

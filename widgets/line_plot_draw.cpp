@@ -48,6 +48,8 @@ void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const Axi
     scratch.emplace_back(xm.to_pixel(p.x), ym.to_pixel(p.y));
   }
   flush();
+  if (s.marker_radius > 0.0f)
+    for (const DecimatedPoint& p : s.line) dl->AddCircleFilled(ImVec2(xm.to_pixel(p.x), ym.to_pixel(p.y)), s.marker_radius, s.color);
 }
 
 void draw_vline(ImDrawList* dl, const PlotSeries& s, const ImRect& plot, const AxisMap& xm) {

@@ -28,6 +28,7 @@ struct PlotSeries {
   double vx = 0.0;  // marker
   ImU32 color = 0;
   float thickness = 1.5f;
+  float marker_radius = 0.0f;  // > 0: a dot at every point (sparse series: a paper table's rows)
   ImGuiID label_id = 0;
   bool hidden = false;
   std::vector<DecimatedPoint> line;

@@ -38,12 +38,14 @@ struct PlotSeries {
   ImU32 color = 0;
   float thickness = 1.5f;
   std::vector<float> x, y, lo, hi;
+  float marker_radius = 0.0f;
 };
 
 void plot_all(const std::vector<PlotSeries>& series) {
   for (const auto& s : series)
     if (!s.lo.empty()) widgets::PlotShaded(s.band_label.c_str(), s.x.data(), s.lo.data(), s.hi.data(), static_cast<int>(s.x.size()), s.color);
-  for (const auto& s : series) widgets::PlotLine(s.label.c_str(), s.x.data(), s.y.data(), static_cast<int>(s.x.size()), s.color, s.thickness);
+  for (const auto& s : series)
+    widgets::PlotLine(s.label.c_str(), s.x.data(), s.y.data(), static_cast<int>(s.x.size()), s.color, s.thickness, s.marker_radius);
 }
 
 bool is_talking_heads_kind(const std::string& kind) {
@@ -338,6 +340,7 @@ void ExplorerView::draw_figures() {
       p.band_label = "##band" + s.label;
       p.color = widgets::detail::palette_color(i++);
       p.thickness = 2.0f;
+      p.marker_radius = 3.5f * context_.ui_scale;
       for (const auto& pt : s.points) {
         if (!std::isfinite(pt.mean)) continue;
         p.x.push_back(static_cast<float>(pt.x));
@@ -354,8 +357,24 @@ void ExplorerView::draw_figures() {
   const float h = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.72f);
   const float w = two ? ImGui::GetContentRegionAvail().x * 0.5f - 4.0f : -1.0f;
   const int flags = fig.log_x ? widgets::PlotFlags_LogX : 0;
+  // A little room left and right so the end points' dots are whole (in log space on a log axis).
+  auto pad_x = [&](const std::vector<PlotSeries>& all) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (const auto& ps : all)
+      for (float x : ps.x)
+        if (!fig.log_x || x > 0) lo = std::min(lo, static_cast<double>(x)), hi = std::max(hi, static_cast<double>(x));
+    if (!(lo <= hi)) return;
+    if (fig.log_x) {
+      const double a = std::log10(lo), b = std::log10(hi), m = std::max(0.05, (b - a) * 0.05);
+      widgets::SetupAxisLimitsX(std::pow(10.0, a - m), std::pow(10.0, b + m), widgets::PlotCond_Once);
+    } else {
+      const double m = std::max(0.5, (hi - lo) * 0.05);
+      widgets::SetupAxisLimitsX(lo - m, hi + m, widgets::PlotCond_Once);
+    }
+  };
   if (widgets::BeginPlot(("Ours (this DB)##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
     widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(), flags);
+    pad_x(ours);
     plot_all(ours);
     widgets::EndPlot();
   }
@@ -363,6 +382,7 @@ void ExplorerView::draw_figures() {
     ImGui::SameLine();
     if (widgets::BeginPlot(("Paper (reference)##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
       widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(), flags);
+      pad_x(paper);
       plot_all(paper);
       widgets::EndPlot();
     }
