@@ -54,4 +54,12 @@ in_xvfb "$headroom" --db "$out/notes.sqlite" --view explorer --screenshot "$out/
   --state-out "$out/foreign.state.json" || fail "foreign: headroom exited with $?"
 grep -q '"error": ".*notes.sqlite' "$out/foreign.state.json" || fail "foreign: no message naming the file"
 [ "$(md5sum < "$out/notes.sqlite")" = "$before" ] || fail "foreign: the file was modified"
+# First launch without --db: the default DB is created in the data dir and the quick suites offered.
+rm -rf "$out/data"
+XDG_DATA_HOME="$out/data" in_xvfb "$headroom" --view explorer --screenshot "$out/first.png" --frames 4 \
+  --state-out "$out/first.state.json" || fail "first launch: headroom exited with $?"
+[ -f "$out/data/headroom/experiments.sqlite" ] || fail "first launch: no default DB in \$XDG_DATA_HOME/headroom"
+grep -q "\"db\": \"$out/data/headroom/experiments.sqlite\"" "$out/first.state.json" || fail "first launch: the default DB is not open"
+[ "$(state_value "$out/first.state.json" runs)" -eq 0 ] || fail "first launch: a new DB should have no runs"
+"$worker" status --db "$out/data/headroom/experiments.sqlite" --json >/dev/null || fail "first launch: the new DB is not a Headroom DB"
 echo "PASS"

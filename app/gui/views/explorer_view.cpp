@@ -113,8 +113,9 @@ void ExplorerView::ensure_started() {
       return;
     }
   }
-  if (automation) return;  // scripted runs never create files in the user's data dir
-  // First launch: the user's own experiments DB in their data dir.
+  // First launch (or the last DB is gone): the user's own experiments DB in their data dir.
+  // Scripted runs do this too (tests point XDG_DATA_HOME at a scratch dir), but never read
+  // the recent list, so they stay hermetic.
   const std::string path = explorer::default_db_path();
   if (path.empty()) return;
   std::string error;
