@@ -32,6 +32,16 @@ shot curves '{"view": "Explorer", "explorer": {"tab": "curves", "metric": "val_l
 [ "$(state_value "$out/curves.state.json" curves_drawn)" -ge 1 ] || fail "curves: no curve drawn"
 [ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"
 
+# Exports of the shown curves: CSV rows for every selected run, an SVG with one line per run.
+rm -f "$out/export.csv" "$out/export.svg"
+shot export "{\"view\": \"Explorer\", \"explorer\": {\"export\": \"$out/export\", \"select\": [\"th-heads/multi-head/heads=2\", \"th-heads/talking-heads/heads=2\"]}}"
+[ -f "$out/export.csv" ] || fail "export: no CSV written"
+head -1 "$out/export.csv" | grep -q '^series,run,metric,step,x,y,y_min,y_max' || fail "export: CSV header"
+[ "$(grep -c 'th-heads/talking-heads/heads=2' "$out/export.csv")" -ge 3 ] || fail "export: the talking-heads run's points are missing"
+grep -q '<svg' "$out/export.svg" || fail "export: no SVG written"
+[ "$(grep -o '<polyline' "$out/export.svg" | wc -l)" -ge 2 ] || fail "export: expected a polyline per run in the SVG"
+grep -q 'talking-heads/heads=2' "$out/export.svg" || fail "export: the SVG legend lacks the run"
+
 shot filtered '{"view": "Explorer", "explorer": {"filter": "kind=talking-heads h>=8", "select": ["th-heads/talking-heads/heads=8"]}}'
 [ "$(state_value "$out/filtered.state.json" runs_shown)" -eq 1 ] || fail "filter: expected exactly one talking-heads run with h >= 8"
 

@@ -193,6 +193,12 @@ void ExplorerView::draw_curves() {
     ImGui::TextDisabled("The selected runs have logged no %s yet.", metric_.c_str());
   }
   const bool bench = context_.options && context_.options->bench_frames > 0 && open_to_full_draw_ms_ >= 0;
+  if (!scene_export_.empty() && curves_ready() && frames_with_rows_ >= 3 && !curves.empty()) {  // a scene's "export": as the buttons do
+    std::snprintf(export_path_, sizeof export_path_, "%s", scene_export_.c_str());
+    export_curves_csv();
+    svg_request_ = scene_export_ + ".svg";
+    scene_export_.clear();
+  }
   const ImVec2 plot_min = ImGui::GetCursorScreenPos();
   if (widgets::BeginPlot("##curves", ImVec2(-1, -footer))) {
     widgets::SetupAxes(explorer::x_axis_label(x_axis_), metric_.c_str(),

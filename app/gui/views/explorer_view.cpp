@@ -504,10 +504,10 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     return false;
   }
   static const std::set<std::string> kKeys = {"db", "select", "metric", "x", "log_y", "tab", "filter", "figure",
-                                              "smoothing", "group", "open_in_lab"};
+                                              "smoothing", "group", "open_in_lab", "export"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
-      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, smoothing, group, open_in_lab)";
+      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, smoothing, group, open_in_lab, export)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -520,7 +520,7 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     return true;
   };
   std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none";
-  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("metric", &metric_) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
+  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("export", &scene_export_) || !text("metric", &metric_) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
       !text("figure", &scene_figure_) || !text("smoothing", &smoothing) || !text("group", &group))
     return false;
   const std::map<std::string, explorer::XAxis> axes = {{"step", explorer::XAxis::Step},
@@ -590,8 +590,12 @@ bool ExplorerView::settled() const {
   if (!rows_->open) return true;
   if (frames_with_rows_ < 3 && !rows_->rows.empty()) return false;
   if (tab_ == ExplorerTab::Figures) return figures_version_ == rows_->version;
-  if (tab_ == ExplorerTab::Curves) return curves_ && curves_->complete && curves_->curves.size() == curves_wanted_.size();
+  if (tab_ == ExplorerTab::Curves) return curves_ready() && svg_request_.empty() && (scene_export_.empty() || selected_.empty());
   return true;
+}
+
+bool ExplorerView::curves_ready() const {
+  return curves_ && curves_->complete && curves_->curves.size() == curves_wanted_.size();
 }
 
 }  // namespace headroom::gui

@@ -48,6 +48,7 @@ class ExplorerView : public View {
   void ensure_started();  // first draw: open --db, the last DB, or create the default one
   void remember_recent(const std::string& path);
   void sync();            // snapshots in, filter and sort, curve wants out
+  bool curves_ready() const;  // every wanted curve has arrived
 
   void draw_toolbar();
   void draw_worker_bar();
@@ -88,6 +89,7 @@ class ExplorerView : public View {
   int frames_with_rows_ = 0;        // tab bars and tables need a frame or two to lay out
   std::vector<std::string> scene_select_;  // run names from a scene, applied when rows arrive
   std::string scene_open_in_lab_;          // a run name from a scene, opened in the lab when rows arrive
+  std::string scene_export_;               // a file stem from a scene: CSV + SVG of the curves once drawn
 
   // Curves
   ExplorerTab tab_ = ExplorerTab::Curves;
