@@ -16,7 +16,15 @@ if [ ! -f "$DB" ]; then
   echo "bench: generating $DB (200 runs x 20,000 steps x 3 metrics, about a minute)" >&2
   build/bench/make_explorer_db "$DB" 200 20000 2>/dev/null
 fi
-gui() { xvfb-run -a -s "-screen 0 1280x800x24" build/app/gui/headroom --db "$DB" --view explorer --bench-frames "$FRAMES"; }
+# The same twelve runs selected in both measurements (the writer's run must not change it).
+scene=$(mktemp --suffix=.json)
+python3 - "$DB" "$scene" <<'PY'
+import json, sqlite3, sys
+names = [r[0] for r in sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute(
+    "SELECT name FROM runs WHERE name LIKE 'bench-explorer/%' ORDER BY id LIMIT 12")]
+json.dump({"view": "Explorer", "explorer": {"select": names}}, open(sys.argv[2], "w"))
+PY
+gui() { xvfb-run -a -s "-screen 0 1280x800x24" build/app/gui/headroom --db "$DB" --scene "$scene" --bench-frames "$FRAMES"; }
 
 idle=$(gui | tail -1)
 # A worker writing at full speed into the same file (a small model: many commits per minute).
