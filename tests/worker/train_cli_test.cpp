@@ -110,7 +110,10 @@ TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
 
   auto status = json::parse(run_worker({"status", "--db", killed, "--json"}).out);
   EXPECT_EQ(status["runs"][0]["status"], "done");
-  EXPECT_GE(status["runs"][0]["attempts"].get<int>(), kills);
+  // Every kill after the worker claimed the run cost an attempt; a kill that lands while the
+  // process is still loading (slow on a busy machine) does not, so only a resume is certain.
+  EXPECT_GE(status["runs"][0]["attempts"].get<int>(), 2);
+  EXPECT_LE(status["runs"][0]["attempts"].get<int>(), kills + 1);
 
   auto again = run_worker(train_args(killed, "copy"));
   EXPECT_EQ(again.exit_code, 0);
