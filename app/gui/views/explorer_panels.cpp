@@ -48,6 +48,30 @@ void plot_all(const std::vector<PlotSeries>& series) {
     widgets::PlotLine(s.label.c_str(), s.x.data(), s.y.data(), static_cast<int>(s.x.size()), s.color, s.thickness, s.marker_radius);
 }
 
+// A bucketed curve as one polyline that visits every bucket's exact extremes: from the previous
+// bucket's last value to the nearer of its min / max, to the other, to its last value, all at
+// the bucket's x. With buckets no wider than a few pixels this draws what the full series would
+// (the M4 idea: a vertical stroke per pixel column), so spikes survive decimation, and it costs
+// a software rasterizer far less than a translucent min..max band.
+void envelope_line(const explorer::Curve& c, std::vector<float>* xs, std::vector<float>* ys) {
+  xs->clear();
+  ys->clear();
+  double prev = NAN;
+  for (size_t k = 0; k < c.x.size(); ++k) {
+    const auto x = static_cast<float>(c.x[k]);
+    const double lo = c.y_min[k], hi = c.y_max[k];
+    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+      const bool low_first = !std::isfinite(prev) || std::abs(prev - lo) <= std::abs(prev - hi);
+      xs->insert(xs->end(), {x, x});
+      ys->push_back(static_cast<float>(low_first ? lo : hi));
+      ys->push_back(static_cast<float>(low_first ? hi : lo));
+    }
+    xs->push_back(x);
+    ys->push_back(static_cast<float>(c.y[k]));
+    prev = c.y[k];
+  }
+}
+
 bool is_talking_heads_kind(const std::string& kind) {
   return kind == "talking-heads" || kind == "logits-proj" || kind == "weights-proj" || kind == "dynamic-proj";
 }
@@ -145,11 +169,17 @@ void ExplorerView::draw_curves() {
   if (grouping_ == Grouping::None) {
     for (size_t i = 0; i < curves.size(); ++i) {
       const ImU32 color = run_color(owners[i]->id);
-      if (smoothing_ != Smoothing::None)
-        series.push_back({"##raw" + std::to_string(owners[i]->id), "", with_alpha(color, 70), 1.0f, to_float(curves[i].x), to_float(curves[i].y), {}, {}});
-      // Each bucket's exact min..max under the line: spikes the decimation must not hide.
-      series.push_back({short_name(*owners[i]), "##range" + std::to_string(owners[i]->id), color, 2.0f, to_float(curves[i].x),
-                        to_float(smooth(curves[i].y)), to_float(curves[i].y_min), to_float(curves[i].y_max)});
+      PlotSeries raw{short_name(*owners[i]), "", color, 2.0f, {}, {}, {}, {}};
+      envelope_line(curves[i], &raw.x, &raw.y);
+      if (smoothing_ == Smoothing::None) {
+        series.push_back(std::move(raw));
+      } else {  // the raw envelope faint underneath, the smoothed line on top
+        raw.label = "##raw" + std::to_string(owners[i]->id);
+        raw.color = with_alpha(color, 70);
+        raw.thickness = 1.0f;
+        series.push_back(std::move(raw));
+        series.push_back({short_name(*owners[i]), "", color, 2.0f, to_float(curves[i].x), to_float(smooth(curves[i].y)), {}, {}});
+      }
     }
   } else {
     std::vector<std::string> keys;
@@ -169,18 +199,6 @@ void ExplorerView::draw_curves() {
       label += " (" + std::to_string(g.run_ids.size()) + (g.run_ids.size() == 1 ? " run)" : " runs)");
       series.push_back({label, "##band" + label, run_color(g.run_ids.front()), 2.0f, to_float(g.x), to_float(g.mean), to_float(g.lo), to_float(g.hi)});
     }
-  }
-  // Min..max bands only where a bucket spans more than the 2-px line drawn over it (a spike);
-  // elsewhere they would be invisible, and each quad costs a software rasterizer time.
-  if (grouping_ == Grouping::None && !log_y_) {
-    double lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (const auto& c : curves)
-      for (size_t k = 0; k < c.y_min.size(); ++k)
-        if (std::isfinite(c.y_min[k]) && std::isfinite(c.y_max[k])) lo = std::min(lo, c.y_min[k]), hi = std::max(hi, c.y_max[k]);
-    const double visible = (hi - lo) * 2.5 / std::max(50.0f, ImGui::GetContentRegionAvail().y);
-    for (auto& ps : series)
-      for (size_t k = 0; k < ps.lo.size(); ++k)
-        if (!(static_cast<double>(ps.hi[k]) - ps.lo[k] > visible)) ps.lo[k] = ps.hi[k] = NAN;
   }
   curves_drawn_ = static_cast<int>(series.size());
 

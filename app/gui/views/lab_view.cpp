@@ -277,7 +277,8 @@ void LabView::handle_shortcuts() {
 void LabView::draw() {
   handle_shortcuts();
   sync();
-  const float left = 330.0f * context_.ui_scale;
+  // The controls take at most 30% of the width, so the maps keep the room on a projector.
+  const float left = std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * 0.30f);
   ImGui::BeginChild("##lab_controls", ImVec2(left, 0), true);
   draw_stored_run();
   draw_controls();
@@ -321,7 +322,8 @@ void LabView::draw() {
 }
 
 void LabView::draw_controls() {
-  ImGui::PushItemWidth(-120.0f * context_.ui_scale);
+  // Widgets take a bit over half the panel and labels the rest, whatever the font scale.
+  ImGui::PushItemWidth(std::max(ImGui::GetContentRegionAvail().x - 120.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * 0.56f));
   ImGui::TextUnformatted("Model");
   ImGui::Separator();
   const auto& kinds = core::all_attention_kinds();
@@ -482,11 +484,11 @@ void LabView::draw_training(const LabSnapshot& s) {
 }
 
 void LabView::draw_summary(const LabSnapshot& s) {
-  const auto& a = s.spec.attention;
-  ImGui::Text("%s", core::describe(s.spec).c_str());
-  ImGui::Text("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
-              s.n, human(double(s.costs.params)).c_str(), human(double(s.costs.multiplies)).c_str(),
-              human(double(s.parameters)).c_str(), s.compute_ms);
+  // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
+  ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
+  ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
+                     s.n, human(double(s.costs.params)).c_str(), human(double(s.costs.multiplies)).c_str(),
+                     human(double(s.parameters)).c_str(), s.compute_ms);
   tooltip("Costs by TH §5, computed for this spec and n (not copied from a table).");
   for (const auto& b : s.bottlenecks) {
     const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;
@@ -499,7 +501,6 @@ void LabView::draw_summary(const LabSnapshot& s) {
     ImGui::TextWrapped("%s", b.message.c_str());
   }
   if (s.bottlenecks.empty()) ImGui::TextDisabled("No bottleneck at this n: every head can reach rank n (d_p >= n).");
-  (void)a;
 }
 
 void LabView::draw_heads(const LabSnapshot& s) {
