@@ -2,6 +2,8 @@
 // do not touch GL), checking the immediate-mode plumbing: item registration,
 // decimation budget, hover paths, frame statistics.
 #include <gtest/gtest.h>
+
+#include "tests/widgets/headless_imgui.h"
 #include <imgui.h>
 
 #include <cmath>
@@ -19,23 +21,14 @@ namespace {
 class HeadlessImGui : public ::testing::Test {
  protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1000, 700);
-    io.DeltaTime = 1.0f / 60.0f;
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    headroom::widgets::testing::create_headless_imgui_context();
   }
   void TearDown() override { ImGui::DestroyContext(); }
 
   // One frame with a 900-px-wide plot of `d`'s curves and a spectrum.
   hw::FrameStats frame(const hw::DemoData& d, ImVec2 mouse, float wheel = 0.0f, bool down = false) {
+    headroom::widgets::testing::set_mouse(mouse, wheel, down);
     ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = mouse;
-    io.MouseWheel = wheel;
-    io.MouseDown[0] = down;
     ImGui::NewFrame();
     hw::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));

@@ -2,6 +2,8 @@
 // x limits (fit, Once, Always, user zoom/pan), hover/mouse position/clicks,
 // vertical markers and SVG capture of what is shown.
 #include <gtest/gtest.h>
+
+#include "tests/widgets/headless_imgui.h"
 #include <imgui.h>
 
 #include <cmath>
@@ -44,14 +46,7 @@ ImVec2 legend_row(int i) { return ImVec2(885, 29.0f + 13.0f * i); }
 class PlotInteraction : public ::testing::Test {
  protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1000, 700);
-    io.DeltaTime = 1.0f / 60.0f;
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    headroom::widgets::testing::create_headless_imgui_context();
     xs.clear();
     train.clear();
     val.clear();
@@ -64,10 +59,8 @@ class PlotInteraction : public ::testing::Test {
   void TearDown() override { ImGui::DestroyContext(); }
 
   Result frame(ImVec2 mouse, float wheel = 0.0f, bool down = false, const Options& o = Options()) {
+    headroom::widgets::testing::set_mouse(mouse, wheel, down);
     ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = mouse;
-    io.MouseWheel = wheel;
-    io.MouseDown[0] = down;
     ImGui::NewFrame();
     hw::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
