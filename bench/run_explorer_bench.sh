@@ -26,24 +26,36 @@ json.dump({"view": "Explorer", "explorer": {"select": names}}, open(sys.argv[2],
 PY
 gui() { xvfb-run -a -s "-screen 0 1280x800x24" build/app/gui/headroom --db "$DB" --scene "$scene" --bench-frames "$FRAMES"; }
 
-idle=$(gui | tail -1)
-# A worker writing at full speed into the same file (a small model: many commits per minute).
-build/app/worker/headroom-worker train --db "$DB" --name "bench-writer-$$" --corpus copy --d-model 64 --heads 4 \
-  --layers 2 --context 32 --batch 16 --steps 1000000 --log-every 1 --eval-every 50 --checkpoint-every 200 --quiet &
-writer=$!
-sleep 3
-busy=$(gui | tail -1)
-kill -TERM "$writer"; wait "$writer" || true
+ROUNDS="${ROUNDS:-3}"
+idle=() busy=()
+for r in $(seq "$ROUNDS"); do  # interleaved, so drift on the machine hits both alike
+  idle+=("$(gui | tail -1)")
+  # A worker writing at full speed into the same file (a small model: a commit every ~2 s).
+  build/app/worker/headroom-worker train --db "$DB" --name "bench-writer-$$-$r" --corpus copy --d-model 64 --heads 4 \
+    --layers 2 --context 32 --batch 16 --steps 1000000 --log-every 1 --eval-every 50 --checkpoint-every 200 --quiet &
+  writer=$!
+  sleep 3
+  busy+=("$(gui | tail -1)")
+  kill -TERM "$writer"; wait "$writer" || true
+done
 
-python3 - "$idle" "$busy" <<'PY'
-import json, sys
-idle, busy = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print("| explorer, 200 runs x 20k steps x 3 metrics | idle | worker writing | target |")
+python3 - "$ROUNDS" "${idle[@]}" "${busy[@]}" <<'PY'
+import json, statistics, sys
+n = int(sys.argv[1])
+idle = [json.loads(x) for x in sys.argv[2:2 + n]]
+busy = [json.loads(x) for x in sys.argv[2 + n:2 + 2 * n]]
+def med(runs, key):
+    vals = [r[key] for r in runs if key in r and r[key] is not None and r[key] >= 0]
+    return statistics.median(vals) if vals else float("nan")
+rows = [("Open -> full draw (ms)", "open_to_full_draw_ms", "%.0f", "<= 500"),
+        ("startup (window, fonts) -> full draw (ms)", "startup_to_full_draw_ms", "%.0f", "-"),
+        ("pan/zoom frame median (ms)", "frame_ms_median", "%.1f", "-"),
+        ("pan/zoom frame p95 (ms)", "frame_ms_p95", "%.1f", "<= 33"),
+        ("zoom re-fetch median (ms)", "zoom_refetch_ms_median", "%.0f", "-"),
+        ("run table reload (ms)", "rows_load_ms", "%.0f", "-")]
+print(f"| explorer, 200 runs x 20k steps x 3 metrics (median of {n} rounds) | idle | worker writing | target |")
 print("|---|---|---|---|")
-print(f"| Open -> full draw (ms) | {idle['open_to_full_draw_ms']:.0f} | {busy['open_to_full_draw_ms']:.0f} | <= 500 |")
-print(f"| startup (window, fonts) -> full draw (ms) | {idle['startup_to_full_draw_ms']:.0f} | {busy['startup_to_full_draw_ms']:.0f} | - |")
-print(f"| pan/zoom frame median (ms) | {idle['frame_ms_median']:.1f} | {busy['frame_ms_median']:.1f} | - |")
-print(f"| pan/zoom frame p95 (ms) | {idle['frame_ms_p95']:.1f} | {busy['frame_ms_p95']:.1f} | <= 33 |")
-print(f"| zoom re-fetch median (ms) | {idle.get('zoom_refetch_ms_median', float('nan')):.0f} | {busy.get('zoom_refetch_ms_median', float('nan')):.0f} | - |")
-print(f"| run table reload (ms) | {idle['rows_load_ms']:.0f} | {busy['rows_load_ms']:.0f} | - |")
+for label, key, fmt, target in rows:
+    print(f"| {label} | {fmt % med(idle, key)} | {fmt % med(busy, key)} | {target} |")
+print("p95 per round, idle:", [r["frame_ms_p95"] for r in idle], "busy:", [r["frame_ms_p95"] for r in busy])
 PY
