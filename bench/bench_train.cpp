@@ -9,7 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/worker/run_executor.h"
+#include "core/io/safetensors.h"
+#include "core/io/tensor_bridge.h"
 #include "core/train/trainer.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
 
 using namespace headroom;
 
@@ -44,13 +48,74 @@ double sgemm_peak_gflops() {
   return best;
 }
 
+template <typename F>
+double best_ms(int reps, F&& f) {
+  double best = 1e300;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+// What the worker adds to training at TrainSpec's default intervals, measured piece by piece on
+// this model and amortised: a checkpoint (model + AdamW state, and the model-only weights for the
+// GUI, encoded and committed with SQLite, older ones pruned) every checkpoint_every steps, a
+// metrics commit at most every 2 s (after every step when a step is slower), and validation.
+nlohmann::json measure_overhead(core::Trainer& tr, double step_ms) {
+  const std::string path = "/tmp/headroom_bench_overhead_" + std::to_string(getpid()) + ".sqlite";
+  std::remove(path.c_str());
+  nlohmann::json out;
+  {
+    auto conn = db::Connection::open(path, db::OpenMode::Create);
+    db::RunStore store(conn);
+    db::NewRun run;
+    run.name = "overhead";
+    run.config_json = "{}";
+    const auto id = store.enqueue_run(run);
+    store.claim_next("bench", 0, 1, 0);
+    int64_t step = tr.current_step();
+    const double ckpt_ms = best_ms(3, [&] {
+      auto state = tr.save_state();
+      core::StFile weights;
+      for (const auto& p : tr.model()->named_parameters()) weights.tensors.push_back(core::to_st_tensor(p.key(), p.value()));
+      const auto a = core::encode_safetensors(state), b = core::encode_safetensors(weights);
+      db::Progress pr{id, "bench", ++step, {{"train_loss", step, 0, 0, 1.0}}, {}};
+      pr.artifacts.push_back({"checkpoint", step, db::BlobView(a.data(), a.size())});
+      pr.artifacts.push_back({"weights", step, db::BlobView(b.data(), b.size())});
+      store.commit_progress(pr);
+      store.prune_artifacts(id, "checkpoint", 1);
+    });
+    const double commit_ms = best_ms(5, [&] {
+      ++step;
+      store.commit_progress({id, "bench", step, {{"train_loss", step, 0, 0, 1.0}, {"lr", step, 0, 0, 1.0},
+                                                 {"grad_norm", step, 0, 0, 1.0}, {"tokens_per_s", step, 0, 0, 1.0}}, {}});
+    });
+    const double eval_ms = best_ms(2, [&] { tr.evaluate(); });
+    const core::TrainSpec defaults;
+    const double steps_per_commit = std::max(1.0, 2000.0 / step_ms);
+    const double ckpt_frac = ckpt_ms / (defaults.checkpoint_every * step_ms);
+    const double commit_frac = commit_ms / (steps_per_commit * step_ms);
+    out = {{"checkpoint_ms", ckpt_ms},
+           {"metrics_commit_ms", commit_ms},
+           {"eval_ms", eval_ms},
+           {"checkpoint_every", defaults.checkpoint_every},
+           {"eval_every", defaults.eval_every},
+           {"logging_and_checkpoint_fraction", ckpt_frac + commit_frac},
+           {"eval_fraction", eval_ms / (defaults.eval_every * step_ms)}};
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((path + suffix).c_str());
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"bench_train"};
   std::string kind = "multi-head";
   int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 1;
-  bool peak = false;
+  bool peak = false, overhead = false;
   app.add_option("--attention", kind);
   app.add_option("--heads", heads);
   app.add_option("--d-model", d);
@@ -61,6 +126,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup);
   app.add_option("--threads", threads);
   app.add_flag("--peak", peak, "also measure the sgemm peak");
+  app.add_flag("--overhead", overhead, "also measure what logging, checkpoints and validation add at the default intervals");
   CLI11_PARSE(app, argc, argv);
 
   worker::configure_training_process(threads);
@@ -98,6 +164,7 @@ int main(int argc, char** argv) {
     out["sgemm_peak_gflops"] = p;
     out["mfu"] = tok_s * flops_per_token / 1e9 / p;
   }
+  if (overhead) out["overhead"] = measure_overhead(tr, secs / steps * 1e3);
   std::cout << out.dump() << std::endl;
   return 0;
 }
