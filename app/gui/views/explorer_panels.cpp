@@ -352,7 +352,9 @@ void ExplorerView::draw_figures() {
   }
   ImGui::SameLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
-  for (const auto& note : fig.notes) ImGui::TextDisabled("- %s", note.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
+  ImGui::PopStyleColor();
   if (!figure_warnings_.empty()) ImGui::TextColored(kProblem, "%s", figure_warnings_.c_str());
 
   auto make_series = [&](const std::vector<explorer::FigureSeries>& in, bool ours) {
