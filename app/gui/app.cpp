@@ -389,6 +389,10 @@ void App::draw_ui() {
 void App::draw_menu_bar() {
   if (!ImGui::BeginMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open experiments DB\xE2\x80\xA6")) {  // the explorer's path field, focused
+      context_.request_open_db = true;
+      context_.select_view = "Explorer";
+    }
     if (ImGui::MenuItem("Export screenshot\xE2\x80\xA6", "Ctrl+Shift+S")) {
       export_path_ = widgets::timestamped_png_name("", "screenshot");
       open_export_dialog_ = true;

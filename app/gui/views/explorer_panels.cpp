@@ -479,22 +479,22 @@ void ExplorerView::draw_run() {
       auto conn = db::Connection::open(loader_->db_path(), db::OpenMode::ReadOnly);
       db::RunStore store(conn);
       weights_steps_ = store.artifact_steps(row->id, "weights");
+      weights_index_ = static_cast<int>(weights_steps_.size()) - 1;  // the newest by default
     } catch (const std::exception& e) {
       replay_message_ = e.what();
     }
   }
-  static int weights_index = 0;
   if (weights_steps_.empty()) {
     ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
   } else {
-    weights_index = std::clamp(weights_index, 0, static_cast<int>(weights_steps_.size()) - 1);
+    weights_index_ = std::clamp(weights_index_, 0, static_cast<int>(weights_steps_.size()) - 1);
     ImGui::SetNextItemWidth(240.0f * context_.ui_scale);
-    const std::string label = "step " + std::to_string(weights_steps_[static_cast<size_t>(weights_index)]);
-    ImGui::SliderInt("##weights_step", &weights_index, 0, static_cast<int>(weights_steps_.size()) - 1, label.c_str());
+    const std::string label = "step " + std::to_string(weights_steps_[static_cast<size_t>(weights_index_)]);
+    ImGui::SliderInt("##weights_step", &weights_index_, 0, static_cast<int>(weights_steps_.size()) - 1, label.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Open in lab")) {
       context_.open_in_lab = StoredCheckpoint{loader_->db_path(), row->id, row->name, row->tokenizer,
-                                              weights_steps_[static_cast<size_t>(weights_index)]};
+                                              weights_steps_[static_cast<size_t>(weights_index_)]};
       context_.select_view = "Lab";
     }
     tooltip("The lab shows this checkpoint's attention maps on the typed input, its spectra and P_l / P_w, with a "

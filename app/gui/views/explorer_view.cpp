@@ -305,6 +305,10 @@ void ExplorerView::draw() {
 
 void ExplorerView::draw_toolbar() {
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.45f));
+  if (context_.request_open_db) {  // File > Open experiments DB...
+    ImGui::SetKeyboardFocusHere();
+    context_.request_open_db = false;
+  }
   const bool enter = ImGui::InputTextWithHint("##db_path", "experiments database (.sqlite)", path_buffer_, sizeof path_buffer_,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();

@@ -134,6 +134,7 @@ class ExplorerView : public View {
   ProjectionMaps replay_maps_;
   std::string replay_message_;
   std::vector<std::int64_t> weights_steps_;
+  int weights_index_ = 0;
   std::int64_t weights_run_ = -1;
 
   // Worker

@@ -41,6 +41,7 @@ struct ViewContext {
   // the lab consumes the checkpoint when it draws.
   std::string select_view;
   std::optional<StoredCheckpoint> open_in_lab;
+  bool request_open_db = false;  // File > Open experiments DB: the explorer focuses its path field
 };
 
 class View {
