@@ -1,6 +1,9 @@
 // Training throughput of the worker's training step (core::Trainer), for bench/run_train_bench.sh.
 // Prints one JSON line: tokens/s, step time, model FLOPs/token, measured sgemm peak and MFU.
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <iostream>
@@ -116,6 +119,7 @@ int main(int argc, char** argv) {
   std::string kind = "multi-head";
   int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 1;
   bool peak = false, overhead = false;
+  std::string profile;
   app.add_option("--attention", kind);
   app.add_option("--heads", heads);
   app.add_option("--d-model", d);
@@ -124,12 +128,19 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch);
   app.add_option("--steps", steps);
   app.add_option("--warmup", warmup);
-  app.add_option("--threads", threads);
+  app.add_option("--threads", threads, "torch intra-op threads");
+  int blas_threads = 0;
+  app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: the worker's choice)");
   app.add_flag("--peak", peak, "also measure the sgemm peak");
+  app.add_option("--profile", profile, "also write a Chrome trace of one more step (LibTorch's profiler) to this file");
   app.add_flag("--overhead", overhead, "also measure what logging, checkpoints and validation add at the default intervals");
   CLI11_PARSE(app, argc, argv);
 
   worker::configure_training_process(threads);
+  if (blas_threads > 0) {
+    using SetThreads = void (*)(int);
+    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(blas_threads);
+  }
   core::ModelSpec m;
   m.vocab = 256;
   m.width = d;
@@ -139,7 +150,7 @@ int main(int argc, char** argv) {
   r.causal = true;
   m.attention = *core::make_attention_spec(r, nullptr);
   core::TrainSpec t;
-  t.steps = warmup + steps;
+  t.steps = warmup + steps + 1;
   t.batch = batch;
   t.warmup = 1;
   core::Trainer tr(m, t, std::make_shared<RandomTokens>());
@@ -163,6 +174,10 @@ int main(int argc, char** argv) {
     const double p = sgemm_peak_gflops();
     out["sgemm_peak_gflops"] = p;
     out["mfu"] = tok_s * flops_per_token / 1e9 / p;
+  }
+  if (!profile.empty() && !tr.finished()) {
+    torch::autograd::profiler::RecordProfile guard(profile);
+    tr.step();
   }
   if (overhead) out["overhead"] = measure_overhead(tr, secs / steps * 1e3);
   std::cout << out.dump() << std::endl;

@@ -83,6 +83,7 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
 
   // TH §4: Q, K, V in one matmul (P_q | P_k | P_v side by side), heads moved before positions.
   const auto qkv = x.matmul(w_qkv);
+  if (!trace) return forward_fast(x, qkv);
   const auto q = qkv.narrow(2, 0, hk * dk).view({B, n, hk, dk}).transpose(1, 2);
   const auto k = qkv.narrow(2, hk * dk, hk * dk).view({B, m, hk, dk}).transpose(1, 2);
   const auto v = qkv.narrow(2, 2 * hk * dk, hv * dv).view({B, m, hv, dv}).transpose(1, 2);
@@ -129,6 +130,57 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
     trace->U = (U.is_same(W) ? trace->W : U.detach().clone());
   }
   return Y;
+}
+
+torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const torch::Tensor& qkv) {
+  // The same function as the traced path above, arranged for training speed (tested equal, values
+  // and gradients, in attention_layer_test): the [B, heads, n, m] tensors are the costly ones at
+  // many small heads, so each is written as few times as possible.
+  // - 1/sqrt(d_k) scales Q ([B, n, h_k d_k]) instead of J (h_k n / d_k times larger);
+  // - the causal mask is an additive -inf matrix that the logit matmul starts from (baddbmm), not a
+  //   separate masked_fill pass forwards and backwards;
+  // - P_l and P_w mix heads as one batched matmul over the flattened [n m] positions, with no
+  //   permute copies (einsum moved the head axis last and back).
+  const int64_t B = x.size(0), n = x.size(1), m = n;
+  const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
+  const auto q = (qkv.narrow(2, 0, hk * dk) * logit_scale(spec_)).view({B, n, hk, dk}).transpose(1, 2).reshape({B * hk, n, dk});
+  const auto kT = qkv.narrow(2, hk * dk, hk * dk).view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
+  const auto v = qkv.narrow(2, 2 * hk * dk, hv * dv).view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
+  const bool dynamic_logits = p_xl.defined() || p_ml.defined();
+  // 0 where key j is visible to query i, -inf in its future.
+  auto additive_mask = [&] {
+    return torch::zeros({n, m}, x.options()).masked_fill_(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+  };
+
+  torch::Tensor L_seen;  // [B, h, n, m], masked
+  if (!p_l.defined() && !dynamic_logits) {
+    L_seen = spec_.causal ? torch::baddbmm(additive_mask().expand({B * hk, n, m}), q, kT) : torch::bmm(q, kT);
+  } else {
+    const auto J = torch::bmm(q, kT).view({B, hk, n * m});
+    torch::Tensor L;
+    const auto p_lT = p_l.t().expand({B, h, hk});
+    if (spec_.causal && !dynamic_logits) {
+      L = torch::baddbmm(additive_mask().view({1, 1, n * m}).expand({B, h, n * m}), p_lT, J);
+    } else {
+      L = p_l.defined() ? torch::bmm(p_lT, J) : J;
+      const auto J4 = J.view({B, hk, n, m});
+      torch::Tensor L4 = L.view({B, h, n, m});
+      if (p_xl.defined()) L4 = L4 + torch::einsum("bknm,bnkh->bhnm", {J4, x.matmul(p_xl).view({B, n, hk, h})});
+      if (p_ml.defined()) L4 = L4 + torch::einsum("bknm,bmkh->bhnm", {J4, x.matmul(p_ml).view({B, m, hk, h})});
+      if (spec_.causal) L4 = L4.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+      L = L4;
+    }
+    L_seen = L;
+  }
+  const auto W = torch::softmax(L_seen.view({B, h, n, m}), -1);
+
+  torch::Tensor U = W;  // [B, h_v, n, m]
+  if (p_w.defined()) U = torch::bmm(p_w.t().expand({B, hv, h}), W.reshape({B, h, n * m})).view({B, hv, n, m});
+  if (p_xw.defined()) U = U + torch::einsum("bhnm,bnhv->bvnm", {W, x.matmul(p_xw).view({B, n, h, hv})});
+  if (p_mw.defined()) U = U + torch::einsum("bhnm,bmhv->bvnm", {W, x.matmul(p_mw).view({B, m, h, hv})});
+
+  const auto O = torch::bmm(U.reshape({B * hv, n, m}), v);                                  // [B h_v, n, d_v]
+  return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);  // [B, n, d]
 }
 
 torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, AttentionTrace* trace) {
