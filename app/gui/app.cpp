@@ -357,7 +357,10 @@ void App::draw_ui() {
   ImGui::SetNextWindowSize(vp->WorkSize);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
-                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 // glClear already paints WindowBg: drawing it again is one more
+                                 // full-window fill, a third of a frame on a software rasterizer.
+                                 ImGuiWindowFlags_NoBackground;
   ImGui::Begin("Headroom##main", nullptr, flags);
   draw_menu_bar();
   const float status_h = ImGui::GetFrameHeightWithSpacing();

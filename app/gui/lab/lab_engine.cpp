@@ -4,6 +4,9 @@
 #include <torch/torch.h>
 
 #include <dlfcn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -31,6 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kTrainSliceSeconds = 0.15;  // train this long between snapshots
 constexpr size_t kMaxCurvePoints = 4000;
+constexpr int kEngineNice = 10;
 
 Matrix to_matrix(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kFloat32).contiguous();
@@ -290,9 +294,14 @@ struct LabEngine::Impl {
   }
 
   void loop() {
-    // Batch-1 inference: torch 2 intra-op threads x OpenBLAS 1 was fastest here (2 x 2
-    // oversubscribes two cores and halved the passes per second).
-    at::set_num_threads(2);
+    // Below the UI thread and the GL rasterizer's threads (llvmpipe on a software renderer): a
+    // frame is never late because a snapshot is being computed; the snapshot waits instead.
+    // Set before torch starts its OpenMP team from this thread, so the team inherits it.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kEngineNice);
+    // Batch-1 inference on one core: torch 1 intra-op thread x OpenBLAS 1. Two OpenMP threads
+    // were slower here (L=4, d=256, h=16, n=128: 37 -> 30 ms with one) and, spinning at their
+    // barriers, took the renderer's core: frame p95 ~20 ms with two, ~17.5 with one.
+    at::set_num_threads(1);
     using SetThreads = void (*)(int);
     if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(1);
     while (true) {
