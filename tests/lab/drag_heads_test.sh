@@ -18,7 +18,9 @@ xvfb_pid=$!
 trap 'kill $xvfb_pid 2>/dev/null' EXIT
 sleep 1
 export DISPLAY=$display XDG_CONFIG_HOME="$out/config"
-"$headroom" --scene "$out/scene.json" --size 1280x800 --frames 240 --state-out "$out/state.json" &
+# Enough frames to outlast the drag on any machine; Ctrl+Q ends the run once the drag is done
+# (a fixed frame count raced the drag when frames got faster).
+"$headroom" --scene "$out/scene.json" --size 1280x800 --frames 100000 --state-out "$out/state.json" &
 app=$!
 win=$(timeout 20 xdotool search --sync --name '^Headroom$' | head -n 1)
 [ -n "$win" ] || { echo "FAIL: no window titled Headroom"; exit 1; }
@@ -27,6 +29,8 @@ sleep 2
 # near x = 44. Drag it to the right.
 xdotool mousemove --window "$win" 44 170 mousedown 1 sleep 0.2 mousemove --window "$win" 90 170 sleep 0.2 \
   mousemove --window "$win" 140 170 sleep 0.2 mouseup 1
+sleep 1  # let the engine publish the new model and a frame draw its maps
+xdotool key --window "$win" ctrl+q
 wait $app || { echo "FAIL: headroom exited with $?"; exit 1; }
 [ -f "$out/state.json" ] || { echo "FAIL: no state written"; exit 1; }
 heads=$(grep -o '"heads": [0-9]*' "$out/state.json" | head -n 1 | grep -o '[0-9]*$')
