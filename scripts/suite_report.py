@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""suite_report.py DB SUITE: a markdown table of a suite's runs in an experiments DB (read-only):
+per run group (the run name without its seed), the model, parameters, the final validation
+loss of each seed with mean and min..max, the best validation loss and training time. Every
+number is read from the DB; nothing is typed in."""
+import json, sqlite3, statistics, sys
+from collections import OrderedDict
+
+db, suite = sys.argv[1], sys.argv[2]
+c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+runs = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
+                           r.started_at, r.finished_at
+                    FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
+                 (suite,)).fetchall()
+if not runs:
+    sys.exit(f"suite_report: no runs of suite '{suite}' in {db}")
+
+def series(run_id, name):
+    return c.execute("""SELECT m.step, m.value, m.wall_seconds FROM metrics m JOIN metric_series s ON s.id = m.series_id
+                        WHERE s.run_id = ? AND s.name = ? ORDER BY m.step""", (run_id, name)).fetchall()
+
+groups = OrderedDict()
+for rid, name, cfg, status, params, step, t0, t1 in runs:
+    parts = name.split("/")
+    key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))])
+    val = [v for _, v, _ in series(rid, "val_loss") if v is not None]
+    wall = [w for _, _, w in series(rid, "train_loss") if w is not None]
+    groups.setdefault(key, []).append(dict(cfg=json.loads(cfg), status=status, params=params, step=step,
+                                           final=val[-1] if val else None, best=min(val) if val else None,
+                                           minutes=(wall[-1] / 60 if wall else None)))
+
+print(f"| run group | width d | heads | d_k | params | seeds done | final val loss per seed | mean | best val loss | wall min/run |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for key, rs in groups.items():
+    m = rs[0]["cfg"]["model"]
+    a = m["attention"]
+    finals = [r["final"] for r in rs if r["final"] is not None]
+    done = sum(r["status"] == "done" for r in rs)
+    mean = f"{statistics.mean(finals):.4f}" if finals else "-"
+    best = min((r["best"] for r in rs if r["best"] is not None), default=None)
+    mins = [r["minutes"] for r in rs if r["minutes"] is not None]
+    print(f"| {key} | {m['width']} | {a['heads']} | {a['d_k']} | {rs[0]['params']:,} | {done}/{len(rs)} | "
+          f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
+          f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
