@@ -301,7 +301,10 @@ void LabView::draw() {
       for (int i = 0; i < 4; ++i) {
         // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
         const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(labels[i], nullptr, flags)) {
+        const bool open = ImGui::BeginTabItem(labels[i], nullptr, flags);
+        const std::string key = "Shortcut: " + std::to_string(i + 1);
+        tooltip(key.c_str());
+        if (open) {
           if (select_tab_ < 0) c_.tab = tabs[i];
           switch (tabs[i]) {
             case LabTab::Heads: draw_heads(*snap_); break;
