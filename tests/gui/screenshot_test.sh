@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # screenshot_test.sh HEADROOM PNG_CHECK CMAKE CHECK_STATE OUTDIR WIDTH HEIGHT MIN_HEATMAPS VIEW [extra headroom args...]
+# (MAX_MAPS in the environment also caps the heatmaps drawn: a tab must show its own maps.)
 # Renders the GUI under Xvfb with --screenshot/--state-out, then checks the PNG and the state.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -14,6 +15,6 @@ in_xvfb "$headroom" --view "$view" --screenshot "$out/out.png" --frames 5 --size
 rc=$?
 [ "$rc" -eq 0 ] || fail "headroom exited with $rc, expected 0"
 "$png_check" "$out/out.png" "$width" "$height" || fail "screenshot check failed"
-"$cmake" -DSTATE="$out/state.json" -DVIEW="$view" -DMIN_HEATMAPS="$min_maps" -DWIDTH="$width" -DHEIGHT="$height" \
+"$cmake" -DSTATE="$out/state.json" -DVIEW="$view" -DMIN_HEATMAPS="$min_maps" ${MAX_MAPS:+-DMAX_HEATMAPS=$MAX_MAPS} -DWIDTH="$width" -DHEIGHT="$height" \
   -DFRAMES=5 -P "$check_state" || fail "state check failed"
 echo "PASS"

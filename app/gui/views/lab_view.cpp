@@ -115,6 +115,9 @@ nlohmann::json LabView::bench_metrics() const {
 bool LabView::settled() const {
   if (!problems_.empty()) return true;
   if (!snap_ || snap_->request_id < last_posted_) return false;
+  // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
+  // scene is drawn from the next frame on.
+  if (snap_->valid && frames_shown_ < 2) return false;
   if (c_.tab == LabTab::Theorem) {
     auto t = theorem_.snapshot();
     return t->request_id >= theorem_posted_ && (t->curve_complete || !t->error.empty());
@@ -237,6 +240,7 @@ void LabView::sync() {
       posted_at_.erase(posted_at_.begin(), std::next(it));
     }
     snap_ = s;
+    frames_shown_ = 0;
   }
 
   if (c_.tab == LabTab::Theorem) {
@@ -318,6 +322,7 @@ void LabView::draw() {
       select_tab_ = -1;
       ImGui::EndTabBar();
     }
+    ++frames_shown_;
   } else if (problems_.empty()) {
     ImGui::TextDisabled("Building the model...");
   }

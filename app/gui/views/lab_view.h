@@ -64,6 +64,7 @@ class LabView : public View {
   std::string posted_key_;
   uint64_t last_posted_ = 0;
   std::shared_ptr<const LabSnapshot> snap_;
+  int frames_shown_ = 0;  // frames drawn from snap_ (settled() waits for the tab bar's second)
   std::string theorem_key_;
   uint64_t theorem_posted_ = 0;
   char text_buffer_[1024] = {};
