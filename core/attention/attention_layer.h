@@ -61,6 +61,7 @@ class AttentionLayerImpl : public torch::nn::Module {
  private:
   torch::Tensor forward_bilinear(const torch::Tensor& x, AttentionTrace* trace);
   torch::Tensor forward_fast(const torch::Tensor& x, const torch::Tensor& qkv);  // no trace: training
+  static int64_t causal_query_blocks(int64_t n);
   torch::Tensor causal_mask(int64_t n, int64_t m, const torch::Device& device) const;
 
   AttentionSpec spec_;

@@ -202,6 +202,8 @@ TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
 // additive causal mask, head mixing as batched matmuls). It must be the same function as the
 // traced path that the pseudo-code tests check: equal outputs and equal gradients, every kind.
 TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
+  // n = 70: long enough that the causal path splits queries into blocks (and unevenly).
+  for (const int n : {9, 70})
   for (const auto kind : all_attention_kinds()) {
     for (bool causal : {false, true}) {
       AttentionRequest r{kind, 24, 4};
@@ -217,7 +219,7 @@ TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
         for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
       }
       auto run = [&](bool traced, std::vector<torch::Tensor>* grads) {
-        auto x = input(9, 24, 5).to(torch::kFloat64).requires_grad_(true);
+        auto x = input(n, 24, 5).to(torch::kFloat64).requires_grad_(true);
         layer->zero_grad();
         AttentionTrace trace;
         auto y = layer->forward(x, traced ? &trace : nullptr);
@@ -229,7 +231,7 @@ TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
       std::vector<torch::Tensor> g_traced, g_fast;
       const auto y_traced = run(true, &g_traced);
       const auto y_fast = run(false, &g_fast);
-      const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "");
+      const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") + " n=" + std::to_string(n);
       EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
       EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
       ASSERT_EQ(g_traced.size(), g_fast.size()) << what;
