@@ -162,23 +162,35 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
     return torch::zeros({n, m}, x.options()).masked_fill_(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
   };
 
-  const bool mixes_weights = p_w.defined() || p_xw.defined() || p_mw.defined();
+  const bool dynamic_weights = p_xw.defined() || p_mw.defined();
   const int64_t blocks = causal_query_blocks(n);
-  if (spec_.causal && !p_l.defined() && !dynamic_logits && !mixes_weights && blocks > 1) {
-    // Causal, heads independent: query block i only sees keys [0, end_i), so the future half of
-    // QK^T, the softmax and W V is never computed (1 - (blocks + 1) / (2 blocks) of that work).
+  if (spec_.causal && !dynamic_logits && !dynamic_weights && blocks > 1) {
+    // Causal: query block i only sees keys [0, end_i), so the future half of QK^T, the mixing,
+    // the softmax and U V is never computed (1 - (blocks + 1) / (2 blocks) of that work). Static
+    // P_l / P_w mix heads position by position, so they apply block by block too.
     const auto mask = additive_mask();
     std::vector<int64_t> sizes;
     for (int64_t i = 0; i < blocks; ++i) sizes.push_back(n * (i + 1) / blocks - n * i / blocks);
     const auto q_blocks = q.split_with_sizes(sizes, 1);
     std::vector<torch::Tensor> outs;
     for (int64_t i = 0; i < blocks; ++i) {
-      const int64_t q0 = n * i / blocks, q1 = n * (i + 1) / blocks;  // keys [0, q1): m == n
+      const int64_t q0 = n * i / blocks, q1 = n * (i + 1) / blocks, rows = q1 - q0;  // keys [0, q1)
       // The last block sees every key: the whole K and V, no slice (whose backward zero-fills).
       const auto k_i = q1 == n ? kT : kT.slice(2, 0, q1);
       const auto v_i = q1 == n ? v : v.slice(1, 0, q1);
-      const auto Li = torch::baddbmm(mask.slice(0, q0, q1).slice(1, 0, q1).expand({B * hk, q1 - q0, q1}), q_blocks[i], k_i);
-      outs.push_back(torch::bmm(torch::softmax(Li, -1), v_i));
+      const auto mask_i = mask.slice(0, q0, q1).slice(1, 0, q1);
+      torch::Tensor W_i;  // [B h, rows, q1]
+      if (p_l.defined()) {
+        const auto J_i = torch::bmm(q_blocks[i], k_i).view({B, hk, rows * q1});
+        const auto L_i = torch::baddbmm(mask_i.reshape({1, 1, rows * q1}).expand({B, h, rows * q1}),
+                                        p_l.t().expand({B, h, hk}), J_i);
+        W_i = torch::softmax(L_i.view({B * h, rows, q1}), -1);
+      } else {
+        W_i = torch::softmax(torch::baddbmm(mask_i.expand({B * hk, rows, q1}), q_blocks[i], k_i), -1);
+      }
+      const auto U_i = p_w.defined() ? torch::bmm(p_w.t().expand({B, hv, h}), W_i.view({B, h, rows * q1})).view({B * hv, rows, q1})
+                                     : W_i;
+      outs.push_back(torch::bmm(U_i, v_i));
     }
     const auto O = torch::cat(outs, 1);  // [B h_v, n, d_v]
     return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);
