@@ -202,7 +202,7 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   } else {
     const auto J = torch::bmm(q, kT).view({B, hk, n * m});
     torch::Tensor L;
-    const auto p_lT = p_l.t().expand({B, h, hk});
+    const auto p_lT = p_l.defined() ? p_l.t().expand({B, h, hk}) : torch::Tensor();
     if (spec_.causal && !dynamic_logits) {
       L = torch::baddbmm(additive_mask().view({1, 1, n * m}).expand({B, h, n * m}), p_lT, J);
     } else {
