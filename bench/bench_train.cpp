@@ -3,8 +3,6 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
-#include <dlfcn.h>
-
 #include <chrono>
 #include <iostream>
 
@@ -14,6 +12,7 @@
 #include "app/worker/run_executor.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
+#include "core/train/blas_threads.h"
 #include "core/train/trainer.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
@@ -137,10 +136,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   worker::configure_training_process(threads);
-  if (blas_threads > 0) {
-    using SetThreads = void (*)(int);
-    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(blas_threads);
-  }
+  if (blas_threads > 0) core::set_openblas_threads(blas_threads);
   core::ModelSpec m;
   m.vocab = 256;
   m.width = d;

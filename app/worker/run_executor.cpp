@@ -1,6 +1,5 @@
 #include "app/worker/run_executor.h"
 
-#include <dlfcn.h>
 #include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/db_error.h"
+#include "core/train/blas_threads.h"
 #include "core/train/trainer.h"
 
 namespace headroom::worker {
@@ -110,9 +110,7 @@ void configure_training_process(int torch_threads) {
   at::set_num_threads(std::max(1, torch_threads));
   // One torch thread drives matmuls; OpenBLAS's own pool uses the cores (torch 1 x BLAS 2 was
   // fastest for training on 2 cores; 2 x 2 oversubscribes).
-  using SetThreads = void (*)(int);
-  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-    fn(static_cast<int>(std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN))));
+  core::set_openblas_threads(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {

@@ -145,7 +145,7 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   // many small heads, so each is written as few times as possible.
   // - 1/sqrt(d_k) scales Q ([B, n, h_k d_k]) instead of J (h_k n / d_k times larger);
   // - the causal mask is an additive -inf matrix that the logit matmul starts from (baddbmm), not a
-  //   separate masked_fill pass forwards and backwards;
+  //   separate masked_fill pass forwards and backwards, and long sequences run in query blocks;
   // - P_l and P_w mix heads as one batched matmul over the flattened [n m] positions, with no
   //   permute copies (einsum moved the head axis last and back).
   const int64_t B = x.size(0), n = x.size(1), m = n;
@@ -156,19 +156,20 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const auto q = (parts[0] * logit_scale(spec_)).view({B, n, hk, dk}).transpose(1, 2).reshape({B * hk, n, dk});
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
-  const bool dynamic_logits = p_xl.defined() || p_ml.defined();
-  // 0 where key j is visible to query i, -inf in its future.
-  auto additive_mask = [&] {
-    return torch::zeros({n, m}, x.options()).masked_fill_(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+  // The output projection, from O [B h_v, n, d_v] to Y [B, n, d].
+  auto project = [&](const torch::Tensor& O) {
+    return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);
   };
 
-  const bool dynamic_weights = p_xw.defined() || p_mw.defined();
-  const int64_t blocks = causal_query_blocks(n);
-  if (spec_.causal && !dynamic_logits && !dynamic_weights && blocks > 1) {
-    // Causal: query block i only sees keys [0, end_i), so the future half of QK^T, the mixing,
-    // the softmax and U V is never computed (1 - (blocks + 1) / (2 blocks) of that work). Static
-    // P_l / P_w mix heads position by position, so they apply block by block too.
-    const auto mask = additive_mask();
+  const bool dynamic = p_xl.defined() || p_ml.defined() || p_xw.defined() || p_mw.defined();
+  if (spec_.causal && !dynamic) {
+    // Causal: query block i only sees keys [0, end_i), so for n >= 64 (two blocks) the future half
+    // of the first block's QK^T, mixing, softmax and U V is never computed. Static P_l / P_w mix
+    // heads position by position, so they apply block by block too.
+    const int64_t blocks = causal_query_blocks(n);
+    // 0 where key j is visible to query i, -inf in its future.
+    const auto mask =
+        torch::zeros({n, m}, x.options()).masked_fill_(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
     std::vector<int64_t> sizes;
     for (int64_t i = 0; i < blocks; ++i) sizes.push_back(n * (i + 1) / blocks - n * i / blocks);
     const auto q_blocks = q.split_with_sizes(sizes, 1);
@@ -192,39 +193,22 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
                                      : W_i;
       outs.push_back(torch::bmm(U_i, v_i));
     }
-    const auto O = torch::cat(outs, 1);  // [B h_v, n, d_v]
-    return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);
+    return project(torch::cat(outs, 1));
   }
 
-  torch::Tensor L_seen;  // [B, h, n, m], masked
-  if (!p_l.defined() && !dynamic_logits) {
-    L_seen = spec_.causal ? torch::baddbmm(additive_mask().expand({B * hk, n, m}), q, kT) : torch::bmm(q, kT);
-  } else {
-    const auto J = torch::bmm(q, kT).view({B, hk, n * m});
-    torch::Tensor L;
-    const auto p_lT = p_l.defined() ? p_l.t().expand({B, h, hk}) : torch::Tensor();
-    if (spec_.causal && !dynamic_logits) {
-      L = torch::baddbmm(additive_mask().view({1, 1, n * m}).expand({B, h, n * m}), p_lT, J);
-    } else {
-      L = p_l.defined() ? torch::bmm(p_lT, J) : J;
-      const auto J4 = J.view({B, hk, n, m});
-      torch::Tensor L4 = L.view({B, h, n, m});
-      if (p_xl.defined()) L4 = L4 + torch::einsum("bknm,bnkh->bhnm", {J4, x.matmul(p_xl).view({B, n, hk, h})});
-      if (p_ml.defined()) L4 = L4 + torch::einsum("bknm,bmkh->bhnm", {J4, x.matmul(p_ml).view({B, m, hk, h})});
-      if (spec_.causal) L4 = L4.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
-      L = L4;
-    }
-    L_seen = L;
-  }
-  const auto W = torch::softmax(L_seen.view({B, h, n, m}), -1);
+  // Not causal, or dynamic projections (TH appendix A), whose mixing depends on the positions.
+  const auto J = torch::bmm(q, kT).view({B, hk, n, m});
+  torch::Tensor L = p_l.defined() ? torch::bmm(p_l.t().expand({B, h, hk}), J.view({B, hk, n * m})).view({B, h, n, m}) : J;
+  if (p_xl.defined()) L = L + torch::einsum("bknm,bnkh->bhnm", {J, x.matmul(p_xl).view({B, n, hk, h})});
+  if (p_ml.defined()) L = L + torch::einsum("bknm,bmkh->bhnm", {J, x.matmul(p_ml).view({B, m, hk, h})});
+  if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
+  const auto W = torch::softmax(L, -1);
 
   torch::Tensor U = W;  // [B, h_v, n, m]
   if (p_w.defined()) U = torch::bmm(p_w.t().expand({B, hv, h}), W.reshape({B, h, n * m})).view({B, hv, n, m});
   if (p_xw.defined()) U = U + torch::einsum("bhnm,bnhv->bvnm", {W, x.matmul(p_xw).view({B, n, h, hv})});
   if (p_mw.defined()) U = U + torch::einsum("bhnm,bmhv->bvnm", {W, x.matmul(p_mw).view({B, m, h, hv})});
-
-  const auto O = torch::bmm(U.reshape({B * hv, n, m}), v);                                  // [B h_v, n, d_v]
-  return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);  // [B, n, d]
+  return project(torch::bmm(U.reshape({B * hv, n, m}), v));
 }
 
 torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, AttentionTrace* trace) {

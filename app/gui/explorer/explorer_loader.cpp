@@ -6,10 +6,8 @@
 #include <mutex>
 #include <thread>
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "app/gui/thread_priority.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
 
@@ -89,7 +87,7 @@ struct ExplorerLoader::State {
   void loop(const std::string& path) {
     // Below the UI thread (and the GL rasterizer's threads on a software renderer): frames come
     // first, curves refine in the time left over.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kLoaderNice);
+    gui::lower_this_thread_priority(kLoaderNice);
     std::optional<db::Connection> conn;
     try {
       conn.emplace(db::Connection::open(path, db::OpenMode::ReadOnly));

@@ -3,10 +3,6 @@
 
 #include <torch/torch.h>
 
-#include <dlfcn.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -26,6 +22,8 @@
 #include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
+#include "app/gui/thread_priority.h"
+#include "core/train/blas_threads.h"
 #include "core/train/trainer.h"
 
 namespace headroom::gui {
@@ -297,13 +295,12 @@ struct LabEngine::Impl {
     // Below the UI thread and the GL rasterizer's threads (llvmpipe on a software renderer): a
     // frame is never late because a snapshot is being computed; the snapshot waits instead.
     // Set before torch starts its OpenMP team from this thread, so the team inherits it.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kEngineNice);
+    lower_this_thread_priority(kEngineNice);
     // Batch-1 inference on one core: torch 1 intra-op thread x OpenBLAS 1. Two OpenMP threads
     // were slower here (L=4, d=256, h=16, n=128: 37 -> 30 ms with one) and, spinning at their
     // barriers, took the renderer's core: frame p95 ~20 ms with two, ~17.5 with one.
     at::set_num_threads(1);
-    using SetThreads = void (*)(int);
-    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(1);
+    core::set_openblas_threads(1);
     while (true) {
       std::optional<LabRequest> req;
       uint64_t id = 0;

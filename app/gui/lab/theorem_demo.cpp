@@ -1,10 +1,6 @@
 #include "app/gui/lab/theorem_demo.h"
 
 #include <Eigen/Dense>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 
 #include <condition_variable>
 #include <map>
@@ -13,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "app/gui/thread_priority.h"
 #include "core/analysis/representation.h"
 
 namespace headroom::gui {
@@ -132,7 +129,7 @@ struct TheoremDemo::Impl {
 
   void loop() {
     // Below the UI thread, like the lab engine: fits wait for frames, never the other way round.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    lower_this_thread_priority(10);
     while (true) {
       TheoremRequest req;
       uint64_t id;

@@ -1,0 +1,17 @@
+#include "core/train/blas_threads.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+namespace headroom::core {
+
+bool set_openblas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!fn) return false;
+  fn(std::max(1, threads));
+  return true;
+}
+
+}  // namespace headroom::core
