@@ -116,7 +116,7 @@ nlohmann::json measure_overhead(core::Trainer& tr, double step_ms) {
 int main(int argc, char** argv) {
   CLI::App app{"bench_train"};
   std::string kind = "multi-head";
-  int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 1;
+  int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 0;
   bool peak = false, overhead = false;
   std::string profile;
   app.add_option("--attention", kind);
@@ -127,9 +127,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch);
   app.add_option("--steps", steps);
   app.add_option("--warmup", warmup);
-  app.add_option("--threads", threads, "torch intra-op threads");
+  app.add_option("--threads", threads, "torch intra-op threads (default: the worker's choice, every core)");
   int blas_threads = 0;
   app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: the worker's choice)");
+
   app.add_flag("--peak", peak, "also measure the sgemm peak");
   app.add_option("--profile", profile, "also write a Chrome trace of one more step (LibTorch's profiler) to this file");
   app.add_flag("--overhead", overhead, "also measure what logging, checkpoints and validation add at the default intervals");
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
 
   worker::configure_training_process(threads);
   if (blas_threads > 0) core::set_openblas_threads(blas_threads);
+
   core::ModelSpec m;
   m.vocab = 256;
   m.width = d;

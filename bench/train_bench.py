@@ -2,7 +2,7 @@
 """The same training step as bench_train.cpp, in PyTorch (Debian's python3-torch, the same
 LibTorch 1.13 underneath): V=256, pre-LN causal Transformer, fused QKV, AdamW, clipping at 1.
 Prints one JSON line like bench_train."""
-import argparse, json, math, time
+import argparse, json, math, os, time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -87,7 +87,9 @@ def main():
     for _ in range(a.steps):
         step()
     secs = time.perf_counter() - t0
-    print(json.dumps({"impl": "pytorch", "attention": a.attention, "heads": a.heads,
+    blas = os.environ.get("OPENBLAS_NUM_THREADS", "pool")
+    print(json.dumps({"impl": "pytorch", "config": f"torch {a.threads} x OpenBLAS {blas}",
+                      "attention": a.attention, "heads": a.heads,
                       "tokens_per_s": a.steps * a.batch * a.n / secs, "step_ms": secs / a.steps * 1e3}))
 
 

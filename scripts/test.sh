@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-# One OpenBLAS thread per test process: ctest runs two processes on two cores.
-export OPENBLAS_NUM_THREADS=1
+# One thread per test process (OpenBLAS and torch's pool, which the worker sizes from
+# OMP_NUM_THREADS): ctest runs two processes on two cores. Tests of the parallel kernels set their
+# own thread counts.
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 ctest --test-dir build --output-on-failure -j "${HEADROOM_JOBS:-$(nproc)}" "$@"

@@ -115,10 +115,10 @@ int run_suite(const QueueOptions& o) {
                 << "\n  reproduces: " << suite.reproduces << "\n";
   }
   if (o.enqueue_only) return kExitOk;
-  // N processes share the two cores' BLAS threads.
+  // N processes share the cores: each trains on cores / N threads (children inherit the setting).
   const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-  if (o.workers > 1) setenv("OPENBLAS_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
-  configure_training_process(1);
+  if (o.workers > 1) setenv("OMP_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
+  configure_training_process(0);
   install_stop_handlers();
   const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
@@ -181,7 +181,7 @@ Command register_serve(CLI::App& root) {
                         << "` or `train`\n";
               return kExitBadInput;
             }
-            configure_training_process(1);
+            configure_training_process(0);
             install_stop_handlers();
             return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after);
           }};

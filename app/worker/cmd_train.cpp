@@ -52,7 +52,7 @@ int run_train(const TrainOptions& o) {
     std::cerr << "headroom-worker train: " << e.what() << "\n";
     return kExitBadInput;
   }
-  configure_training_process(1);
+  configure_training_process(0);
   install_stop_handlers();
   auto conn = db::Connection::open(o.db, db::OpenMode::Create);
   db::RunStore store(conn);

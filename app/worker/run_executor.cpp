@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -102,15 +103,20 @@ std::string default_worker_id() {
   return std::string(host) + ":" + std::to_string(getpid());
 }
 
-void configure_training_process(int torch_threads) {
+void configure_training_process(int threads) {
   // glibc returns big freed blocks to the OS and maps them again next step; for training's
   // 16-64 MB attention tensors that cost 10-25% of step time here. Keep them in the heap.
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  at::set_num_threads(std::max(1, torch_threads));
-  // One torch thread drives matmuls; OpenBLAS's own pool uses the cores (torch 1 x BLAS 2 was
-  // fastest for training on 2 cores; 2 x 2 oversubscribes).
-  core::set_openblas_threads(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  // One thread pool over all cores: torch's. The model splits its own matmuls across it
+  // (parallel_matmul.h, fused_attention.h), so OpenBLAS runs each part on one thread; an OpenBLAS
+  // pool beside torch's would leave the work between GEMMs on one core and spin against it.
+  if (threads <= 0) {
+    const char* env = std::getenv("OMP_NUM_THREADS");
+    threads = env && std::atoi(env) > 0 ? std::atoi(env) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  }
+  at::set_num_threads(threads);
+  core::set_openblas_threads(1);
 }
 
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {

@@ -39,9 +39,10 @@ struct ExecOptions {
 // also returned in *error. Throws DbError only when the store itself fails.
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& options, std::string* error);
 
-// Process-wide settings for training: torch intra-op threads, OpenBLAS threads, and glibc
-// malloc tuned to keep big attention buffers mapped (see README, "Performance").
-void configure_training_process(int torch_threads);
+// Process-wide settings for training: torch's intra-op threads (`threads`; 0: $OMP_NUM_THREADS if
+// set, else every core), OpenBLAS at one thread (the model splits its matmuls over torch's pool),
+// and glibc malloc tuned to keep big attention buffers mapped (see README, "Performance").
+void configure_training_process(int threads);
 
 std::string default_worker_id();
 

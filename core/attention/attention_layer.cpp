@@ -1,5 +1,8 @@
 #include "core/attention/attention_layer.h"
 
+#include "core/attention/fused_attention.h"
+#include "core/model/parallel_matmul.h"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -82,7 +85,7 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
   const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
 
   // TH §4: Q, K, V in one matmul (P_q | P_k | P_v side by side), heads moved before positions.
-  const auto qkv = x.matmul(w_qkv);
+  const auto qkv = parallel_matmul(x, w_qkv, {}, false);
   if (!trace) return forward_fast(x, qkv);
   const auto q = qkv.narrow(2, 0, hk * dk).view({B, n, hk, dk}).transpose(1, 2);
   const auto k = qkv.narrow(2, hk * dk, hk * dk).view({B, m, hk, dk}).transpose(1, 2);
@@ -132,71 +135,44 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
   return Y;
 }
 
-// How many query blocks the causal training path splits n into: none below 64 positions, where
-// the extra small matmuls cost more than the skipped future half saves. Two measured best at
-// n = 128 (bench_train, 4 interleaved rounds: +8% at h = 8, +10% at h = 32; four were no better than two).
+// How many query blocks the fused causal core splits n into: none below 64 positions, where the
+// extra small matmuls cost more than the skipped future half saves.
 int64_t AttentionLayerImpl::causal_query_blocks(int64_t n) {
   return n >= 64 ? 2 : 1;
 }
 
 torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const torch::Tensor& qkv) {
   // The same function as the traced path above, arranged for training speed (tested equal, values
-  // and gradients, in attention_layer_test): the [B, heads, n, m] tensors are the costly ones at
-  // many small heads, so each is written as few times as possible.
-  // - 1/sqrt(d_k) scales Q ([B, n, h_k d_k]) instead of J (h_k n / d_k times larger);
-  // - the causal mask is an additive -inf matrix that the logit matmul starts from (baddbmm), not a
-  //   separate masked_fill pass forwards and backwards, and long sequences run in query blocks;
-  // - P_l and P_w mix heads as one batched matmul over the flattened [n m] positions, with no
-  //   permute copies (einsum moved the head axis last and back).
+  // and gradients, in attention_layer_test).
   const int64_t B = x.size(0), n = x.size(1), m = n;
   const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
-  // split, not three narrows: its backward is one cat, where narrows cost three zero-filled
-  // [B, n, 3d] gradients, three copies and two adds.
+  const bool dynamic = p_xl.defined() || p_ml.defined() || p_xw.defined() || p_mw.defined();
+  if (!dynamic && fused_attention_available(qkv)) {
+    // Static head mixing (every kind but dynamic projections): Q|K|V to O in one function that
+    // works sequence by sequence, skips the masked future and never permutes heads into copies.
+    FusedAttentionShape shape;
+    shape.heads_k = hk;
+    shape.heads = h;
+    shape.heads_v = hv;
+    shape.d_k = dk;
+    shape.d_v = dv;
+    shape.scale = logit_scale(spec_);
+    shape.causal = spec_.causal;
+    shape.query_blocks = causal_query_blocks(n);
+    return parallel_matmul(fused_attention(qkv, p_l, p_w, shape), w_o, {}, false);
+  }
+
+  // Dynamic projections (TH appendix A), whose mixing depends on the positions, or no CBLAS to
+  // call: ATen ops, written so that each [B, heads, n, m] tensor is made as few times as possible.
+  // - 1/sqrt(d_k) scales Q ([B, n, h_k d_k]) instead of J (h_k n / d_k times larger);
+  // - P_l and P_w mix heads as one batched matmul over the flattened [n m] positions, with no
+  //   permute copies (einsum moved the head axis last and back);
+  // - split, not three narrows: its backward is one cat, where narrows cost three zero-filled
+  //   [B, n, 3d] gradients, three copies and two adds.
   const auto parts = qkv.split_with_sizes({hk * dk, hk * dk, hv * dv}, 2);
   const auto q = (parts[0] * logit_scale(spec_)).view({B, n, hk, dk}).transpose(1, 2).reshape({B * hk, n, dk});
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
-  // The output projection, from O [B h_v, n, d_v] to Y [B, n, d].
-  auto project = [&](const torch::Tensor& O) {
-    return O.view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);
-  };
-
-  const bool dynamic = p_xl.defined() || p_ml.defined() || p_xw.defined() || p_mw.defined();
-  if (spec_.causal && !dynamic) {
-    // Causal: query block i only sees keys [0, end_i), so for n >= 64 (two blocks) the future half
-    // of the first block's QK^T, mixing, softmax and U V is never computed. Static P_l / P_w mix
-    // heads position by position, so they apply block by block too.
-    const int64_t blocks = causal_query_blocks(n);
-    // 0 where key j is visible to query i, -inf in its future.
-    const auto mask =
-        torch::zeros({n, m}, x.options()).masked_fill_(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
-    std::vector<int64_t> sizes;
-    for (int64_t i = 0; i < blocks; ++i) sizes.push_back(n * (i + 1) / blocks - n * i / blocks);
-    const auto q_blocks = q.split_with_sizes(sizes, 1);
-    std::vector<torch::Tensor> outs;
-    for (int64_t i = 0; i < blocks; ++i) {
-      const int64_t q0 = n * i / blocks, q1 = n * (i + 1) / blocks, rows = q1 - q0;  // keys [0, q1)
-      // The last block sees every key: the whole K and V, no slice (whose backward zero-fills).
-      const auto k_i = q1 == n ? kT : kT.slice(2, 0, q1);
-      const auto v_i = q1 == n ? v : v.slice(1, 0, q1);
-      const auto mask_i = mask.slice(0, q0, q1).slice(1, 0, q1);
-      torch::Tensor W_i;  // [B h, rows, q1]
-      if (p_l.defined()) {
-        const auto J_i = torch::bmm(q_blocks[i], k_i).view({B, hk, rows * q1});
-        const auto L_i = torch::baddbmm(mask_i.reshape({1, 1, rows * q1}).expand({B, h, rows * q1}),
-                                        p_l.t().expand({B, h, hk}), J_i);
-        W_i = torch::softmax(L_i.view({B * h, rows, q1}), -1);
-      } else {
-        W_i = torch::softmax(torch::baddbmm(mask_i.expand({B * hk, rows, q1}), q_blocks[i], k_i), -1);
-      }
-      const auto U_i = p_w.defined() ? torch::bmm(p_w.t().expand({B, hv, h}), W_i.view({B, h, rows * q1})).view({B * hv, rows, q1})
-                                     : W_i;
-      outs.push_back(torch::bmm(U_i, v_i));
-    }
-    return project(torch::cat(outs, 1));
-  }
-
-  // Not causal, or dynamic projections (TH appendix A), whose mixing depends on the positions.
   const auto J = torch::bmm(q, kT).view({B, hk, n, m});
   torch::Tensor L = p_l.defined() ? torch::bmm(p_l.t().expand({B, h, hk}), J.view({B, hk, n * m})).view({B, h, n, m}) : J;
   if (p_xl.defined()) L = L + torch::einsum("bknm,bnkh->bhnm", {J, x.matmul(p_xl).view({B, n, hk, h})});
@@ -208,7 +184,8 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   if (p_w.defined()) U = torch::bmm(p_w.t().expand({B, hv, h}), W.reshape({B, h, n * m})).view({B, hv, n, m});
   if (p_xw.defined()) U = U + torch::einsum("bhnm,bnhv->bvnm", {W, x.matmul(p_xw).view({B, n, h, hv})});
   if (p_mw.defined()) U = U + torch::einsum("bhnm,bmhv->bvnm", {W, x.matmul(p_mw).view({B, m, h, hv})});
-  return project(torch::bmm(U.reshape({B * hv, n, m}), v));
+  const auto O = torch::bmm(U.reshape({B * hv, n, m}), v).view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv});
+  return parallel_matmul(O, w_o, {}, false);
 }
 
 torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, AttentionTrace* trace) {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/model/parallel_matmul.h"
+
 namespace headroom::core {
 
 TransformerBlockImpl::TransformerBlockImpl(const AttentionSpec& attention, int mlp_ratio) {
@@ -21,7 +23,7 @@ torch::Tensor TransformerBlockImpl::forward(const torch::Tensor& x, torch::Tenso
   auto a_in = ln1(x);
   if (attention_in) *attention_in = a_in.detach().clone();
   auto h = x + attn(a_in, trace);
-  if (fc1) h = h + fc2(torch::gelu(fc1(ln2(h))));
+  if (fc1) h = h + parallel_linear(torch::gelu(parallel_linear(ln2(h), fc1)), fc2);
   return h;
 }
 
@@ -81,7 +83,7 @@ torch::Tensor TransformerLMImpl::forward(const torch::Tensor& tokens, ModelTrace
     auto block = blocks[i]->as<TransformerBlockImpl>();
     x = block->forward(x, trace ? &trace->attention_in[i] : nullptr, trace ? &trace->attention[i] : nullptr);
   }
-  return head(ln_f(x));
+  return parallel_linear(ln_f(x), head);
 }
 
 int64_t TransformerLMImpl::num_parameters() const {

@@ -80,11 +80,16 @@ TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
   const std::string straight = temp_path("straight.sqlite"), killed = temp_path("killed.sqlite");
   std::remove(straight.c_str());
   std::remove(killed.c_str());
+  const auto t0 = std::chrono::steady_clock::now();
   auto r = run_worker(train_args(straight, "copy"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Kill moments are drawn from the uninterrupted run's own duration (start-up included), so they
+  // land inside the run on a slow machine and on a fast one alike.
+  const int run_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
 
   std::mt19937 rng(20261122);
-  std::uniform_int_distribution<int> delay_ms(300, 2500);
+  std::uniform_int_distribution<int> delay_ms(run_ms * 35 / 100, run_ms * 90 / 100);
   int kills = 0;
   for (int attempt = 0; attempt < 25; ++attempt) {
     const pid_t pid = spawn_worker(train_args(killed, "copy"));
