@@ -202,8 +202,8 @@ TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
 // additive causal mask, head mixing as batched matmuls). It must be the same function as the
 // traced path that the pseudo-code tests check: equal outputs and equal gradients, every kind.
 TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
-  // n = 70: long enough that the causal path splits queries into blocks (and unevenly).
-  for (const int n : {9, 70})
+  // n = 70 and 130: long enough that the causal path splits queries into two and four blocks.
+  for (const int n : {9, 70, 130})
   for (const auto kind : all_attention_kinds()) {
     for (bool causal : {false, true}) {
       AttentionRequest r{kind, 24, 4};

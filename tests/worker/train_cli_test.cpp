@@ -71,6 +71,36 @@ std::string file_bytes(const std::string& path) {
   return ss.str();
 }
 
+// The highest step with a committed metric, or -1 (no file, no table, nothing logged yet). Read
+// while the worker writes (WAL), so the tests can act at a point in the run, not at a guessed time.
+long logged_step(const std::string& db) {
+  sqlite3* h = nullptr;
+  long step = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 1000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, "SELECT max(step) FROM metrics", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+      step = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return step;
+}
+
+// Waits until worker `pid` has logged a step beyond `after` (it is past start-up and owns the
+// run). False if the process exited first, or after a minute.
+bool wait_for_progress(pid_t pid, const std::string& db, long after) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (logged_step(db) > after) return true;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 // Compared as hashes so a failure prints two numbers, not a whole database.
 size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }
 
@@ -83,18 +113,26 @@ TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_worker(train_args(straight, "copy"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Kill moments are drawn from the uninterrupted run's own duration (start-up included), so they
-  // land inside the run on a slow machine and on a fast one alike.
   const int run_ms = static_cast<int>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
 
+  // Each attempt is killed at a random moment after it has logged a step of its own (so it owns the
+  // run and has trained), up to an eighth of an uninterrupted run later: between checkpoints or
+  // inside one, early enough that several kills fit in one run, on a slow machine and a fast one.
   std::mt19937 rng(20261122);
-  std::uniform_int_distribution<int> delay_ms(run_ms * 35 / 100, run_ms * 90 / 100);
+  std::uniform_int_distribution<int> delay_ms(0, std::max(1, run_ms / 8));
   int kills = 0;
   for (int attempt = 0; attempt < 25; ++attempt) {
     const pid_t pid = spawn_worker(train_args(killed, "copy"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     int status = 0;
+    if (!wait_for_progress(pid, killed, logged_step(killed))) {
+      if (waitpid(pid, &status, WNOHANG) != pid) {  // stuck for a minute: do not leave it behind
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+      }
+      break;  // finished before it could be killed mid-run
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     if (waitpid(pid, &status, WNOHANG) == pid) break;  // finished before the kill
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
@@ -115,8 +153,8 @@ TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
 
   auto status = json::parse(run_worker({"status", "--db", killed, "--json"}).out);
   EXPECT_EQ(status["runs"][0]["status"], "done");
-  // Every kill after the worker claimed the run cost an attempt; a kill that lands while the
-  // process is still loading (slow on a busy machine) does not, so only a resume is certain.
+  // Every kill landed after its worker had claimed the run, so it cost an attempt, and so does the
+  // final resume, unless the last kill landed after the run had already committed "done".
   EXPECT_GE(status["runs"][0]["attempts"].get<int>(), 2);
   EXPECT_LE(status["runs"][0]["attempts"].get<int>(), kills + 1);
 
@@ -134,8 +172,8 @@ TEST(TrainCli, SigtermStopsCleanlyAndServeResumesWhereItStopped) {
 
   const std::string out = temp_path("term_stopped.out");
   const pid_t pid = spawn_worker(train_args(stopped, "copy"), out);
-  std::this_thread::sleep_for(std::chrono::milliseconds(900));
-  kill(pid, SIGTERM);
+  ASSERT_TRUE(wait_for_progress(pid, stopped, -1)) << "the worker ended before logging a step";
+  kill(pid, SIGTERM);  // early in the run: it has logged a step, and has 300 to go
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << "the worker died of the signal instead of stopping";
