@@ -146,7 +146,6 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "torch intra-op threads (default: the worker's choice, every core)");
   int blas_threads = 0;
   app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: the worker's choice)");
-
   app.add_flag("--peak", peak, "also measure the sgemm peak");
   app.add_option("--profile", profile, "also write a Chrome trace of one more step (LibTorch's profiler) to this file");
   app.add_flag("--overhead", overhead, "also measure what logging, checkpoints and validation add at the default intervals");
@@ -154,7 +153,6 @@ int main(int argc, char** argv) {
 
   worker::configure_training_process(threads);
   if (blas_threads > 0) core::set_openblas_threads(blas_threads);
-
   core::ModelSpec m;
   m.vocab = 256;
   m.width = d;

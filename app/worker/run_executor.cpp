@@ -18,9 +18,9 @@
 #include "app/worker/run_config.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
-#include "experiments_db/db_error.h"
 #include "core/train/blas_threads.h"
 #include "core/train/trainer.h"
+#include "experiments_db/db_error.h"
 
 namespace headroom::worker {
 namespace {

@@ -69,19 +69,20 @@ Layout make_layout(int64_t n, const FusedAttentionShape& s) {
   return l;
 }
 
-// Views of one sequence's slices of Q|K|V (row stride ld) and of the [B, n, h_v d_v] output.
-template <typename T>
+// Pointers to one sequence's Q, K and V in a [B, n, 2 h_k d_k + h_v d_v] buffer (row stride ld):
+// the activations (E = const T) or their gradient (E = T).
+template <typename E>
 struct Sequence {
-  const T* q;  // row i, head k: q + i * ld + k * d_k
-  const T* k;
-  const T* v;
+  E* q;  // row i, head k: q + i * ld + k * d_k
+  E* k;
+  E* v;
   int64_t ld;
 };
 
-template <typename T>
-Sequence<T> sequence(const T* qkv, int64_t b, int64_t n, const FusedAttentionShape& s) {
+template <typename E>
+Sequence<E> sequence(E* qkv, int64_t b, int64_t n, const FusedAttentionShape& s) {
   const int64_t ld = 2 * s.heads_k * s.d_k + s.heads_v * s.d_v;
-  const T* base = qkv + b * n * ld;
+  E* base = qkv + b * n * ld;
   return {base, base + s.heads_k * s.d_k, base + 2 * s.heads_k * s.d_k, ld};
 }
 
@@ -129,7 +130,7 @@ torch::Tensor forward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, c
   for_each_sequence(B, [&](int64_t b) {
     thread_local std::vector<T> logits;  // L of one block, masked: softmax's input
     logits.resize(static_cast<size_t>(h * layout.max_area));
-    const Sequence<T> x = sequence(qkv_p, b, n, s);
+    const Sequence<const T> x = sequence(qkv_p, b, n, s);
     for (const Block& blk : layout.blocks) {
       const int64_t R = blk.rows(), C = blk.cols, A = blk.area();
       // J (into L's buffer when there is no P_l): s Q_k[r0:r1] K_k[0:C]^T per key head.
@@ -185,11 +186,8 @@ void backward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, const tor
     thread_local std::vector<T> buf_a, buf_b;
     buf_a.resize(static_cast<size_t>(heads_max * layout.max_area));
     buf_b.resize(static_cast<size_t>(heads_max * layout.max_area));
-    const Sequence<T> x = sequence(qkv_p, b, n, s);
-    const Sequence<T> dx = sequence<T>(dqkv_p, b, n, s);
-    T* dq = const_cast<T*>(dx.q);
-    T* dk_p = const_cast<T*>(dx.k);
-    T* dv_p = const_cast<T*>(dx.v);
+    const Sequence<const T> x = sequence(qkv_p, b, n, s);
+    const Sequence<T> dx = sequence(dqkv_p, b, n, s);
     // The last block sees every key, so it writes all of dK and dV first (beta 0); the others add.
     bool first = true;
     for (auto it = layout.blocks.rbegin(); it != layout.blocks.rend(); ++it, first = false) {
@@ -205,7 +203,7 @@ void backward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, const tor
       T* dU = buf_a.data();
       for (int64_t v = 0; v < hv; ++v) {
         gemm<T>(false, true, R, C, dv, 1, dO + v * dv, hv * dv, x.v + v * dv, x.ld, 0, dU + v * A, C);
-        gemm<T>(true, false, C, dv, R, 1, U + v * A, C, dO + v * dv, hv * dv, beta, dv_p + v * dv, x.ld);
+        gemm<T>(true, false, C, dv, R, 1, U + v * A, C, dO + v * dv, hv * dv, beta, dx.v + v * dv, x.ld);
       }
       // dW = P_w dU; dP_w += W dU^T.
       T* dW = dU;
@@ -229,8 +227,8 @@ void backward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, const tor
       }
       // dQ_k[r0:r1] = s dJ_k K_k; dK_k[0:C] += s dJ_k^T Q_k[r0:r1].
       for (int64_t k = 0; k < hk; ++k) {
-        gemm<T>(false, false, R, dk, C, scale, dJ + k * A, C, x.k + k * dk, x.ld, 0, dq + blk.r0 * x.ld + k * dk, x.ld);
-        gemm<T>(true, false, C, dk, R, scale, dJ + k * A, C, x.q + blk.r0 * x.ld + k * dk, x.ld, beta, dk_p + k * dk, x.ld);
+        gemm<T>(false, false, R, dk, C, scale, dJ + k * A, C, x.k + k * dk, x.ld, 0, dx.q + blk.r0 * x.ld + k * dk, x.ld);
+        gemm<T>(true, false, C, dk, R, scale, dJ + k * A, C, x.q + blk.r0 * x.ld + k * dk, x.ld, beta, dx.k + k * dk, x.ld);
       }
     }
   });

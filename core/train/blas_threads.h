@@ -1,6 +1,7 @@
 #pragma once
-// OpenBLAS keeps its own thread pool next to LibTorch's intra-op threads. Training wants it over
-// all cores (torch 1 x BLAS n), batch-1 inference in the GUI on one. Torch-free header.
+// OpenBLAS keeps its own thread pool next to LibTorch's intra-op threads. Headroom keeps it at one
+// thread: training splits its matmuls over torch's pool itself (parallel_matmul.h), and batch-1
+// inference in the GUI runs on one core. Benchmarks set it otherwise to compare. Torch-free header.
 
 namespace headroom::core {
 
