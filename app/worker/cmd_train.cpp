@@ -120,8 +120,27 @@ Command register_train(CLI::App& root) {
   app->add_flag("--bidirectional", o->bidirectional, "No causal mask");
   app->add_option("--layers", o->layers, "Layers L (default 2)");
   app->add_option("--vocab", o->vocab, "Vocabulary V (default: the data's)");
-  app->add_option("--embed-rank", o->embed_rank, "Embedding rank r (VB §5.1; default unfactorised)");
-  app->add_option("--pos-rank", o->pos_rank, "Positional embedding rank (default unfactorised)");
+  // 0 means "unfactorised" inside a ModelSpec, but as a rank it is impossible: refuse it here.
+  auto rank_check = [](const char* flag) {
+    return CLI::Validator(
+        [flag](std::string& v) -> std::string {
+          long r = 0;
+          try {
+            r = std::stol(v);
+          } catch (const std::exception&) {
+            return std::string(flag) + " " + v + " is not a number";
+          }
+          if (r < 1)
+            return std::string(flag) + " " + v + " is not a rank: give 1..d to factorise (a rank-r embedding), or "
+                   "leave " + flag + " out for the unfactorised, full-rank embedding";
+          return {};
+        },
+        "RANK>=1");
+  };
+  app->add_option("--embed-rank", o->embed_rank, "Embedding rank r >= 1 (VB §5.1; default unfactorised, full rank)")
+      ->check(rank_check("--embed-rank"));
+  app->add_option("--pos-rank", o->pos_rank, "Positional embedding rank >= 1 (VB C.4; default unfactorised)")
+      ->check(rank_check("--pos-rank"));
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
   app->add_option("--corpus", o->train.corpus, "kjv, a text file, or copy|reverse|induction|recall (default kjv)");

@@ -1,6 +1,7 @@
 #include "core/analysis/bottleneck_report.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace headroom::core {
 namespace {
@@ -8,52 +9,88 @@ std::string s(int64_t v) { return std::to_string(v); }
 }  // namespace
 
 int logit_rank_cap(const AttentionSpec& spec, int n, int m) {
-  const int nm = std::min(n, m);
+  // Every head's logits are X_q M X_k^T with X the layer's d-wide input, so d caps them all.
+  const int64_t nm = std::min(n, m), d = spec.d_model;
+  const int64_t mixed = std::min<int64_t>(d, int64_t(spec.heads_k) * spec.d_k);
   switch (spec.kind) {
     case AttentionKind::GeneralBilinear:
-      return std::min(nm, spec.d_model);
+      return static_cast<int>(std::min(nm, d));
     case AttentionKind::TalkingHeads:
     case AttentionKind::LogitsProj:
-      // L_h = sum_k P_l[k,h] J_k: a sum of h_k matrices of rank <= d_k.
-      return std::min<int64_t>(nm, int64_t(spec.heads_k) * spec.d_k);
+      // L_h = sum_k P_l[k,h] J_k = X (sum_k P_l[k,h] W_q,k W_k,k^T) X^T: a d x d middle of rank <= h_k·d_k.
+      return static_cast<int>(std::min(nm, mixed));
     case AttentionKind::DynamicProj:
-      // TH app. A: L_h = sum_k diag(P_l[k,h] + R_Xl[:,k,h]) J_k + J_k diag(R_Ml[:,k,h]), so each
-      // key head contributes rank <= 2*d_k (only the Ml term adds the second d_k).
-      return std::min<int64_t>(nm, int64_t(spec.heads_k) * spec.d_k * ((spec.dynamic_terms & kDynamicMl) ? 2 : 1));
+      // TH app. A: L_h = sum_k diag(P_l[k,h] + R_Xl[:,k,h]) J_k + J_k diag(R_Ml[:,k,h]). The first sum is
+      // (n x d)·X^T and the second X·(d x n), each of rank <= min(d, h_k·d_k); only the Ml term adds the second.
+      return static_cast<int>(std::min<int64_t>(nm, mixed * ((spec.dynamic_terms & kDynamicMl) ? 2 : 1)));
     default:
-      return std::min(nm, spec.d_k);
+      return static_cast<int>(std::min<int64_t>({nm, d, spec.d_k}));
   }
 }
+
+namespace {
+
+// What a logit rank cap of `cap` means for which attention patterns one head can reach over n
+// tokens (docs/causal_threshold.md): nothing to report, random patterns reachable but not every
+// one (causal only), or random patterns out of reach. "what" names the cap, e.g. "d_k = 8".
+std::optional<Bottleneck> reachability(int64_t cap, int n, bool causal, const std::string& what,
+                                       const std::string& id, const std::string& paper, const std::string& section,
+                                       const std::string& remedy) {
+  const int every = n - 1, generic = causal ? n / 2 : n - 1;
+  if (cap >= every) return std::nullopt;
+  const std::string mask = causal ? "causal " : "";
+  std::string msg = "each " + mask + "head's n x n logits have rank <= " + what + " < n = " + s(n) +
+                    ": a rank deficit of " + s(n - cap) + " per head; ";
+  if (cap >= generic) {
+    msg += "causal heads reach random patterns from d_p >= floor(n/2) = " + s(generic) +
+           ", so most patterns are reachable, but not every one (a token against a uniform past needs n - 1 = " +
+           s(every) + ")";
+  } else {
+    msg += causal ? "causal heads reach random patterns only from floor(n/2) = " + s(generic) +
+                        " and every pattern from n - 1 = " + s(every) + ", so most patterns are out of reach"
+                  : "full attention reaches every pattern from n - 1 = " + s(every) +
+                        " (LRB Thm 1 with a constant per query) and almost none below, so most patterns are out of reach";
+  }
+  if (!remedy.empty()) msg += "; " + remedy;
+  return Bottleneck{id, paper, section, msg};
+}
+
+}  // namespace
 
 std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
   std::vector<Bottleneck> out;
   if (validate(a).size() || n < 1) return out;
+  const int64_t d = a.d_model;
 
   if (a.kind == AttentionKind::GeneralBilinear) {
-    if (a.d_model < n)
-      out.push_back({"lrb-head-rank", "LRB", "§2.3, Thm 1",
-                     "each head's logit matrix X^T P_h X has rank <= d = " + s(a.d_model) + " < n = " + s(n) +
-                         ": a rank deficit of " + s(n - a.d_model) + " per head; some attention patterns are unreachable"});
+    if (auto b = reachability(std::min<int64_t>(d, n), n, a.causal, "d = " + s(d), "lrb-head-rank", "LRB",
+                              "§2.3, Thm 1", ""))
+      out.push_back(*b);
     return out;
   }
 
-  if (a.d_k < n) {
-    const bool mixed = has_logits_projection(a.kind);
-    std::string msg = "each head's n x n dot products Q K^T have rank <= d_k = " + s(a.d_k) + " < n = " + s(n) +
-                      ": a rank deficit of " + s(n - a.d_k) + " per head, so not every attention pattern is reachable";
-    if (a.kind == AttentionKind::MultiHead)
-      msg += "; h = " + s(a.heads) + " > d/n = " + s(a.d_model) + "/" + s(n) +
-             " causes it. A fixed head size d_p >= n (fixed-head) removes it";
-    else if (!mixed)
-      msg += "; a head size d_p >= n removes it";
-    out.push_back({"lrb-head-rank", "LRB", "§2.3, Thm 1", msg});
-    if (mixed) {
-      const int64_t cap = std::min<int64_t>(n, int64_t(a.heads_k) * a.d_k);
-      out.push_back({"th-mixed-rank", "TH", "§4",
-                     "P_l mixes the " + s(a.heads_k) + " key heads before the softmax, so each mixed logit matrix can "
-                     "reach rank min(n, h_k*d_k) = " + s(cap) +
-                         (cap >= n ? ": this rank cap no longer binds (TH proves no reachability theorem for it)" : ": still a deficit of " + s(n - cap))});
-    }
+  const bool mixed = has_logits_projection(a.kind);
+  const int64_t head_cap = std::min<int64_t>(a.d_k, d);
+  const std::string head_what = a.d_k <= d ? "d_k = " + s(a.d_k) : "d = " + s(d) + " (d_k = " + s(a.d_k) + " > d)";
+  std::string remedy;
+  if (a.kind == AttentionKind::MultiHead)
+    remedy = "the standard head size d/h = " + s(a.d_k) + " shrinks as h grows (LRB eq. 8); a fixed head size d_p >= " +
+             s(a.causal ? n / 2 : n - 1) + " (fixed-head) removes it" + (a.causal ? " for random patterns" : "");
+  else if (!mixed)
+    remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it" + (a.causal ? " for random patterns" : "");
+  if (auto b = reachability(head_cap, n, a.causal, head_what, "lrb-head-rank", "LRB", "§2.3, Thm 1", remedy))
+    out.push_back(*b);
+  if (mixed && head_cap < n - 1) {
+    const int cap = logit_rank_cap(a, n, n);
+    std::string msg = "P_l mixes the " + s(a.heads_k) + " key heads before the softmax, so each mixed logit matrix can reach rank " +
+                      (a.kind == AttentionKind::DynamicProj ? std::string("min(n, 2 min(d, h_k*d_k))") : "min(n, d, h_k*d_k)") +
+                      " = " + s(cap);
+    if (auto b = reachability(cap, n, a.causal, "its cap " + s(cap), "th-mixed-rank", "TH", "§4", ""))
+      msg += ": " + b->message.substr(b->message.find("a rank deficit"));
+    else
+      msg += " >= n - 1: one mixed head alone is as expressive as a head of size n - 1 (LRB Thm 1), though the h heads "
+             "share W_q, W_k and TH proves no joint theorem";
+    out.push_back({"th-mixed-rank", "TH", "§4", msg});
   }
 
   const int64_t width_k = int64_t(a.heads_k) * a.d_k, width_v = int64_t(a.heads_v) * a.d_v;
@@ -66,20 +103,28 @@ std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
   return out;
 }
 
-std::vector<Bottleneck> model_bottlenecks(const ModelSpec& m, int n) {
+std::vector<Bottleneck> model_bottlenecks(const ModelSpec& m, int n, const VocabularyUse& use) {
   if (!validate(m).empty()) return {};
   auto out = attention_bottlenecks(m.attention, n);
   const int r = effective_embed_rank(m);
-  if (m.vocab < m.width)
-    out.push_back({"vb-vocab", "VB", "§5.2, Thm 1",
-                   "vocabulary V = " + s(m.vocab) + " < width d = " + s(m.width) +
-                       ": the token embedding has rank <= V, so width beyond " + s(m.vocab) +
-                       " adds little and depth helps more"});
-  if (m.embed_rank > 0 && m.embed_rank < m.width && m.embed_rank < m.vocab)
+  // VB's vocabulary bound counts the tokens that occur: embedding rows never trained add no rank
+  // that the data can use (KJV in bytes: 63 of 256 ids occur).
+  const int used = use.symbols > 0 ? std::min(use.symbols, m.vocab) : m.vocab;
+  if (used < m.width) {
+    std::string msg = used < m.vocab ? "only " + s(used) + " of the V = " + s(m.vocab) + " tokens occur in " +
+                                           (use.data.empty() ? std::string("the data") : use.data) +
+                                           ": the embeddings that matter span rank <= " + s(used)
+                                     : "vocabulary V = " + s(m.vocab) + ": the token embedding has rank <= V";
+    msg += " < width d = " + s(m.width) + ", so width beyond " + s(used) + " adds little and depth helps more";
+    out.push_back({"vb-vocab", "VB", "§5.2, Thm 1", msg});
+  }
+  if (m.embed_rank > 0 && m.embed_rank < m.width && m.embed_rank < used)
     out.push_back({"vb-embed-rank", "VB", "§2.1, Thm 1",
                    "embedding rank r = " + s(m.embed_rank) + " < width d = " + s(m.width) +
                        ": log separation rank grows like L*min(r, d), so width beyond r = " + s(r) +
-                       " adds little; depth L = " + s(m.depth) + " still multiplies it"});
+                       " adds little; depth L = " + s(m.depth) + " still multiplies it (VB's bound assumes a rank-1 "
+                       "positional embedding, app. A.2; with positional rank r_e it is L*min(r + r_e, d), and this model's "
+                       "positional rank is " + s(effective_pos_rank(m)) + ")"});
   if (m.pos_rank > 0 && m.pos_rank < std::min(m.width, m.context))
     out.push_back({"vb-pos-rank", "VB", "App. C.4",
                    "positional embedding rank " + s(m.pos_rank) + " < min(d, n) = " + s(std::min(m.width, m.context)) +

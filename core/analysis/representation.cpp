@@ -31,26 +31,44 @@ Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   return m;
 }
 
-RepresentationResult finish(RepresentationResult r, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P) {
+bool sees(AttentionMask mask, Eigen::Index key, Eigen::Index query) {
+  return mask == AttentionMask::Full || key <= query;
+}
+
+RepresentationResult finish(RepresentationResult r, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P,
+                            AttentionMask mask) {
   const double dp = static_cast<double>(r.W_q.rows());
-  r.reached = column_softmax((r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(dp));
+  r.reached = column_softmax((r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(dp), mask);
+  // Entries a query does not see are 0 in both P and reached (causal), so the max is over the rest.
   r.max_abs_error = (r.reached - P).cwiseAbs().maxCoeff();
   return r;
 }
 
 }  // namespace
 
-Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits) {
-  Eigen::MatrixXd out(logits.rows(), logits.cols());
+const char* to_string(AttentionMask mask) { return mask == AttentionMask::Causal ? "causal" : "full"; }
+
+ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask) {
+  ReachabilityThresholds t;
+  t.every_pattern = std::max(0, n - 1);
+  t.generic = mask == AttentionMask::Causal ? n / 2 : std::max(0, n - 1);
+  return t;
+}
+
+Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits, AttentionMask mask) {
+  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(logits.rows(), logits.cols());
   for (Eigen::Index j = 0; j < logits.cols(); ++j) {
-    const double mx = logits.col(j).maxCoeff();
-    out.col(j) = (logits.col(j).array() - mx).exp();
-    out.col(j) /= out.col(j).sum();
+    const Eigen::Index seen = mask == AttentionMask::Causal ? std::min(j + 1, logits.rows()) : logits.rows();
+    auto col = logits.col(j).head(seen);
+    const double mx = col.maxCoeff();
+    out.col(j).head(seen) = (col.array() - mx).exp();
+    out.col(j).head(seen) /= out.col(j).head(seen).sum();
   }
   return out;
 }
 
-std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p) {
+std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                                       AttentionMask mask) {
   std::ostringstream m;
   if (X.size() == 0) return std::string("X is empty: it must be d rows x n columns (tokens are columns)");
   if (P.rows() != P.cols()) {
@@ -69,10 +87,19 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
   if (!X.allFinite()) return std::string("X has a non-finite entry (NaN or infinity)");
   for (Eigen::Index j = 0; j < P.cols(); ++j) {
     for (Eigen::Index i = 0; i < P.rows(); ++i) {
+      if (!sees(mask, i, j)) {
+        if (P(i, j) != 0) {
+          m << "P[" << i << "," << j << "] = " << P(i, j) << ": with causal attention query " << j
+            << " (column " << j << ") sees keys 0.." << j << " only, so P[i," << j << "] must be 0 for i > " << j
+            << " (P is upper triangular in LRB's orientation: columns are queries)";
+          return m.str();
+        }
+        continue;
+      }
       if (!std::isfinite(P(i, j)) || P(i, j) <= 0) {
         m << "P[" << i << "," << j << "] = " << P(i, j)
-          << ": LRB Theorem 1 needs every entry positive (a softmax never outputs 0); "
-             "smooth the target, e.g. 0.99*P + 0.01/n";
+          << ": LRB Theorem 1 needs every entry a query sees positive (a softmax never outputs 0); "
+             "smooth the target, e.g. 0.99*P + 0.01/(keys the query sees)";
         return m.str();
       }
     }
@@ -88,34 +115,50 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
   return std::nullopt;
 }
 
-RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p) {
-  if (auto err = check_representation_inputs(X, P, d_p)) throw std::invalid_argument(*err);
-  const Eigen::Index n = X.cols(), d = X.rows();
-  if (d_p < n) throw std::invalid_argument("the construction needs d_p >= n (LRB Thm 1)");
+RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                         AttentionMask mask) {
+  if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
+  const Eigen::Index n = X.cols();
+  if (d_p < n - 1)
+    throw std::invalid_argument("the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)");
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
   if (qr.rank() < n) throw std::invalid_argument("the construction needs X of full column rank n (LRB Thm 1)");
 
   // Left inverse X^+ = (X^T X)^{-1} X^T (n x d), so X^+ X = I_n.
   const Eigen::MatrixXd X_pinv = (X.transpose() * X).ldlt().solve(X.transpose());
-  // Eq. 6 with D_0 = I: W~_kq = sqrt(d_p) log(P).
-  const Eigen::MatrixXd W_kq = std::sqrt(double(d_p)) * P.array().log().matrix();
-  // Factor W~_kq = W~_k^T W~_q with W~_k = [I_n; 0], W~_q = [W~_kq; 0] (d_p x n each).
+  // Eq. 6: W~_kq = sqrt(d_p) log(P D_0) with D_0 = diag(1 / P[0, :]): each query's logits are
+  // shifted so that key 0's is 0 (softmax ignores the shift), and row 0 of W~_kq vanishes.
+  // Causal: the logits of keys a query does not see are masked; set them to 0 too.
+  Eigen::MatrixXd W_kq = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 1; i < n; ++i)
+      if (sees(mask, i, j)) W_kq(i, j) = std::sqrt(double(d_p)) * (std::log(P(i, j)) - std::log(P(0, j)));
+  // Factor W~_kq = W~_k^T W~_q with inner dimension n - 1: W~_k picks rows 1..n-1 (W~_k[r, r+1] = 1),
+  // W~_q holds them; both zero-padded to d_p rows.
   Eigen::MatrixXd Wk_t = Eigen::MatrixXd::Zero(d_p, n), Wq_t = Eigen::MatrixXd::Zero(d_p, n);
-  Wk_t.topRows(n).setIdentity();
-  Wq_t.topRows(n) = W_kq;
+  for (Eigen::Index r = 0; r + 1 < n; ++r) {
+    Wk_t(r, r + 1) = 1;
+    Wq_t.row(r) = W_kq.row(r + 1);
+  }
   RepresentationResult r;
   r.method = "construction";
   r.W_k = Wk_t * X_pinv;  // eq. 4: W_k = W~_k X^+
   r.W_q = Wq_t * X_pinv;  //        W_q = W~_q X^+
-  (void)d;
-  return finish(std::move(r), X, P);
+  return finish(std::move(r), X, P, mask);
 }
 
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                   const FitOptions& options) {
-  if (auto err = check_representation_inputs(X, P, d_p)) throw std::invalid_argument(*err);
-  const int64_t d = X.rows();
-  const auto x = to_torch(X), p = to_torch(P), log_p = p.log();
+                                   AttentionMask mask, const FitOptions& options) {
+  if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
+  const int64_t d = X.rows(), n = X.cols();
+  const auto x = to_torch(X), p = to_torch(P);
+  // Causal: keys after the query get logit -inf (rows i > column j); their P is 0 and so is
+  // their term of the KL (log P is replaced by 0 there to keep 0 * log 0 out of the sum).
+  torch::Tensor bias = torch::zeros({n, n}, torch::kFloat64);
+  if (mask == AttentionMask::Causal)
+    bias = torch::full({n, n}, -std::numeric_limits<double>::infinity(), torch::kFloat64).tril(-1);
+  const auto seen = torch::isfinite(bias);
+  const auto log_p = torch::where(seen, p, torch::ones_like(p)).log();
   const double scale = 1.0 / std::sqrt(double(d_p));
 
   torch::manual_seed(options.seed);
@@ -133,9 +176,9 @@ RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::Matrix
     auto closure = [&]() {
       opt.zero_grad();
       // KL(P || S) summed over the columns (queries); S = column softmax of the logits.
-      auto logits = torch::matmul(torch::matmul(wk, x).t(), torch::matmul(wq, x)) * scale;
+      auto logits = torch::matmul(torch::matmul(wk, x).t(), torch::matmul(wq, x)) * scale + bias;
       auto log_s = torch::log_softmax(logits, 0);
-      auto loss = (p * (log_p - log_s)).sum();
+      auto loss = (p * (log_p - torch::where(seen, log_s, torch::zeros_like(log_s)))).sum();
       loss.backward();
       return loss;
     };
@@ -145,21 +188,21 @@ RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::Matrix
     r.W_q = to_eigen(wq);
     r.W_k = to_eigen(wk);
     r.iterations = options.max_iterations;
-    r = finish(std::move(r), X, P);
+    r = finish(std::move(r), X, P, mask);
     if (r.max_abs_error < best.max_abs_error) best = std::move(r);
   }
   return best;
 }
 
 RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                         const FitOptions& options) {
-  if (auto err = check_representation_inputs(X, P, d_p)) throw std::invalid_argument(*err);
+                                         AttentionMask mask, const FitOptions& options) {
+  if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const Eigen::Index n = X.cols();
-  if (d_p >= n) {
+  if (d_p >= n - 1) {
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
-    if (qr.rank() == n) return construct_attention(X, P, d_p);
+    if (qr.rank() == n) return construct_attention(X, P, d_p, mask);
   }
-  return fit_attention(X, P, d_p, options);
+  return fit_attention(X, P, d_p, mask, options);
 }
 
 }  // namespace headroom::core

@@ -1,8 +1,17 @@
 // LRB Theorem 1 (representation): for head size d_p >= n, any full-column-rank X (d x n, tokens
 // are columns) and any positive column-stochastic P (n x n) there are W_q, W_k (d_p x d) with
 //     Softmax_columns( (W_k X)^T (W_q X) / sqrt(d_p) ) = P.
-// The proof is constructive (LRB eqs. 4-7); this file builds it in float64. For d_p < n (or a
-// rank-deficient X) no such W_q, W_k need exist, and we fit the best attempt instead.
+// The proof is constructive (LRB eqs. 4-7); this file builds it in float64, one row smaller
+// (d_p >= n - 1: softmax ignores a constant per query, so one row of the logits is free). For
+// smaller heads (or a rank-deficient X) no such W_q, W_k need exist, and we fit the best attempt.
+//
+// Causal attention (every suite trains a causal LM) is a different question: query j sees keys
+// 0..j only, so P is upper triangular in this orientation (column j supported on rows 0..j) and
+// the logits below that support are free. docs/causal_threshold.md proves and measures:
+//   - full attention: every positive P is reachable iff d_p >= n - 1; a random P needs n - 1.
+//   - causal attention: every causal P is reachable iff d_p >= n - 1 too (the pattern "self
+//     against a uniform past" needs n - 1), but a random (generic) causal P is reachable iff
+//     d_p >= floor(n / 2). So the causal bottleneck for typical patterns starts near n / 2.
 #pragma once
 
 #include <Eigen/Core>
@@ -13,11 +22,16 @@
 
 namespace headroom::core {
 
+// Which keys a query sees: all of them, or keys 0..j for query j (LRB's P has queries as
+// columns, so a causal P is upper triangular and its logits below the diagonal are masked).
+enum class AttentionMask { Full, Causal };
+const char* to_string(AttentionMask mask);
+
 struct RepresentationResult {
   std::string method;       // "construction" (LRB eqs. 4-7) or "fit" (LibTorch, float64)
   Eigen::MatrixXd W_q, W_k; // d_p x d
-  Eigen::MatrixXd reached;  // n x n: the column softmax the weights produce
-  double max_abs_error = 0; // max |reached - P|
+  Eigen::MatrixXd reached;  // n x n: the (masked) column softmax the weights produce
+  double max_abs_error = 0; // max |reached - P| over the entries a query sees
   int iterations = 0;       // optimiser iterations (fit only)
 };
 
@@ -27,23 +41,37 @@ struct FitOptions {
   uint64_t seed = 0;
 };
 
-// Column-wise softmax (LRB: each column is one query's distribution over keys).
-Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits);
+// The head sizes at which attention patterns become reachable for n tokens (X of rank n).
+struct ReachabilityThresholds {
+  int every_pattern = 0;  // d_p >= this reaches every positive (causal) P: n - 1 for both masks
+  int generic = 0;        // d_p >= this reaches a random P: n - 1 full, floor(n / 2) causal;
+                          // below it almost no random P is reachable
+};
+ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask);
 
-// A clear message if X, P, d_p cannot be used (shapes, non-finite values, P not positive or its
-// columns not summing to 1 within 1e-6, d_p < 1); std::nullopt when they are fine.
-std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p);
+// Column-wise softmax (LRB: each column is one query's distribution over keys). Causal: column j
+// over rows 0..j, the rest exactly 0.
+Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits, AttentionMask mask = AttentionMask::Full);
+
+// A clear message if X, P, d_p cannot be used (shapes, non-finite values, P not positive where a
+// query sees a key, not 0 where it does not (causal), columns not summing to 1 within 1e-6,
+// d_p < 1); std::nullopt when they are fine.
+std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                                       AttentionMask mask = AttentionMask::Full);
 
 // Throws std::invalid_argument with check_representation_inputs' message on bad input.
-// Uses the construction when d_p >= n and rank(X) = n, else fits.
+// Uses the construction when d_p >= n - 1 and rank(X) = n, else fits.
 RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                         const FitOptions& options = {});
+                                         AttentionMask mask = AttentionMask::Full, const FitOptions& options = {});
 
-// The construction alone (LRB eqs. 4-7 with D_0 = I). Requires d_p >= n and rank(X) = n.
-RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p);
+// The construction alone: LRB eqs. 4-7 with the column constants chosen so that the first key's
+// logits are 0 (D_0 = diag(1 / P[0, :])), which leaves a rank n - 1 logit matrix. Requires
+// d_p >= n - 1 and rank(X) = n.
+RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                         AttentionMask mask = AttentionMask::Full);
 
 // The fit alone: minimises sum_j KL(P_:j || Softmax_:j) over W_q, W_k in float64.
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                   const FitOptions& options = {});
+                                   AttentionMask mask = AttentionMask::Full, const FitOptions& options = {});
 
 }  // namespace headroom::core

@@ -77,6 +77,82 @@ TEST(BottleneckReport, VocabularyAndWidthRules) {
   for (const auto& b : r) EXPECT_FALSE(b.section.empty());
 }
 
+namespace {
+const Bottleneck* find_bottleneck(const std::vector<Bottleneck>& r, const std::string& id) {
+  for (const auto& b : r)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+}  // namespace
+
+TEST(BottleneckReport, FullAttentionReachesEveryPatternFromNMinusOne) {
+  // Softmax ignores a constant per query: d_p = n - 1 is enough (docs/causal_threshold.md).
+  AttentionSpec s{AttentionKind::FixedHead, 64, 4, 4, 4, 15, 15};
+  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), nullptr);  // d_p = n - 1
+  s.d_k = s.d_v = 14;
+  const auto* b = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b->message.find("most patterns are out of reach"), std::string::npos) << b->message;
+  EXPECT_NE(b->message.find("from n - 1 = 15"), std::string::npos) << b->message;
+}
+
+TEST(BottleneckReport, CausalHeadsReachRandomPatternsFromHalfN) {
+  AttentionSpec s{AttentionKind::FixedHead, 64, 4, 4, 4, 8, 8};
+  s.causal = true;
+  const auto* mid = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");  // floor(16/2) = 8 <= d_p < 15
+  ASSERT_NE(mid, nullptr);
+  EXPECT_NE(mid->message.find("most patterns are reachable, but not every one"), std::string::npos) << mid->message;
+  EXPECT_NE(mid->message.find("causal"), std::string::npos);
+  s.d_k = s.d_v = 7;
+  const auto* low = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
+  ASSERT_NE(low, nullptr);
+  EXPECT_NE(low->message.find("most patterns are out of reach"), std::string::npos) << low->message;
+  EXPECT_NE(low->message.find("floor(n/2) = 8"), std::string::npos) << low->message;
+  s.d_k = s.d_v = 15;
+  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), nullptr);
+  // Multi-head at the same n: the remedy names the causal threshold, not n.
+  AttentionSpec m{AttentionKind::MultiHead, 64, 16, 16, 16, 4, 4};
+  m.causal = true;
+  const auto* mh = find_bottleneck(attention_bottlenecks(m, 32), "lrb-head-rank");
+  ASSERT_NE(mh, nullptr);
+  EXPECT_NE(mh->message.find("fixed head size d_p >= 16"), std::string::npos) << mh->message;
+}
+
+TEST(BottleneckReport, RankCapsIncludeTheWidth) {
+  // A head's logits are X M X^T with X d wide: d caps them whatever d_k or h_k d_k is.
+  AttentionSpec fixed{AttentionKind::FixedHead, 32, 2, 2, 2, 64, 64};
+  EXPECT_EQ(logit_rank_cap(fixed, 128, 128), 32);
+  AttentionSpec th{AttentionKind::TalkingHeads, 32, 8, 8, 8, 8, 8};  // h_k d_k = 64 > d = 32
+  EXPECT_EQ(logit_rank_cap(th, 128, 128), 32);
+  EXPECT_EQ(logit_rank_cap(th, 20, 20), 20);
+  AttentionSpec dyn{AttentionKind::DynamicProj, 32, 2, 2, 2, 8, 8};  // 2 min(d, h_k d_k) = 32
+  EXPECT_EQ(logit_rank_cap(dyn, 128, 128), 32);
+  dyn.heads_k = 8;  // h_k d_k = 64: 2 min(32, 64) = 64
+  EXPECT_EQ(logit_rank_cap(dyn, 128, 128), 64);
+  dyn.dynamic_terms = kDynamicAll & ~kDynamicMl;  // no key-side term: min(d, h_k d_k)
+  EXPECT_EQ(logit_rank_cap(dyn, 128, 128), 32);
+  AttentionSpec gb{AttentionKind::GeneralBilinear, 32, 2, 2, 2, 32, 32};
+  EXPECT_EQ(logit_rank_cap(gb, 128, 128), 32);
+}
+
+TEST(BottleneckReport, VocabularyBadgeCountsTheTokensThatOccur) {
+  ModelSpec m;
+  m.vocab = 256;
+  m.width = 128;
+  m.attention = AttentionSpec{AttentionKind::MultiHead, 128, 2, 2, 2, 64, 64};
+  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8), "vb-vocab"), nullptr);  // V = 256 >= d, symbols unknown
+  const auto r = model_bottlenecks(m, 8, VocabularyUse{63, "KJV"});
+  const auto* b = find_bottleneck(r, "vb-vocab");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(b->message.find("only 63 of the V = 256 tokens occur in KJV"), std::string::npos) << b->message;
+  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8, VocabularyUse{200, "KJV"}), "vb-vocab"), nullptr);
+  // The embedding-rank badge names VB's rank-1 positional assumption.
+  m.embed_rank = 16;
+  const auto* e = find_bottleneck(model_bottlenecks(m, 8), "vb-embed-rank");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("rank-1 positional embedding"), std::string::npos) << e->message;
+}
+
 TEST(SeparationRank, BoundGrowsLinearlyInDepthTimesRank) {
   // VB eq. 9: log sep = O(L * (r + r_e)).
   const double a = vb_log_separation_rank_bound(4, 16, 1);

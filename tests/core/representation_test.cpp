@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <random>
 
+#include "core/analysis/reachability.h"
 #include "core/analysis/representation.h"
 
 using namespace headroom::core;
@@ -67,8 +68,8 @@ TEST(Representation, SmallHeadSizeLeavesAnErrorThatShrinksAsDpGrows) {
   const auto P = random_stochastic(n, rng);
   FitOptions fit;
   fit.seed = 1;
-  const double e1 = represent_attention(X, P, 1, fit).max_abs_error;
-  const double e_n = represent_attention(X, P, n, fit).max_abs_error;
+  const double e1 = represent_attention(X, P, 1, AttentionMask::Full, fit).max_abs_error;
+  const double e_n = represent_attention(X, P, n, AttentionMask::Full, fit).max_abs_error;
   EXPECT_GT(e1, 1e-3);
   EXPECT_LT(e_n, 1e-6);
   EXPECT_GT(e1, e_n);
@@ -103,4 +104,107 @@ TEST(Representation, RejectsBadInputsWithClearMessages) {
   EXPECT_TRUE(check_representation_inputs(X, wrong_n, 3));
   EXPECT_TRUE(check_representation_inputs(X, P, 0));
   EXPECT_THROW(represent_attention(X, bad, 3), std::invalid_argument);
+}
+
+// ---- One constant per query is free: the construction needs only d_p = n - 1 ----
+
+TEST(Representation, ConstructionIsExactFromNMinusOneForFullAndCausal) {
+  std::mt19937 rng(11);
+  for (AttentionMask mask : {AttentionMask::Full, AttentionMask::Causal}) {
+    for (int n = 2; n <= 10; ++n) {
+      const auto X = random_matrix(n + 1 + n % 3, n, rng);
+      const auto P = threshold_target(ThresholdTarget::Random, n, mask, 100 + n);
+      const auto r = construct_attention(X, P, n - 1, mask);
+      EXPECT_LT(r.max_abs_error, 1e-9) << to_string(mask) << " n=" << n;
+      EXPECT_EQ(r.W_q.rows(), n - 1);
+      // Recomputed from the weights: the first key's logit is 0 for every query (D_0 = diag(1/P[0,:])).
+      const Eigen::MatrixXd logits = (r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(double(n - 1));
+      EXPECT_LT(logits.row(0).cwiseAbs().maxCoeff(), 1e-9);
+      EXPECT_LT((column_softmax(logits, mask) - P).cwiseAbs().maxCoeff(), 1e-9);
+    }
+  }
+  const auto X = random_matrix(8, 5, rng);
+  EXPECT_THROW(construct_attention(X, threshold_target(ThresholdTarget::Random, 5, AttentionMask::Full, 1), 3),
+               std::invalid_argument);
+}
+
+TEST(Representation, CausalSoftmaxSeesOnlyThePast) {
+  Eigen::MatrixXd logits = Eigen::MatrixXd::Constant(3, 3, 2.0);
+  const auto s = column_softmax(logits, AttentionMask::Causal);
+  EXPECT_DOUBLE_EQ(s(0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(s(1, 0), 0.0);
+  EXPECT_DOUBLE_EQ(s(0, 1), 0.5);
+  EXPECT_DOUBLE_EQ(s(2, 1), 0.0);
+  EXPECT_NEAR(s(2, 2), 1.0 / 3, 1e-15);
+}
+
+TEST(Representation, CausalTargetsAreCheckedAgainstTheirSupport) {
+  const Eigen::MatrixXd X = Eigen::MatrixXd::Identity(3, 3);
+  Eigen::MatrixXd P = threshold_target(ThresholdTarget::Random, 3, AttentionMask::Causal, 0);
+  EXPECT_FALSE(check_representation_inputs(X, P, 2, AttentionMask::Causal).has_value());
+  // A full-attention check refuses the zeros a causal target has.
+  EXPECT_TRUE(check_representation_inputs(X, P, 2, AttentionMask::Full).has_value());
+  Eigen::MatrixXd leak = P;
+  leak(2, 1) = 0.1;  // query 1 cannot see key 2
+  leak.col(1) /= leak.col(1).sum();
+  auto msg = check_representation_inputs(X, leak, 2, AttentionMask::Causal);
+  ASSERT_TRUE(msg);
+  EXPECT_NE(msg->find("P[2,1]"), std::string::npos) << *msg;
+  EXPECT_NE(msg->find("keys 0..1"), std::string::npos) << *msg;
+}
+
+TEST(Representation, ThresholdsFullNeedsNMinusOneCausalGenericHalf) {
+  for (int n = 2; n <= 64; ++n) {
+    EXPECT_EQ(reachability_thresholds(n, AttentionMask::Full).every_pattern, n - 1);
+    EXPECT_EQ(reachability_thresholds(n, AttentionMask::Full).generic, n - 1);
+    EXPECT_EQ(reachability_thresholds(n, AttentionMask::Causal).every_pattern, n - 1);
+    EXPECT_EQ(reachability_thresholds(n, AttentionMask::Causal).generic, n / 2);
+  }
+}
+
+// ---- The thresholds, measured by fits (docs/causal_threshold.md has the full sweep) ----
+
+TEST(Representation, RandomCausalTargetsAreReachedFromHalfNAndNotBelow) {
+  ThresholdSweep s;
+  s.masks = {AttentionMask::Causal};
+  s.n_min = 5;
+  s.n_max = 8;
+  s.targets = 3;
+  s.seed = 40;
+  s.fit.restarts = 3;
+  const auto points = sweep_threshold(s);
+  for (int n = s.n_min; n <= s.n_max; ++n) {
+    EXPECT_EQ(measured_threshold(points, AttentionMask::Causal, n), n / 2) << "n=" << n;
+    for (const auto& p : points)
+      if (p.n == n && p.d_p == n / 2 - 1)
+        EXPECT_GT(p.median_error, 10 * kReachedTolerance) << "n=" << n << " d_p=" << p.d_p;
+  }
+}
+
+TEST(Representation, RandomFullTargetsNeedNMinusOne) {
+  ThresholdSweep s;
+  s.masks = {AttentionMask::Full};
+  s.n_min = 5;
+  s.n_max = 7;
+  s.targets = 2;
+  s.seed = 50;
+  const auto points = sweep_threshold(s);
+  for (int n = s.n_min; n <= s.n_max; ++n) EXPECT_EQ(measured_threshold(points, AttentionMask::Full, n), n - 1) << n;
+}
+
+TEST(Representation, SelfAgainstUniformPastNeedsNMinusOneEvenWhenCausal) {
+  // Query j: 2/3 on itself, 1/3 spread over keys 0..j-1. Reaching it needs the key vectors of
+  // all n tokens affinely independent, so d_p >= n - 1 (docs/causal_threshold.md).
+  ThresholdSweep s;
+  s.masks = {AttentionMask::Causal};
+  s.target = ThresholdTarget::SelfVsPast;
+  s.n_min = 5;
+  s.n_max = 7;
+  s.fit.restarts = 4;
+  const auto points = sweep_threshold(s);
+  for (int n = s.n_min; n <= s.n_max; ++n) {
+    EXPECT_EQ(measured_threshold(points, AttentionMask::Causal, n), n - 1) << "n=" << n;
+    for (const auto& p : points)
+      if (p.n == n && p.d_p == n - 2) EXPECT_GT(p.worst_error, 10 * kReachedTolerance) << "n=" << n;
+  }
 }

@@ -1,6 +1,8 @@
 // The lab's compute side without a window: requests in, snapshots out.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <chrono>
 #include <thread>
 
@@ -60,6 +62,14 @@ TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
   ASSERT_FALSE(s->bottlenecks.empty());
   EXPECT_EQ(s->bottlenecks[0].id, "lrb-head-rank");
   EXPECT_EQ(s->costs.params, 4 * 64 * 64);
+  // The live model trains on the synthetic tasks: 29 of the 256 byte ids occur, fewer than d = 64.
+  bool vocab_badge = false;
+  for (const auto& b : s->bottlenecks)
+    if (b.id == "vb-vocab") {
+      vocab_badge = true;
+      EXPECT_NE(b.message.find("only 29 of the V = 256 tokens occur in the live tasks"), std::string::npos) << b.message;
+    }
+  EXPECT_TRUE(vocab_badge);
 }
 
 TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {
@@ -73,6 +83,10 @@ TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {
   for (float v : l.P_lw.normalised.v) mx = std::max(mx, std::abs(v));
   EXPECT_FLOAT_EQ(mx, 1.0f);  // TH Fig. 1: normalised to [-1, 1]
   EXPECT_GT(std::abs(l.P_l.det), 1e-3);  // near-identity start
+  // TH §7.4's measure is the smallest eigenvalue: its modulus is never below the smallest
+  // singular value, and |det| is the product of the moduli.
+  EXPECT_GE(l.P_l.smallest_abs_eigenvalue, l.P_l.smallest_sv * (1 - 1e-9));
+  EXPECT_LE(std::pow(l.P_l.smallest_abs_eigenvalue, 4), std::abs(l.P_l.det) * (1 + 1e-9));
   EXPECT_EQ(l.L.size(), 4u);
 }
 
@@ -130,9 +144,9 @@ TEST(LabEngine, LoadsStoredWeightsWithTheirShapesAndValues) {
   auto first = wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8)));
   ASSERT_TRUE(first && first->valid);
   std::string error;
-  EXPECT_FALSE(engine.load_weights({1, 2, 3}, "bytes", &error));
+  EXPECT_FALSE(engine.load_weights({1, 2, 3}, "bytes", "kjv", &error));
   EXPECT_FALSE(error.empty());
-  ASSERT_TRUE(engine.load_weights(bytes, "bytes", &error)) << error;
+  ASSERT_TRUE(engine.load_weights(bytes, "bytes", "kjv", &error)) << error;
   std::shared_ptr<const LabSnapshot> s;
   for (int i = 0; i < 3000 && (!s || s->spec.width != 32); ++i) {
     s = engine.snapshot();

@@ -71,3 +71,51 @@ TEST(TheoremDemo, BadSizesAreExplained) {
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->error.empty());
 }
+
+TEST(TheoremDemo, CausalTargetsSeeOnlyThePast) {
+  for (auto p : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
+                 TargetPattern::RandomStochastic, TargetPattern::SelfVsPast}) {
+    TheoremRequest r;
+    r.pattern = p;
+    r.n = 5;
+    r.causal = true;
+    const auto m = make_target(r);
+    for (int q = 0; q < 5; ++q) {  // LRB columns are queries: key i > query j is masked
+      double sum = 0;
+      for (int k = 0; k < 5; ++k) {
+        const float v = m.v[k * 5 + q];
+        if (k > q) EXPECT_EQ(v, 0.f) << to_string(p) << " query " << q << " key " << k;
+        else EXPECT_GT(v, 0.f) << to_string(p);
+        sum += v;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5) << to_string(p);
+    }
+  }
+}
+
+TEST(TheoremDemo, CausalRandomTargetIsReachedFromHalfNButSelfVsPastNeedsNMinusOne) {
+  TheoremDemo demo;
+  TheoremRequest r;
+  r.pattern = TargetPattern::RandomStochastic;
+  r.n = 8;
+  r.d_p = 4;
+  r.causal = true;
+  auto s = wait_complete(demo, demo.post(r));
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->error.empty()) << s->error;
+  EXPECT_TRUE(s->causal);
+  EXPECT_EQ(s->generic_threshold, 4);
+  EXPECT_EQ(s->every_pattern_threshold, 7);
+  for (size_t i = 0; i < s->curve_dp.size(); ++i) {
+    if (s->curve_dp[i] >= 4) EXPECT_LT(s->curve_error[i], 1e-3) << "d_p " << s->curve_dp[i];
+    else EXPECT_GT(s->curve_error[i], 1e-2) << "d_p " << s->curve_dp[i];
+  }
+  r.pattern = TargetPattern::SelfVsPast;
+  r.n = 6;
+  auto hard = wait_complete(demo, demo.post(r));
+  ASSERT_TRUE(hard);
+  for (size_t i = 0; i < hard->curve_dp.size(); ++i) {
+    if (hard->curve_dp[i] >= 5) EXPECT_LT(hard->curve_error[i], 1e-6) << "d_p " << hard->curve_dp[i];
+    else EXPECT_GT(hard->curve_error[i], 1e-2) << "d_p " << hard->curve_dp[i];
+  }
+}

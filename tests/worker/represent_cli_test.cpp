@@ -1,6 +1,8 @@
 // `headroom-worker represent`, checked from outside.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -51,6 +53,67 @@ TEST(RepresentCli, BadInputsAreRefusedClearly) {
       {{"represent", "--input", p, "--target", temp_path("X1.csv"), "--head-size", "2"}, "must be square"},
   };
   write_text(temp_path("X1.csv"), "1,0\n");
+  for (const auto& c : cases) {
+    auto r = run_worker(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.expect << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr lacks '" << c.expect << "': " << r.err;
+  }
+}
+
+TEST(RepresentCli, CausalTargetIsReachedAtNMinusOneAndRefusedIfItSeesTheFuture) {
+  const auto x = temp_path("Xc.csv"), p = temp_path("Pc.csv"), leak = temp_path("Pleak.csv");
+  // d = 3, n = 3; a causal target: column j (query j) over keys 0..j, zeros below.
+  write_text(x, "1, 0.5, -1\n0, 2, 1\n0.3, 0, 1\n");
+  write_text(p, "1,0.4,0.2\n0,0.6,0.3\n0,0,0.5\n");
+  auto r = run_worker({"represent", "--causal", "--input", x, "--target", p, "--head-size", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["mask"], "causal");
+  EXPECT_EQ(j["method"], "construction");  // d_p = n - 1
+  EXPECT_LT(j["max_abs_error"].get<double>(), 1e-9);
+  EXPECT_EQ(j["every_pattern_threshold"], 2);
+  EXPECT_EQ(j["generic_threshold"], 1);
+  EXPECT_NEAR(j["reached"][1][0].get<double>(), 0.0, 0.0);  // key 1 is masked for query 0
+  // The same target without --causal is refused: its zeros are not a softmax's.
+  r = run_worker({"represent", "--input", x, "--target", p, "--head-size", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("positive"), std::string::npos) << r.err;
+  write_text(leak, "1,0.4,0.2\n0,0.6,0.3\n0,0.1,0.5\n");  // column 1 puts weight on key 2
+  r = run_worker({"represent", "--causal", "--input", x, "--target", leak, "--head-size", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("P[2,1]"), std::string::npos) << r.err;
+}
+
+TEST(RepresentCli, SweepMeasuresTheCausalAndFullThresholds) {
+  const auto csv = temp_path("sweep.csv");
+  auto r = run_worker({"represent", "--sweep", "5:6", "--targets", "2", "--json", "--csv", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  ASSERT_EQ(j["thresholds"].size(), 4u);
+  for (const auto& t : j["thresholds"]) {
+    const int n = t["n"];
+    EXPECT_EQ(t["measured"], t["mask"] == "causal" ? n / 2 : n - 1) << t.dump();
+    EXPECT_EQ(t["measured"], t["theory_generic"]) << t.dump();
+  }
+  // One CSV line per (mask, n, d_p = 1..n) after the header.
+  std::ifstream in(csv);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(lines, 1 + 2 * (5 + 6));
+}
+
+TEST(RepresentCli, SweepAndMissingArgumentsAreExplained) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {{"represent", "--sweep", "9:4"}, "N_MIN:N_MAX"},
+      {{"represent", "--sweep", "1:4"}, "2 <= N_MIN"},
+      {{"represent", "--sweep", "4:5", "--masks", "full,sideways"}, "'sideways' is not a mask"},
+      {{"represent", "--sweep", "4:5", "--pattern", "stripes"}, "use random or self-vs-past"},
+      {{"represent", "--input", temp_path("X.csv")}, "give --input X.csv, --target P.csv and --head-size"},
+  };
   for (const auto& c : cases) {
     auto r = run_worker(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.expect << ": " << r.err;

@@ -322,6 +322,17 @@ steps = 5
     EXPECT_EQ(file_hash(newer), newer_bytes);
   }
 
+  // Rank 0 is not a rank (the unfactorised embedding is the flag left out).
+  for (const char* flag : {"--embed-rank", "--pos-rank"}) {
+    auto zero = train_args(db, "rank-zero");
+    zero.push_back(flag);
+    zero.push_back("0");
+    r = run_worker(zero);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(std::string(flag) + " 0 is not a rank"), std::string::npos) << r.err;
+    EXPECT_EQ(file_hash(db), before) << flag;
+  }
+
   r = run_worker({"serve", "--db", temp_path("nope.sqlite")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such experiments database"), std::string::npos);

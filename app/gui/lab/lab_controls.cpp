@@ -143,7 +143,8 @@ nlohmann::json to_json(const LabControls& c) {
           {"pattern", to_string(c.pattern)},
           {"theorem_n", c.theorem_n},
           {"theorem_dp", c.theorem_dp},
-          {"theorem_head", c.theorem_head}};
+          {"theorem_head", c.theorem_head},
+          {"theorem_causal", c.theorem_causal}};
 }
 
 bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* error) {
@@ -244,16 +245,17 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     const auto p = j["pattern"].get<std::string>();
     bool found = false;
     for (auto pat : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
-                     TargetPattern::RandomStochastic, TargetPattern::HeadMap})
+                     TargetPattern::RandomStochastic, TargetPattern::HeadMap, TargetPattern::SelfVsPast})
       if (p == to_string(pat)) c.pattern = pat, found = true;
     if (!found) {
-      *error = "lab.pattern: use identity, previous token, uniform, random or a head's map";
+      *error = "lab.pattern: use identity, previous token, uniform, random, self vs past or a head's map";
       return false;
     }
   }
   get_int("theorem_n", c.theorem_n);
   get_int("theorem_dp", c.theorem_dp);
   get_int("theorem_head", c.theorem_head);
+  get_bool("theorem_causal", c.theorem_causal);
   *out = c;
   return true;
 }

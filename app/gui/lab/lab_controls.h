@@ -48,6 +48,7 @@ struct LabControls {
   int theorem_n = 8;
   int theorem_dp = 4;
   int theorem_head = 0;  // for TargetPattern::HeadMap
+  bool theorem_causal = false;  // Theorem 1 tab: causal target (query j sees keys 0..j)
 };
 
 // The model the controls describe; on an impossible combination returns false and fills

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +60,8 @@ Projection projection(const torch::Tensor& p) {
   out.normalised = to_matrix(mx > 0 ? d / mx : d);  // TH Fig. 1: entries normalised to [-1, 1]
   out.det = d.size(0) == d.size(1) ? torch::linalg::det(d).item<double>() : NAN;
   out.smallest_sv = torch::linalg::svdvals(d, c10::nullopt).min().item<double>();
+  // TH §7.4 reports eigenvalues; a non-symmetric P_l has complex ones, so their modulus.
+  out.smallest_abs_eigenvalue = d.size(0) == d.size(1) ? torch::linalg_eigvals(d).abs().min().item<double>() : NAN;
   return out;
 }
 
@@ -69,7 +72,11 @@ struct LabEngine::Impl {
   std::condition_variable cv;
   std::optional<LabRequest> pending;
   uint64_t pending_id = 0, next_id = 0;
-  std::optional<std::pair<std::vector<uint8_t>, std::string>> pending_weights;  // bytes, tokenizer
+  struct PendingWeights {
+    std::vector<uint8_t> bytes;
+    std::string tokenizer, corpus;
+  };
+  std::optional<PendingWeights> pending_weights;
   std::shared_ptr<const LabSnapshot> published = std::make_shared<LabSnapshot>();
   bool stop = false;
   std::thread thread;
@@ -87,6 +94,29 @@ struct LabEngine::Impl {
   int embedding_rank = 0;
   int64_t embedding_rank_step = -1;
   uint64_t embedding_rank_generation = 0, model_generation = 0;  // bumped whenever the weights are replaced
+  // What the model was trained on: "" for the live tasks, else a stored run's train.corpus.
+  std::string trained_on;
+  std::map<std::string, int> corpus_symbols;  // distinct bytes per corpus, counted once
+
+  // VB §5.2 counts the token ids that occur in the training data.
+  core::VocabularyUse vocabulary_use() {
+    if (current.tokenizer != "bytes") return {};  // BPE pieces are learned from the corpus: all occur
+    if (trained_on.empty()) return {core::kSyntheticVocab, "the live tasks"};
+    auto it = corpus_symbols.find(trained_on);
+    if (it == corpus_symbols.end()) {
+      int count = 0;
+      try {
+        const auto corpus = core::load_corpus(trained_on);
+        bool seen[256] = {};
+        for (unsigned char ch : corpus.train) seen[ch] = true;
+        count = static_cast<int>(std::count(std::begin(seen), std::end(seen), true));
+      } catch (const std::exception&) {
+        count = 0;  // the corpus is not here: fall back to V
+      }
+      it = corpus_symbols.emplace(trained_on, count).first;
+    }
+    return {it->second, trained_on == "kjv" ? "KJV" : trained_on};
+  }
 
   Impl() {
     thread = std::thread([this] { loop(); });
@@ -244,7 +274,7 @@ struct LabEngine::Impl {
       for (size_t l = 0; l < ranks.size(); ++l) s->layers[l].input_rank = ranks[l].rank;
       ms_input = std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
     }
-    s->bottlenecks = core::model_bottlenecks(s->spec, s->n);
+    s->bottlenecks = core::model_bottlenecks(s->spec, s->n, vocabulary_use());
     s->costs = core::attention_costs(a, s->n, s->n);
     s->parameters = model->num_parameters();
     // The embedding only changes when the weights do: reuse its rank between inputs.
@@ -304,7 +334,7 @@ struct LabEngine::Impl {
     while (true) {
       std::optional<LabRequest> req;
       uint64_t id = 0;
-      std::optional<std::pair<std::vector<uint8_t>, std::string>> weights;
+      std::optional<PendingWeights> weights;
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] { return stop || pending || pending_weights || (have_request && current.training); });
@@ -329,13 +359,14 @@ struct LabEngine::Impl {
           }
           current = *req;
           current_id = id;
+          if (!weights) trained_on.clear();
           have_request = true;
           ensure_model(reset);
           if (singles > 0) train_slice(singles);
         }
         if (weights) {
           // Stored weights win over the request posted with them (which set up the controls).
-          load(weights->first, weights->second);
+          load(weights->bytes, weights->tokenizer, weights->corpus);
         } else if (!req && have_request && current.training) {
           train_slice(0);
         }
@@ -350,13 +381,14 @@ struct LabEngine::Impl {
     }
   }
 
-  void load(const std::vector<uint8_t>& bytes_in, const std::string& tokenizer_name) {
+  void load(const std::vector<uint8_t>& bytes_in, const std::string& tokenizer_name, const std::string& corpus) {
     const auto f = core::decode_safetensors(bytes_in.data(), bytes_in.size(), "stored weights");
     auto it = f.metadata.find("model");
     if (it == f.metadata.end()) throw std::invalid_argument("the stored weights carry no model spec");
     current.model = core::model_spec_from_json(nlohmann::json::parse(it->second), "weights.model");
     current.tokenizer = tokenizer_name;
     current.training = false;
+    trained_on = corpus;
     have_request = true;
     trainer.reset();
     ensure_model(true);
@@ -390,7 +422,8 @@ std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const {
   return impl_->published;
 }
 
-bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, std::string* error) {
+bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer,
+                             const std::string& corpus, std::string* error) {
   try {
     core::decode_safetensors(safetensors.data(), safetensors.size(), "stored weights");
   } catch (const std::exception& e) {
@@ -399,7 +432,7 @@ bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, const std:
   }
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->pending_weights = std::make_pair(safetensors, tokenizer);
+    impl_->pending_weights = Impl::PendingWeights{safetensors, tokenizer, corpus};
   }
   impl_->cv.notify_all();
   return true;

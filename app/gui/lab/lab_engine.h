@@ -26,10 +26,12 @@ class LabEngine {
   std::shared_ptr<const LabSnapshot> snapshot() const;
   // Loads weights (a "weights" artifact from the experiments DB, safetensors bytes, whose
   // metadata carries the model spec) into the lab, after any request posted before. The next
-  // snapshot shows that model, read with `tokenizer` (the run's, e.g. "bpe:500"). False with
+  // snapshot shows that model, read with `tokenizer` (the run's, e.g. "bpe:500"); `corpus` is the
+  // run's train.corpus (the vocabulary badge counts the bytes that occur in it). False with
   // *error when the bytes are not such weights; a mismatch found later (the tokenizer's V is
   // not the model's) comes back as an invalid snapshot saying so.
-  bool load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, std::string* error);
+  bool load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, const std::string& corpus,
+                    std::string* error);
 
  private:
   struct Impl;

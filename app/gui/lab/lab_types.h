@@ -39,11 +39,13 @@ struct LabRequest {
 };
 
 // A talking-heads projection as TH §7.4 / Fig. 1 shows it: normalised to [-1, 1], with its
-// conditioning (|det| and the smallest singular value; square matrices only for det).
+// conditioning (|det|, the smallest |eigenvalue| TH Fig. 1 reports, and the smallest singular
+// value; square matrices only for the first two).
 struct Projection {
   Matrix raw, normalised;
   double det = 0;            // NaN when not square
   double smallest_sv = 0;
+  double smallest_abs_eigenvalue = 0;  // TH Fig. 1's "smallest eigenvalue" (its modulus); NaN when not square
 };
 
 struct LayerView {

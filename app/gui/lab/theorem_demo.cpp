@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/gui/thread_priority.h"
+#include "core/analysis/reachability.h"
 #include "core/analysis/representation.h"
 
 namespace headroom::gui {
@@ -35,16 +36,6 @@ Matrix to_matrix(const Eigen::MatrixXd& e) {
   return m;
 }
 
-Eigen::MatrixXd input_X(int n, uint64_t seed) {
-  // d = 2n rows: X has full column rank, so only the head size limits what is reachable.
-  std::mt19937_64 rng(seed * 7919 + 17);
-  std::normal_distribution<double> N(0, 1);
-  Eigen::MatrixXd X(2 * n, n);
-  for (int i = 0; i < X.rows(); ++i)
-    for (int j = 0; j < n; ++j) X(i, j) = N(rng);
-  return X;
-}
-
 }  // namespace
 
 const char* to_string(TargetPattern p) {
@@ -53,7 +44,12 @@ const char* to_string(TargetPattern p) {
     case TargetPattern::PreviousToken: return "previous token";
     case TargetPattern::Uniform: return "uniform";
     case TargetPattern::RandomStochastic: return "random";
+    case TargetPattern::SelfVsPast:
+      // 2/3 on itself, 1/3 over the other keys (causal: the past): needs d_p = n - 1 either way.
+      return to_matrix(core::threshold_target(core::ThresholdTarget::SelfVsPast, n,
+                                              r.causal ? core::AttentionMask::Causal : core::AttentionMask::Full, 0));
     case TargetPattern::HeadMap: return "a head's map";
+    case TargetPattern::SelfVsPast: return "self vs past";
   }
   return "?";
 }
@@ -74,6 +70,10 @@ Matrix make_target(const TheoremRequest& r) {
         for (int i = 0; i < n; ++i) P(i, j) = std::pow(E(rng), 2.0) + 1e-3;  // peaky, all positive
       break;
     }
+    case TargetPattern::SelfVsPast:
+      // 2/3 on itself, 1/3 over the other keys (causal: the past): needs d_p = n - 1 either way.
+      return to_matrix(core::threshold_target(core::ThresholdTarget::SelfVsPast, n,
+                                              r.causal ? core::AttentionMask::Causal : core::AttentionMask::Full, 0));
     case TargetPattern::HeadMap:
       if (r.head_map.rows == n && r.head_map.cols == n)
         for (int q = 0; q < n; ++q)
@@ -81,8 +81,14 @@ Matrix make_target(const TheoremRequest& r) {
       else P.setConstant(1.0 / n);
       break;
   }
-  P = (1 - kSmoothing) * P + Eigen::MatrixXd::Constant(n, n, kSmoothing / n);
-  for (int j = 0; j < n; ++j) P.col(j) /= P.col(j).sum();
+  // Smoothed over the keys each query sees; causal: the future stays exactly 0.
+  for (int j = 0; j < n; ++j) {
+    const int seen = r.causal ? j + 1 : n;
+    P.col(j).tail(n - seen).setZero();
+    if (P.col(j).head(seen).sum() <= 0) P.col(j).head(seen).setConstant(1.0);
+    P.col(j).head(seen) /= P.col(j).head(seen).sum();
+    P.col(j).head(seen) = (1 - kSmoothing) * P.col(j).head(seen).array() + kSmoothing / seen;
+  }
   return to_matrix(P);
 }
 
@@ -118,13 +124,14 @@ struct TheoremDemo::Impl {
     published = std::make_shared<TheoremSnapshot>(s);
   }
 
-  const core::RepresentationResult& result_for(int dp, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P) {
+  const core::RepresentationResult& result_for(int dp, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P,
+                                               core::AttentionMask mask) {
     auto it = results.find(dp);
     if (it != results.end()) return it->second;
     core::FitOptions fit;
     fit.max_iterations = 150;
     fit.restarts = 2;
-    return results.emplace(dp, core::represent_attention(X, P, dp, fit)).first->second;
+    return results.emplace(dp, core::represent_attention(X, P, dp, mask, fit)).first->second;
   }
 
   void loop() {
@@ -146,6 +153,11 @@ struct TheoremDemo::Impl {
       s.n = req.n;
       s.d_p = req.d_p;
       s.d = 2 * req.n;
+      s.causal = req.causal;
+      const auto mask = req.causal ? core::AttentionMask::Causal : core::AttentionMask::Full;
+      const auto thresholds = core::reachability_thresholds(req.n, mask);
+      s.every_pattern_threshold = thresholds.every_pattern;
+      s.generic_threshold = thresholds.generic;
       if (req.n < 2 || req.n > 48 || req.d_p < 1 || req.d_p > 96) {
         s.error = "use 2 <= n <= 48 and 1 <= d_p <= 96 (fits take longer as n grows)";
         publish(s);
@@ -153,15 +165,16 @@ struct TheoremDemo::Impl {
       }
       try {
         const Matrix target = make_target(req);
-        const Eigen::MatrixXd P = to_eigen(target), X = input_X(req.n, req.seed);
-        std::string key = std::to_string(int(req.pattern)) + "/" + std::to_string(req.n) + "/" + std::to_string(req.seed);
+        const Eigen::MatrixXd P = to_eigen(target), X = core::threshold_input(req.n, req.seed);
+        std::string key = std::to_string(int(req.pattern)) + "/" + std::to_string(req.n) + "/" +
+                          std::to_string(req.seed) + (req.causal ? "/causal" : "/full");
         if (req.pattern == TargetPattern::HeadMap)
           for (float v : req.head_map.v) key += "," + std::to_string(v);
         if (key != curve_key) {
           curve_key = key;
           results.clear();
         }
-        const auto& r = result_for(req.d_p, X, P);
+        const auto& r = result_for(req.d_p, X, P, mask);
         s.target = to_matrix(P.transpose());
         s.reached = to_matrix(r.reached.transpose());
         s.difference = to_matrix((r.reached - P).transpose());
@@ -180,7 +193,7 @@ struct TheoremDemo::Impl {
         for (int dp = 1; dp <= top; ++dp) {
           if (superseded()) break;
           if (results.count(dp)) continue;
-          result_for(dp, X, P);
+          result_for(dp, X, P, mask);
           fill_curve();
           publish(s);
         }

@@ -1,5 +1,6 @@
-// LRB Theorem 1, live: pick a target attention pattern, a head size d_p and n; the demo builds
-// W_q, W_k that reach it (construction when d_p >= n, best fit below) and the error-vs-d_p curve.
+// LRB Theorem 1, live: pick a target attention pattern, full or causal, a head size d_p and n; the
+// demo builds W_q, W_k that reach it (construction when d_p >= n - 1, best fit below) and the
+// error-vs-d_p curve with the two thresholds (docs/causal_threshold.md).
 // Runs on its own thread (fits take tens of milliseconds each); the latest request wins.
 #pragma once
 
@@ -9,13 +10,14 @@
 
 namespace headroom::gui {
 
-enum class TargetPattern { Identity, PreviousToken, Uniform, RandomStochastic, HeadMap };
+enum class TargetPattern { Identity, PreviousToken, Uniform, RandomStochastic, HeadMap, SelfVsPast };
 const char* to_string(TargetPattern p);
 
 struct TheoremRequest {
   TargetPattern pattern = TargetPattern::RandomStochastic;
   int n = 8;
   int d_p = 4;
+  bool causal = false;  // query j sees keys 0..j (what the suites train)
   uint64_t seed = 0;
   Matrix head_map;  // for HeadMap: an n x n map, rows = queries (as the lab draws it)
 };
@@ -24,6 +26,9 @@ struct TheoremSnapshot {
   uint64_t request_id = 0;
   bool ready = false;
   int n = 0, d_p = 0, d = 0;
+  bool causal = false;
+  int every_pattern_threshold = 0;  // d_p from which every target is reachable (n - 1)
+  int generic_threshold = 0;        // d_p from which random targets are (n - 1 full, floor(n/2) causal)
   // All n x n, rows = queries (LRB's P transposed, so they read like the lab's maps).
   Matrix target, reached, difference;
   double max_abs_error = 0;
@@ -33,7 +38,8 @@ struct TheoremSnapshot {
   std::string error;                // a bad request, explained
 };
 
-// Builds the LRB-convention target P (n x n, columns = queries, positive, column-stochastic).
+// Builds the LRB-convention target P (n x n, columns = queries, column-stochastic, positive on the
+// keys each query sees; causal: column j on rows 0..j, 0 below).
 Matrix make_target(const TheoremRequest& request);
 
 class TheoremDemo {

@@ -182,7 +182,15 @@ bool LabView::load_stored_step(size_t index) {
     posted_key_ = request_key(controls_spec);
     post_now();
     std::string error;
-    if (!engine_.load_weights(artifact->bytes, ck.tokenizer, &error)) throw std::runtime_error(error);
+    // The run's corpus: the vocabulary badge counts the tokens that occur in it.
+    std::string corpus;
+    if (const auto run = store.get_run(ck.run_id)) {
+      const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
+      if (config.is_object() && config.contains("train") && config["train"].contains("corpus") &&
+          config["train"]["corpus"].is_string())
+        corpus = config["train"]["corpus"].get<std::string>();
+    }
+    if (!engine_.load_weights(artifact->bytes, ck.tokenizer, corpus, &error)) throw std::runtime_error(error);
     stored_->index = static_cast<int>(index);
     return true;
   } catch (const std::exception& e) {
@@ -248,9 +256,10 @@ void LabView::sync() {
     t.pattern = c_.pattern;
     t.n = c_.theorem_n;
     t.d_p = c_.theorem_dp;
+    t.causal = c_.theorem_causal;
     t.seed = c_.seed;
     std::string key = std::to_string(int(t.pattern)) + "/" + std::to_string(t.n) + "/" + std::to_string(t.d_p) + "/" +
-                      std::to_string(t.seed);
+                      std::to_string(t.seed) + (t.causal ? "/causal" : "/full");
     if (t.pattern == TargetPattern::HeadMap && snap_ && snap_->valid && !snap_->layers.empty()) {
       const auto& l = snap_->layers[std::min<size_t>(c_.layer, snap_->layers.size() - 1)];
       const int h = std::clamp(c_.theorem_head, 0, int(l.W.size()) - 1);
@@ -365,8 +374,9 @@ void LabView::draw_controls() {
     if (!c_.standard_head_size) ImGui::SliderInt("d_p (head size)", &c_.head_size, 1, 256);
     else ImGui::TextDisabled("d_p = %d / %d = %s", c_.d, c_.heads, c_.heads > 0 && c_.d % c_.heads == 0 ? std::to_string(c_.d / c_.heads).c_str() : "not whole");
   }
-  ImGui::SliderInt("r (emb. rank)", &c_.embed_rank, 0, c_.d);
-  tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). 0 = full rank.");
+  ImGui::SliderInt("r (emb. rank)", &c_.embed_rank, 0, c_.d, c_.embed_rank == 0 ? "full (r = d)" : "%d");
+  tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
+          "not factorised: full rank, r = min(V, d).");
   static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
   if (ImGui::BeginCombo("vocabulary", c_.vocab.c_str())) {
     for (const char* v : kVocabularies)
@@ -508,7 +518,8 @@ void LabView::draw_summary(const LabSnapshot& s) {
     ImGui::SameLine();
     ImGui::TextWrapped("%s", b.message.c_str());
   }
-  if (s.bottlenecks.empty()) ImGui::TextDisabled("No bottleneck at this n: every head can reach rank n (d_p >= n).");
+  if (s.bottlenecks.empty())
+    ImGui::TextDisabled("No bottleneck at this n: every head reaches every attention pattern (rank cap >= n - 1, LRB Thm 1).");
 }
 
 void LabView::draw_heads(const LabSnapshot& s) {
@@ -584,9 +595,14 @@ void LabView::draw_rank(const LabSnapshot& s) {
   ImGui::SliderInt("layer##rank", &c_.layer, 0, layers - 1);
   const auto& l = s.layers[c_.layer];
   const auto& a = s.spec.attention;
-  ImGui::Text("Theory caps each logit matrix at rank %d = min(n = %d, %s).", l.rank_cap, s.n,
-              core::has_logits_projection(a.kind) ? "h_k d_k" : a.kind == core::AttentionKind::GeneralBilinear ? "d" : "d_p");
-  tooltip("LRB §2.3: (W_k X)^T (W_q X) has rank <= d_p. Talking-heads mixes h_k such matrices (TH §4).");
+  ImGui::Text("Theory caps each logit matrix at rank %d = min(n = %d, d = %d, %s).", l.rank_cap, s.n, a.d_model,
+              a.kind == core::AttentionKind::DynamicProj ? "2 min(d, h_k d_k)"
+              : core::has_logits_projection(a.kind)      ? "h_k d_k"
+              : a.kind == core::AttentionKind::GeneralBilinear ? "d" : "d_p");
+  tooltip("LRB §2.3: (W_k X)^T (W_q X) has rank <= d_p, and X is d wide. Talking-heads mixes h_k such matrices\n"
+          "(TH §4); dynamic projections add a second term of the same rank (TH app. A). A cap of n - 1 already\n"
+          "reaches every pattern (softmax ignores a constant per query); causal heads reach random patterns\n"
+          "from floor(n/2) (docs/causal_threshold.md).");
   ImGui::Text("This layer's input (n x d) has measured rank %d.", l.input_rank);
   if (c_.layer == 0)
     ImGui::TextDisabled("Layer 0's input is LayerNorm(token + position): rank <= r + r_pos (+1 for the LayerNorm bias) = %d, "
@@ -649,17 +665,21 @@ void LabView::draw_projections(const LabSnapshot& s) {
     const auto& m = items[i].p->normalised;
     widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
     if (std::isnan(items[i].p->det)) ImGui::Text("not square; smallest singular value %.3g", items[i].p->smallest_sv);
-    else ImGui::Text("|det| %.3g   smallest singular value %.3g", std::abs(items[i].p->det), items[i].p->smallest_sv);
-    tooltip("TH's trained BERT had |det| > 1e-9 and smallest eigenvalue > 1e-3: well conditioned.");
+    else
+      ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g", std::abs(items[i].p->det),
+                         items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
+    tooltip("TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"
+            "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
+            "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
     ImGui::EndGroup();
   }
 }
 
 void LabView::draw_theorem() {
-  const char* patterns[] = {"identity", "previous token", "uniform", "random", "a head's map"};
+  const char* patterns[] = {"identity", "previous token", "uniform", "random", "a head's map", "self vs past"};
   int p = static_cast<int>(c_.pattern);
   ImGui::SetNextItemWidth(180 * context_.ui_scale);
-  if (ImGui::Combo("target", &p, patterns, 5)) c_.pattern = static_cast<TargetPattern>(p);
+  if (ImGui::Combo("target", &p, patterns, 6)) c_.pattern = static_cast<TargetPattern>(p);
   ImGui::SameLine();
   if (c_.pattern == TargetPattern::HeadMap) {
     ImGui::SetNextItemWidth(120 * context_.ui_scale);
@@ -671,9 +691,13 @@ void LabView::draw_theorem() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(200 * context_.ui_scale);
   ImGui::SliderInt("d_p##thm", &c_.theorem_dp, 1, 32);
+  ImGui::SameLine();
+  ImGui::Checkbox("causal##thm", &c_.theorem_causal);
   help_marker("LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
-              "some W_q, W_k (the construction, eqs. 4-7). Below, the best fit (L-BFGS, float64). Softmax ignores a "
-              "constant added to a query's logits, so d_p = n - 1 already suffices; fewer leaves an error.");
+              "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
+              "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): random "
+              "targets are reached from d_p = floor(n/2), but 'self vs past' still needs n - 1. Below, the best fit "
+              "(L-BFGS, float64). Proof and measurements: docs/causal_threshold.md.");
   auto t = theorem_.snapshot();
   if (!t->error.empty()) {
     ImGui::TextColored(kProblem, "%s", t->error.c_str());
@@ -683,8 +707,19 @@ void LabView::draw_theorem() {
     ImGui::TextDisabled("computing...");
     return;
   }
-  ImGui::Text("n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s%s", t->n, t->d_p, t->d, t->n,
-              t->max_abs_error, t->method.c_str(), t->d_p >= t->n ? "  (d_p >= n: exact, LRB Thm 1)" : "");
+  ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s", t->causal ? "causal" : "full",
+              t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
+  ImGui::PushTextWrapPos(0.0f);
+  if (t->d_p >= t->every_pattern_threshold)
+    ImGui::TextDisabled("d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
+                        t->every_pattern_threshold, t->causal ? "causal " : "");
+  else if (t->causal && t->d_p >= t->generic_threshold)
+    ImGui::TextDisabled("floor(n/2) = %d <= d_p < n - 1 = %d: random causal patterns are reachable, structured ones like "
+                        "'self vs past' are not.", t->generic_threshold, t->every_pattern_threshold);
+  else
+    ImGui::TextDisabled("d_p < %d = %s: random %spatterns are out of reach; the fit's error stays.", t->generic_threshold,
+                        t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
+  ImGui::PopTextWrapPos();
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   const Matrix* mats[] = {&t->target, &t->reached, &t->difference};
   const char* names[] = {"target P", "reached softmax", "difference"};
@@ -713,9 +748,13 @@ void LabView::draw_theorem() {
     std::vector<float> floor(t->curve_error.size());
     for (size_t i = 0; i < floor.size(); ++i) floor[i] = std::max(1e-12f, t->curve_error[i]);
     widgets::PlotLine("error", t->curve_dp.data(), floor.data(), static_cast<int>(floor.size()));
-    const float nx[2] = {float(t->n), float(t->n)};
     const float ny[2] = {1e-12f, 1.0f};
-    widgets::PlotLine("d_p = n", nx, ny, 2, IM_COL32(230, 90, 60, 255));
+    const float every[2] = {float(t->every_pattern_threshold), float(t->every_pattern_threshold)};
+    widgets::PlotLine("d_p = n - 1: every pattern", every, ny, 2, IM_COL32(230, 90, 60, 255));
+    if (t->causal) {
+      const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
+      widgets::PlotLine("d_p = floor(n/2): random causal patterns", generic, ny, 2, IM_COL32(90, 170, 230, 255));
+    }
     widgets::EndPlot();
   }
 }
