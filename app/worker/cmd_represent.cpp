@@ -50,11 +50,12 @@ std::string theorem_sentence(int d_p, int n, core::AttentionMask mask) {
     return "LRB Thm 1: d_p = " + dp + " >= n - 1 = " + std::to_string(t.every_pattern) + ": every positive " +
            (mask == core::AttentionMask::Causal ? "causal " : "") + "pattern is reachable (construction)";
   if (mask == core::AttentionMask::Causal && d_p >= t.generic)
-    return "causal, floor(n/2) = " + std::to_string(t.generic) + " <= d_p = " + dp + " < n - 1: random causal patterns are "
-           "reachable, structured ones (e.g. self against a uniform past) are not; this is the best fit found";
+    return "causal, floor(n/2) = " + std::to_string(t.generic) + " <= d_p = " + dp + " < n - 1: almost every causal pattern "
+           "is reachable exactly and every one to any precision, but a few structured ones (e.g. self against a uniform "
+           "past) only with ever larger weights; this is the best fit found";
   return std::string("d_p = ") + dp + " < " + std::to_string(t.generic) +
          (mask == core::AttentionMask::Causal ? " = floor(n/2) (causal)" : " = n - 1 (full)") +
-         ": almost no random pattern is reachable; this is the best fit found";
+         ": almost no pattern is reachable, even approximately; this is the best fit found";
 }
 
 int run_sweep(const RepresentOptions& o) {
@@ -100,13 +101,13 @@ int run_sweep(const RepresentOptions& o) {
       std::cerr << "headroom-worker represent: cannot write --csv " << o.csv << "\n";
       return kExitBadInput;
     }
-    csv << "mask,pattern,n,d_p,targets,reached,median_error,worst_error,errors\n" << std::setprecision(6);
+    csv << "mask,pattern,n,d_p,targets,reached,median_log_error,worst_log_error,median_max_logit,log_errors\n" << std::setprecision(6);
   }
-  if (!o.json) std::cout << "mask    pattern       n  d_p  reached  median_error  worst_error\n";
+  if (!o.json) std::cout << "mask    pattern       n  d_p  reached  median max|log reached - log P|  worst  median max|logit|\n";
   const auto points = core::sweep_threshold(s, [&](const core::ThresholdPoint& p) {
     if (csv.is_open()) {
       csv << core::to_string(p.mask) << "," << core::to_string(p.target) << "," << p.n << "," << p.d_p << ","
-          << p.errors.size() << "," << p.reached << "," << p.median_error << "," << p.worst_error << ",";
+          << p.errors.size() << "," << p.reached << "," << p.median_error << "," << p.worst_error << "," << p.median_max_logit << ",";
       for (size_t i = 0; i < p.errors.size(); ++i) csv << (i ? ";" : "") << p.errors[i];
       csv << "\n" << std::flush;
     }
@@ -114,7 +115,8 @@ int run_sweep(const RepresentOptions& o) {
       std::cout << std::left << std::setw(8) << core::to_string(p.mask) << std::setw(14) << core::to_string(p.target)
                 << std::right << std::setw(2) << p.n << std::setw(5) << p.d_p << std::setw(6) << p.reached << "/"
                 << std::left << std::setw(3) << p.errors.size() << std::right << std::scientific << std::setprecision(2)
-                << std::setw(13) << p.median_error << std::setw(13) << p.worst_error << std::defaultfloat << "\n"
+                << std::setw(13) << p.median_error << std::setw(13) << p.worst_error << std::setw(11) << p.median_max_logit
+                << std::defaultfloat << "\n"
                 << std::flush;
   });
   nlohmann::ordered_json thresholds = nlohmann::json::array();

@@ -30,27 +30,21 @@ int logit_rank_cap(const AttentionSpec& spec, int n, int m) {
 
 namespace {
 
-// What a logit rank cap of `cap` means for which attention patterns one head can reach over n
-// tokens (docs/causal_threshold.md): nothing to report, random patterns reachable but not every
-// one (causal only), or random patterns out of reach. "what" names the cap, e.g. "d_k = 8".
+// What a logit rank cap of `cap` means for the attention patterns one head can reach over n
+// tokens (docs/causal_threshold.md). Full attention reaches every pattern from n - 1 and almost
+// none below. Causal heads reach almost every pattern exactly from floor(n/2), and every one to
+// any precision, so only a cap below floor(n/2) is a bottleneck. "what" names the cap, e.g. "d_k = 8".
 std::optional<Bottleneck> reachability(int64_t cap, int n, bool causal, const std::string& what,
                                        const std::string& id, const std::string& paper, const std::string& section,
                                        const std::string& remedy) {
-  const int every = n - 1, generic = causal ? n / 2 : n - 1;
-  if (cap >= every) return std::nullopt;
-  const std::string mask = causal ? "causal " : "";
-  std::string msg = "each " + mask + "head's n x n logits have rank <= " + what + " < n = " + s(n) +
-                    ": a rank deficit of " + s(n - cap) + " per head; ";
-  if (cap >= generic) {
-    msg += "causal heads reach random patterns from d_p >= floor(n/2) = " + s(generic) +
-           ", so most patterns are reachable, but not every one (a token against a uniform past needs n - 1 = " +
-           s(every) + ")";
-  } else {
-    msg += causal ? "causal heads reach random patterns only from floor(n/2) = " + s(generic) +
-                        " and every pattern from n - 1 = " + s(every) + ", so most patterns are out of reach"
-                  : "full attention reaches every pattern from n - 1 = " + s(every) +
-                        " (LRB Thm 1 with a constant per query) and almost none below, so most patterns are out of reach";
-  }
+  const int threshold = causal ? n / 2 : n - 1;
+  if (cap >= threshold) return std::nullopt;
+  std::string msg = std::string("each ") + (causal ? "causal " : "") + "head's n x n logits have rank <= " + what +
+                    " < n = " + s(n) + ": a rank deficit of " + s(n - cap) + " per head; ";
+  msg += causal ? "causal heads need rank floor(n/2) = " + s(threshold) +
+                      " to reach almost every pattern, so most patterns are out of reach, even approximately"
+                : "full attention reaches every pattern from n - 1 = " + s(threshold) +
+                      " (LRB Thm 1 with a constant per query) and almost none below, so most patterns are out of reach";
   if (!remedy.empty()) msg += "; " + remedy;
   return Bottleneck{id, paper, section, msg};
 }
@@ -75,12 +69,12 @@ std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
   std::string remedy;
   if (a.kind == AttentionKind::MultiHead)
     remedy = "the standard head size d/h = " + s(a.d_k) + " shrinks as h grows (LRB eq. 8); a fixed head size d_p >= " +
-             s(a.causal ? n / 2 : n - 1) + " (fixed-head) removes it" + (a.causal ? " for random patterns" : "");
+             s(a.causal ? n / 2 : n - 1) + " (fixed-head) removes it";
   else if (!mixed)
-    remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it" + (a.causal ? " for random patterns" : "");
+    remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it";
   if (auto b = reachability(head_cap, n, a.causal, head_what, "lrb-head-rank", "LRB", "§2.3, Thm 1", remedy))
     out.push_back(*b);
-  if (mixed && head_cap < n - 1) {
+  if (mixed && head_cap < (a.causal ? n / 2 : n - 1)) {
     const int cap = logit_rank_cap(a, n, n);
     std::string msg = "P_l mixes the " + s(a.heads_k) + " key heads before the softmax, so each mixed logit matrix can reach rank " +
                       (a.kind == AttentionKind::DynamicProj ? std::string("min(n, 2 min(d, h_k*d_k))") : "min(n, d, h_k*d_k)") +
@@ -88,8 +82,9 @@ std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
     if (auto b = reachability(cap, n, a.causal, "its cap " + s(cap), "th-mixed-rank", "TH", "§4", ""))
       msg += ": " + b->message.substr(b->message.find("a rank deficit"));
     else
-      msg += " >= n - 1: one mixed head alone is as expressive as a head of size n - 1 (LRB Thm 1), though the h heads "
-             "share W_q, W_k and TH proves no joint theorem";
+      msg += std::string(" >= ") + (a.causal ? "floor(n/2)" : "n - 1") +
+             ": one mixed head alone reaches what a head of that size reaches (LRB Thm 1), though the h heads share "
+             "W_q, W_k and TH proves no joint theorem";
     out.push_back({"th-mixed-rank", "TH", "§4", msg});
   }
 

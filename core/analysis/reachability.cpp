@@ -1,6 +1,7 @@
 #include "core/analysis/reachability.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 namespace headroom::core {
@@ -10,13 +11,12 @@ const char* to_string(ThresholdTarget t) { return t == ThresholdTarget::SelfVsPa
 Eigen::MatrixXd threshold_target(ThresholdTarget kind, int n, AttentionMask mask, uint64_t seed) {
   Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);  // column j: query j's distribution over keys
   std::mt19937_64 rng(seed * 1000003 + uint64_t(n) * 7 + (mask == AttentionMask::Causal ? 1 : 0));
-  std::normal_distribution<double> N(0, 1);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
   for (int j = 0; j < n; ++j) {
     const int seen = mask == AttentionMask::Causal ? j + 1 : n;
     for (int i = 0; i < seen; ++i) {
       if (kind == ThresholdTarget::Random) {
-        const double z = N(rng);
-        P(i, j) = z * z * std::exp(N(rng)) + 1e-3;
+        P(i, j) = -std::log(1.0 - U(rng));  // exponential(1): P's columns uniform on the simplex
       } else {
         P(i, j) = i == j ? 2.0 * (seen - 1) : 1.0;  // 2/3 on itself, 1/3 spread over the others
       }
@@ -48,19 +48,23 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
         p.target = s.target;
         p.n = n;
         p.d_p = dp;
+        std::vector<double> logits;
         for (int t = 0; t < targets; ++t) {
           const uint64_t seed = s.seed + uint64_t(t);
           FitOptions fit = s.fit;
           fit.seed = seed;
           const auto r = represent_attention(threshold_input(n, seed), threshold_target(s.target, n, mask, seed), dp,
                                              mask, fit);
-          p.errors.push_back(r.max_abs_error);
-          if (r.max_abs_error < kReachedTolerance) ++p.reached;
+          p.errors.push_back(r.max_log_error);
+          logits.push_back(r.max_logit);
+          if (r.max_log_error < kReachedTolerance) ++p.reached;
         }
         std::vector<double> sorted = p.errors;
         std::sort(sorted.begin(), sorted.end());
         p.median_error = sorted[sorted.size() / 2];
         p.worst_error = sorted.back();
+        std::sort(logits.begin(), logits.end());
+        p.median_max_logit = logits[logits.size() / 2];
         if (progress) progress(p);
         out.push_back(std::move(p));
       }

@@ -16,7 +16,7 @@
 namespace headroom::core {
 
 enum class ThresholdTarget {
-  Random,      // entries |N(0,1)|^2 * e + 1e-3 per seen key, normalised: generic, peaky
+  Random,      // each query's weights uniform on the simplex of the keys it sees (Dirichlet(1))
   SelfVsPast,  // query j: weight 2/3 on itself, 1/3 spread evenly over keys 0..j-1 (causal's
                // hardest pattern: needs d_p = n - 1); full: 2/3 on itself, the rest uniform
 };
@@ -31,12 +31,14 @@ struct ThresholdPoint {
   AttentionMask mask = AttentionMask::Full;
   ThresholdTarget target = ThresholdTarget::Random;
   int n = 0, d_p = 0;
-  std::vector<double> errors;  // max |reached - P| per target (seed), in seed order
+  std::vector<double> errors;  // max |log reached - log P| per target (seed), in seed order
   int reached = 0;             // targets with error < kReachedTolerance
   double median_error = 0, worst_error = 0;
+  double median_max_logit = 0;  // median over targets of the fit's largest |logit|
 };
 
-// A target counts as reached when the best fit's max |reached - P| is below this.
+// A target counts as reached when the best fit's max |log reached - log P| is below this (0.1%
+// relative on every entry a query sees).
 constexpr double kReachedTolerance = 1e-3;
 
 struct ThresholdSweep {

@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -38,9 +39,17 @@ bool sees(AttentionMask mask, Eigen::Index key, Eigen::Index query) {
 RepresentationResult finish(RepresentationResult r, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P,
                             AttentionMask mask) {
   const double dp = static_cast<double>(r.W_q.rows());
-  r.reached = column_softmax((r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(dp), mask);
+  const Eigen::MatrixXd logits = (r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(dp);
+  r.max_logit = logits.cwiseAbs().maxCoeff();
+  r.reached = column_softmax(logits, mask);
   // Entries a query does not see are 0 in both P and reached (causal), so the max is over the rest.
   r.max_abs_error = (r.reached - P).cwiseAbs().maxCoeff();
+  // The same in log space: a relative error, so small probabilities count as much as large ones.
+  r.max_log_error = 0;
+  for (Eigen::Index j = 0; j < P.cols(); ++j)
+    for (Eigen::Index i = 0; i < P.rows(); ++i)
+      if (sees(mask, i, j))
+        r.max_log_error = std::max(r.max_log_error, std::abs(std::log(r.reached(i, j)) - std::log(P(i, j))));
   return r;
 }
 
@@ -163,7 +172,7 @@ RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::Matrix
 
   torch::manual_seed(options.seed);
   RepresentationResult best;
-  best.max_abs_error = std::numeric_limits<double>::infinity();
+  best.max_abs_error = best.max_log_error = std::numeric_limits<double>::infinity();
   for (int restart = 0; restart < std::max(1, options.restarts); ++restart) {
     auto wq = (torch::randn({d_p, d}, torch::kFloat64) / std::sqrt(double(d))).requires_grad_(true);
     auto wk = (torch::randn({d_p, d}, torch::kFloat64) / std::sqrt(double(d))).requires_grad_(true);
@@ -189,7 +198,7 @@ RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::Matrix
     r.W_k = to_eigen(wk);
     r.iterations = options.max_iterations;
     r = finish(std::move(r), X, P, mask);
-    if (r.max_abs_error < best.max_abs_error) best = std::move(r);
+    if (r.max_log_error < best.max_log_error) best = std::move(r);
   }
   return best;
 }

@@ -9,9 +9,10 @@
 // 0..j only, so P is upper triangular in this orientation (column j supported on rows 0..j) and
 // the logits below that support are free. docs/causal_threshold.md proves and measures:
 //   - full attention: every positive P is reachable iff d_p >= n - 1; a random P needs n - 1.
-//   - causal attention: every causal P is reachable iff d_p >= n - 1 too (the pattern "self
-//     against a uniform past" needs n - 1), but a random (generic) causal P is reachable iff
-//     d_p >= floor(n / 2). So the causal bottleneck for typical patterns starts near n / 2.
+//   - causal attention: every causal P is reachable exactly iff d_p >= n - 1 too (the pattern
+//     "self against a uniform past" needs n - 1), but almost every causal P is reachable iff
+//     d_p >= floor(n / 2), and every one to any precision from there (with growing weights).
+//     So the causal bottleneck starts at n / 2.
 #pragma once
 
 #include <Eigen/Core>
@@ -32,6 +33,8 @@ struct RepresentationResult {
   Eigen::MatrixXd W_q, W_k; // d_p x d
   Eigen::MatrixXd reached;  // n x n: the (masked) column softmax the weights produce
   double max_abs_error = 0; // max |reached - P| over the entries a query sees
+  double max_log_error = 0; // max |log reached - log P| over the same: relative, fair to small entries
+  double max_logit = 0;     // max |logit| over all n x n entries, seen or masked: how far the weights went
   int iterations = 0;       // optimiser iterations (fit only)
 };
 
@@ -44,8 +47,9 @@ struct FitOptions {
 // The head sizes at which attention patterns become reachable for n tokens (X of rank n).
 struct ReachabilityThresholds {
   int every_pattern = 0;  // d_p >= this reaches every positive (causal) P: n - 1 for both masks
-  int generic = 0;        // d_p >= this reaches a random P: n - 1 full, floor(n / 2) causal;
-                          // below it almost no random P is reachable
+  int generic = 0;        // d_p >= this reaches almost every P (exactly; causal: every P to any
+                          // precision): n - 1 full, floor(n / 2) causal; below it almost none, even
+                          // approximately
 };
 ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask);
 

@@ -167,17 +167,20 @@ TEST(Representation, ThresholdsFullNeedsNMinusOneCausalGenericHalf) {
 TEST(Representation, RandomCausalTargetsAreReachedFromHalfNAndNotBelow) {
   ThresholdSweep s;
   s.masks = {AttentionMask::Causal};
-  s.n_min = 5;
+  s.n_min = 6;
   s.n_max = 8;
   s.targets = 3;
   s.seed = 40;
-  s.fit.restarts = 3;
+  s.fit.restarts = 8;  // odd n at floor(n/2) has local minima: one start in a few finds the exact answer
+                       // (n = 5 with these seeds needs 12; docs/causal_threshold.md)
   const auto points = sweep_threshold(s);
   for (int n = s.n_min; n <= s.n_max; ++n) {
     EXPECT_EQ(measured_threshold(points, AttentionMask::Causal, n), n / 2) << "n=" << n;
+    // Below floor(n/2) no weights come close (the proof's fully seen block): a large relative error.
     for (const auto& p : points)
-      if (p.n == n && p.d_p == n / 2 - 1)
-        EXPECT_GT(p.median_error, 10 * kReachedTolerance) << "n=" << n << " d_p=" << p.d_p;
+      if (p.n == n && p.d_p == n / 2 - 1) {
+        EXPECT_GT(p.median_error, 0.05) << "n=" << n << " d_p=" << p.d_p;
+      }
   }
 }
 
@@ -189,22 +192,38 @@ TEST(Representation, RandomFullTargetsNeedNMinusOne) {
   s.targets = 2;
   s.seed = 50;
   const auto points = sweep_threshold(s);
-  for (int n = s.n_min; n <= s.n_max; ++n) EXPECT_EQ(measured_threshold(points, AttentionMask::Full, n), n - 1) << n;
+  for (int n = s.n_min; n <= s.n_max; ++n) {
+    EXPECT_EQ(measured_threshold(points, AttentionMask::Full, n), n - 1) << n;
+    for (const auto& p : points)
+      if (p.n == n && p.d_p == n - 2) {
+        EXPECT_GT(p.median_error, 0.05) << "n=" << n;
+      }
+  }
 }
 
-TEST(Representation, SelfAgainstUniformPastNeedsNMinusOneEvenWhenCausal) {
-  // Query j: 2/3 on itself, 1/3 spread over keys 0..j-1. Reaching it needs the key vectors of
-  // all n tokens affinely independent, so d_p >= n - 1 (docs/causal_threshold.md).
-  ThresholdSweep s;
-  s.masks = {AttentionMask::Causal};
-  s.target = ThresholdTarget::SelfVsPast;
-  s.n_min = 5;
-  s.n_max = 7;
-  s.fit.restarts = 4;
-  const auto points = sweep_threshold(s);
-  for (int n = s.n_min; n <= s.n_max; ++n) {
-    EXPECT_EQ(measured_threshold(points, AttentionMask::Causal, n), n - 1) << "n=" << n;
-    for (const auto& p : points)
-      if (p.n == n && p.d_p == n - 2) EXPECT_GT(p.worst_error, 10 * kReachedTolerance) << "n=" << n;
+TEST(Representation, SelfAgainstUniformPastIsExactOnlyFromNMinusOneButApproachedWithGrowingLogits) {
+  // Query j: 2/3 on itself, 1/3 spread over keys 0..j-1. Exactly, it needs the n key vectors
+  // affinely independent, so d_p >= n - 1 (docs/causal_threshold.md). But a single dimension
+  // comes arbitrarily close: key scores u_i = t^i and query scales v_j = delta_j / (t^j - 1) make
+  // query j's logits delta_j * (t^i - 1) / (t^j - 1), which tend to 0 on the past and equal
+  // delta_j on itself as t grows, at the price of logits of size ~t.
+  const int n = 6;
+  const auto P = threshold_target(ThresholdTarget::SelfVsPast, n, AttentionMask::Causal, 0);
+  const auto exact = construct_attention(threshold_input(n, 0), P, n - 1, AttentionMask::Causal);
+  EXPECT_LT(exact.max_log_error, 1e-9);
+  double previous_error = 1e9;
+  for (double t : {10.0, 100.0, 1000.0}) {
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);  // rank 1: A = u v^T
+    for (int j = 1; j < n; ++j) {
+      const double delta = std::log(P(j, j) / P(0, j));
+      for (int i = 0; i < n; ++i) A(i, j) = delta * (std::pow(t, i) - 1) / (std::pow(t, j) - 1);
+    }
+    const auto reached = column_softmax(A, AttentionMask::Causal);
+    double err = 0;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i <= j; ++i) err = std::max(err, std::abs(std::log(reached(i, j) / P(i, j))));
+    EXPECT_LT(err, previous_error / 5) << "t=" << t;
+    previous_error = err;
   }
+  EXPECT_LT(previous_error, 0.01);
 }

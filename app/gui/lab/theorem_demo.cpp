@@ -44,10 +44,6 @@ const char* to_string(TargetPattern p) {
     case TargetPattern::PreviousToken: return "previous token";
     case TargetPattern::Uniform: return "uniform";
     case TargetPattern::RandomStochastic: return "random";
-    case TargetPattern::SelfVsPast:
-      // 2/3 on itself, 1/3 over the other keys (causal: the past): needs d_p = n - 1 either way.
-      return to_matrix(core::threshold_target(core::ThresholdTarget::SelfVsPast, n,
-                                              r.causal ? core::AttentionMask::Causal : core::AttentionMask::Full, 0));
     case TargetPattern::HeadMap: return "a head's map";
     case TargetPattern::SelfVsPast: return "self vs past";
   }

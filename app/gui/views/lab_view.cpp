@@ -695,9 +695,10 @@ void LabView::draw_theorem() {
   ImGui::Checkbox("causal##thm", &c_.theorem_causal);
   help_marker("LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
               "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
-              "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): random "
-              "targets are reached from d_p = floor(n/2), but 'self vs past' still needs n - 1. Below, the best fit "
-              "(L-BFGS, float64). Proof and measurements: docs/causal_threshold.md.");
+              "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
+              "every target is reached exactly from d_p = floor(n/2); 'self vs past' only approximately, with ever "
+              "larger weights, until n - 1. Below, the best fit (L-BFGS, float64). Proof and measurements: "
+              "docs/causal_threshold.md.");
   auto t = theorem_.snapshot();
   if (!t->error.empty()) {
     ImGui::TextColored(kProblem, "%s", t->error.c_str());
@@ -714,10 +715,12 @@ void LabView::draw_theorem() {
     ImGui::TextDisabled("d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
                         t->every_pattern_threshold, t->causal ? "causal " : "");
   else if (t->causal && t->d_p >= t->generic_threshold)
-    ImGui::TextDisabled("floor(n/2) = %d <= d_p < n - 1 = %d: random causal patterns are reachable, structured ones like "
-                        "'self vs past' are not.", t->generic_threshold, t->every_pattern_threshold);
+    ImGui::TextDisabled("floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly; structured "
+                        "ones like 'self vs past' only approximately, with ever larger weights.",
+                        t->generic_threshold, t->every_pattern_threshold);
   else
-    ImGui::TextDisabled("d_p < %d = %s: random %spatterns are out of reach; the fit's error stays.", t->generic_threshold,
+    ImGui::TextDisabled("d_p < %d = %s: almost every %spattern is out of reach, even approximately; the fit's error stays.",
+                        t->generic_threshold,
                         t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
   ImGui::PopTextWrapPos();
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
