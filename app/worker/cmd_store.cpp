@@ -8,7 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "app/worker/worker_cli.h"
+#include "core/io/safetensors.h"
+#include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
 
@@ -73,6 +82,103 @@ int run_export(const std::string& path, std::optional<int64_t> run) {
   return kExitOk;
 }
 
+long long file_size(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+}
+
+// A consistent snapshot of `from` (opened read-only, so a worker may be writing it) into the new
+// file `to`, by SQLite's online backup. An error message, or nullopt.
+std::optional<std::string> copy_database(const std::string& from, const std::string& to) {
+  sqlite3 *src = nullptr, *dst = nullptr;
+  std::optional<std::string> err;
+  if (sqlite3_open_v2(from.c_str(), &src, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+      sqlite3_open_v2(to.c_str(), &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    err = std::string(sqlite3_errmsg(dst ? dst : src));
+  } else {
+    sqlite3_busy_timeout(src, 5000);
+    sqlite3_backup* b = sqlite3_backup_init(dst, "main", src, "main");
+    if (!b) {
+      err = std::string(sqlite3_errmsg(dst));
+    } else {
+      int rc;
+      while ((rc = sqlite3_backup_step(b, 256)) == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        if (rc != SQLITE_OK) sqlite3_sleep(20);
+      sqlite3_backup_finish(b);
+      if (rc != SQLITE_DONE) err = std::string(sqlite3_errstr(rc));
+    }
+  }
+  sqlite3_close(src);
+  sqlite3_close(dst);
+  return err;
+}
+
+// Weights in 16 bits: every F32 / F64 tensor becomes F16 (bf16 would keep the range, but these
+// models' weights are small and F16 keeps 3 more bits of mantissa).
+db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
+  auto f = core::decode_safetensors(bytes.data(), bytes.size(), what);
+  for (auto& t : f.tensors)
+    if (t.dtype == "F32" || t.dtype == "F64") t = core::to_st_tensor(t.name, core::from_st_tensor(t).to(torch::kHalf));
+  f.metadata["exported"] = "results-only: weights in F16";
+  return core::encode_safetensors(f);
+}
+
+// A DB for sharing (issue: ship the papers' results): every suite, run, config and metric; no
+// checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
+// suite (lowest seed first, then enqueue order; runs outside a suite count as one suite), in 16
+// bits. The source is only read.
+int run_export_results(const std::string& path, const std::string& out, int weights_per_suite) {
+  if (!require_existing("export", path)) return kExitBadInput;
+  if (access(out.c_str(), F_OK) == 0) {
+    std::cerr << "headroom-worker export: " << out << " already exists; give --out a new file name (nothing is "
+                 "overwritten)\n";
+    return kExitBadInput;
+  }
+  db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB of a known schema
+  if (auto err = copy_database(path, out)) {
+    std::remove(out.c_str());
+    std::cerr << "headroom-worker export: cannot copy " << path << " to " << out << ": " << *err << "\n";
+    return kExitFailure;
+  }
+  auto conn = db::Connection::open(out, db::OpenMode::ReadWrite);
+  db::RunStore store(conn);
+  // Which runs keep weights.
+  std::map<std::string, std::vector<db::RunRecord>> by_suite;
+  for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
+  std::set<int64_t> keep;
+  for (auto& [suite, runs] : by_suite) {
+    std::stable_sort(runs.begin(), runs.end(), [](const db::RunRecord& a, const db::RunRecord& b) { return a.seed < b.seed; });
+    int kept = 0;
+    for (const auto& r : runs) {
+      if (kept >= weights_per_suite) break;
+      if (store.latest_artifact(r.id, "weights")) keep.insert(r.id), ++kept;
+    }
+  }
+  int64_t converted = 0;
+  conn.exec("BEGIN");
+  conn.exec("DELETE FROM artifacts WHERE kind = 'checkpoint'");
+  for (const auto& [suite, runs] : by_suite) {
+    for (const auto& r : runs) {
+      const auto last = store.latest_artifact(r.id, "weights");
+      auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = 'weights' AND step <> ?2");
+      del.bind(1, r.id).bind(2, keep.count(r.id) && last ? last->step : int64_t(-1));
+      del.step();
+      if (!keep.count(r.id) || !last) continue;
+      const auto f16 = to_f16(last->bytes, r.name + " weights");
+      auto upd = conn.prepare("UPDATE artifacts SET bytes = ?1 WHERE run_id = ?2 AND kind = 'weights' AND step = ?3");
+      upd.bind(1, db::BlobView(f16.data(), f16.size())).bind(2, r.id).bind(3, last->step);
+      upd.step();
+      ++converted;
+    }
+  }
+  conn.exec("COMMIT");
+  conn.exec("VACUUM");
+  std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
+            << " bytes): " << store.list_runs().size() << " runs with their configs and metrics, final weights in F16 for "
+            << converted << " of them (at most " << weights_per_suite << " per suite), no checkpoints\n";
+  return kExitOk;
+}
+
 int run_merge(const std::string& out, const std::vector<std::string>& inputs) {
   for (const auto& in : inputs)
     if (!require_existing("merge", in)) return kExitBadInput;
@@ -101,11 +207,28 @@ Command register_export(CLI::App& root) {
   auto db = std::make_shared<std::string>();
   auto run = std::make_shared<std::optional<int64_t>>();
   auto csv = std::make_shared<bool>(false);
-  auto* app = root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout");
+  auto results_only = std::make_shared<bool>(false);
+  auto out = std::make_shared<std::string>();
+  auto weights = std::make_shared<int>(6);
+  auto* app = root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
   app->add_option("--db", *db, "Experiments database")->required();
   app->add_option("--run", *run, "Only this run id");
-  app->add_flag("--csv", *csv, "CSV output (the only format)");
-  return {app, [db, run] { return run_export(*db, *run); }};
+  app->add_flag("--csv", *csv, "CSV output (the default)");
+  app->add_flag("--results-only", *results_only,
+                "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
+                "a few runs per suite in F16");
+  app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
+  app->add_option("--weights-per-suite", *weights, "--results-only: runs per suite that keep final weights (default 6)")
+      ->check(CLI::Range(0, 100000));
+  return {app, [db, run, results_only, out, weights]() -> int {
+            if (!*results_only) return run_export(*db, *run);
+            if (out->empty() || run->has_value()) {
+              std::cerr << "headroom-worker export --results-only: give --out NEW.sqlite (and no --run: it exports "
+                           "every run)\n";
+              return kExitBadInput;
+            }
+            return run_export_results(*db, *out, *weights);
+          }};
 }
 
 Command register_merge(CLI::App& root) {

@@ -12,6 +12,7 @@ struct DtypePair {
 constexpr DtypePair kDtypes[] = {
     {torch::kFloat32, "F32"}, {torch::kFloat64, "F64"}, {torch::kInt64, "I64"},
     {torch::kInt32, "I32"},   {torch::kUInt8, "U8"},    {torch::kBool, "BOOL"},
+    {torch::kHalf, "F16"},    {torch::kBFloat16, "BF16"},  // results-only exports store weights in 16 bits
 };
 
 }  // namespace

@@ -174,3 +174,27 @@ TEST(LabEngine, AVocabularyThatDoesNotMatchTheModelIsExplained) {
   ASSERT_FALSE(s->problems.empty());
   EXPECT_NE(s->problems[0].message.find("V = 500"), std::string::npos) << s->problems[0].message;
 }
+
+TEST(LabEngine, SixteenBitWeightsOfAResultsOnlyExportLoad) {
+  // `export --results-only` stores final weights in F16; the lab reads them into its float model.
+  core::ModelSpec spec = request(core::AttentionKind::MultiHead, 32, 4, 1).model;
+  torch::manual_seed(11);
+  core::TransformerLM stored(spec);
+  core::StFile f;
+  for (const auto& p : stored->named_parameters())
+    f.tensors.push_back(core::to_st_tensor(p.key(), p.value().to(torch::kHalf)));
+  f.metadata = {{"format", "headroom weights v1"}, {"step", "40"}, {"model", core::to_json(spec).dump()}};
+  const auto bytes = core::encode_safetensors(f);
+  LabEngine engine;
+  ASSERT_TRUE(wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8))));
+  std::string error;
+  ASSERT_TRUE(engine.load_weights(bytes, "bytes", "kjv", &error)) << error;
+  std::shared_ptr<const LabSnapshot> s;
+  for (int i = 0; i < 3000 && (!s || s->spec.width != 32); ++i) {
+    s = engine.snapshot();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_TRUE(s && s->valid) << (s && !s->problems.empty() ? s->problems[0].message : "");
+  EXPECT_EQ(s->spec, spec);
+  EXPECT_EQ(s->layers.size(), 1u);
+}

@@ -340,3 +340,65 @@ steps = 5
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("/proc/forbidden/x.sqlite"), std::string::npos) << r.err;
 }
+
+namespace {
+// (kind, dtype of the first tensor) per artifact, read straight from the file.
+std::vector<std::pair<std::string, std::string>> artifact_kinds(const std::string& db) {
+  std::vector<std::pair<std::string, std::string>> out;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT kind, substr(bytes, 9, 400) FROM artifacts ORDER BY run_id, step", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const std::string header(reinterpret_cast<const char*>(sqlite3_column_blob(st, 1)), sqlite3_column_bytes(st, 1));
+    const auto at = header.find("\"dtype\":\"");
+    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+                     at == std::string::npos ? "" : header.substr(at + 9, 3));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+}  // namespace
+
+TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
+  const std::string db = temp_path("full_results.sqlite"), out = temp_path("shared_results.sqlite");
+  for (const auto& p : {db, out}) std::remove(p.c_str());
+  for (const char* name : {"a", "b"}) {
+    auto args = train_args(db, name);
+    args[args.size() - 12] = "120";  // --steps: three checkpoints
+    ASSERT_EQ(run_worker(args).exit_code, 0);
+  }
+  const size_t before = file_hash(db);
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--weights-per-suite", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("final weights in F16 for 1 of them"), std::string::npos) << r.out;
+  EXPECT_EQ(file_hash(db), before) << "the source changed";
+  EXPECT_EQ(integrity(out), "ok");
+  // Every metric of every run survives, value for value.
+  const auto metrics_db = run_worker({"export", "--db", db, "--csv"}), metrics_out = run_worker({"export", "--db", out, "--csv"});
+  EXPECT_GT(metrics_db.out.size(), 1000u);
+  EXPECT_EQ(metrics_out.out, metrics_db.out);
+  // The source has checkpoints and several weights per run; the export one F16 weights artifact.
+  int source_checkpoints = 0;
+  for (const auto& [kind, dtype] : artifact_kinds(db)) source_checkpoints += kind == "checkpoint";
+  EXPECT_GT(source_checkpoints, 0);
+  const auto kinds = artifact_kinds(out);
+  int weights = 0;
+  for (const auto& [kind, dtype] : kinds) {
+    EXPECT_NE(kind, "checkpoint");
+    if (kind == "weights") {
+      ++weights;
+      EXPECT_EQ(dtype, "F16");
+    }
+  }
+  EXPECT_EQ(weights, 1);
+  EXPECT_LT(file_bytes(out).size(), file_bytes(db).size() / 2);
+  // Bad uses lose nothing: an existing --out is refused, and --out is required.
+  r = run_worker({"export", "--db", db, "--results-only", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  r = run_worker({"export", "--db", db, "--results-only"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+}
