@@ -385,9 +385,12 @@ void ExplorerView::draw_figures() {
   }
   ImGui::SameLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
+  // The notes scroll in a band of their own, so the plots keep their room however many there are.
+  ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
   ImGui::PopStyleColor();
+  ImGui::EndChild();
   if (!figure_warnings_.empty()) ImGui::TextColored(kProblem, "%s", figure_warnings_.c_str());
 
   auto make_series = [&](const std::vector<explorer::FigureSeries>& in, bool ours) {
