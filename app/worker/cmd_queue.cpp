@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -91,6 +92,13 @@ int run_suite(const QueueOptions& o) {
     for (const auto& r : suite.runs)
       std::cout << "  " << r.name << "  " << core::parameter_count(r.parsed.model) << " parameters, "
                 << r.parsed.train.steps << " steps\n";
+    for (const auto& m : suite.matches) {
+      const auto [lo, hi] = std::minmax_element(m.params.begin(), m.params.end());
+      std::cout << "  matched (within " << m.tolerance * 100 << "%, spread "
+                << (static_cast<double>(*hi) / static_cast<double>(*lo) - 1.0) * 100 << "%):";
+      for (size_t i = 0; i < m.runs.size(); ++i) std::cout << " " << m.runs[i] << " (" << m.params[i] << ")";
+      std::cout << "\n";
+    }
     return kExitOk;
   }
   {
@@ -137,7 +145,8 @@ Command register_run(CLI::App& root) {
   auto o = std::make_shared<QueueOptions>();
   auto* app = root.add_subcommand("run", "Enqueue a suite (assets/suites/*.toml), then work until it is done");
   app->add_option("suite", o->suite, "Suite file")->required();
-  app->add_option("--scale", o->scale, "quick (minutes) or full (overnight)")->check(CLI::IsMember({"quick", "full"}));
+  app->add_option("--scale", o->scale, "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
+      ->check(CLI::IsMember({"quick", "full", "paper"}));
   auto* db = app->add_option("--db", o->db, "Experiments database (created if missing)");
   app->add_flag("--dry-run", o->dry_run, "Validate the suite and list its runs; touch no database");
   db->required(false);
@@ -153,7 +162,8 @@ Command register_enqueue(CLI::App& root) {
   o->enqueue_only = true;
   auto* app = root.add_subcommand("enqueue", "Validate a suite and add its runs to the DB's queue; train nothing (see serve)");
   app->add_option("suite", o->suite, "Suite file")->required();
-  app->add_option("--scale", o->scale, "quick (minutes) or full (overnight)")->check(CLI::IsMember({"quick", "full"}));
+  app->add_option("--scale", o->scale, "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
+      ->check(CLI::IsMember({"quick", "full", "paper"}));
   app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
   app->add_flag("--quiet", o->quiet, "No output");
   return {app, [o] { return run_suite(*o); }};

@@ -2,7 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -47,6 +49,16 @@ void set_path(json& root, const std::string& path, const json& value, const std:
   (*node)[parts.back()] = value;
 }
 
+bool is_scale_name(const std::string& s) { return s == "quick" || s == "full" || s == "paper"; }
+
+// A grid value given per scale: a table whose keys are all scale names ({ quick = ..., full = ... }).
+bool is_per_scale(const json& v) {
+  if (!v.is_object() || v.empty()) return false;
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (it.key() == "quick" || it.key() == "full" || it.key() == "paper") return true;
+  return false;
+}
+
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 std::string require_string(const json& table, const char* key, const std::string& where, bool required) {
@@ -58,11 +70,79 @@ std::string require_string(const json& table, const char* key, const std::string
   return table[key].get<std::string>();
 }
 
+// [[match]] tables: groups of runs the file says are compared at equal parameters (every
+// parameter: embeddings, blocks, head), within a relative tolerance (max / min - 1).
+std::vector<ParamMatch> parse_matches(const json& doc, const std::string& path, const Suite& s) {
+  std::vector<ParamMatch> out;
+  if (!doc.contains("match")) return out;
+  if (!doc["match"].is_array()) throw std::invalid_argument(path + ": match must be an array of tables ([[match]])");
+  std::map<std::string, const SuiteRun*> by_name;
+  for (const SuiteRun& r : s.runs) by_name[r.name.substr(s.name.size() + 1)] = &r;
+  for (size_t m = 0; m < doc["match"].size(); ++m) {
+    const json& t = doc["match"][m];
+    const std::string where = path + ": match[" + std::to_string(m) + "]";
+    if (!t.is_object()) throw std::invalid_argument(where + ": must be a table ([[match]])");
+    for (auto it = t.begin(); it != t.end(); ++it)
+      if (it.key() != "tolerance" && it.key() != "note" && !is_scale_name(it.key()))
+        throw std::invalid_argument(where + "." + it.key() + ": unknown key (known: tolerance, note, quick, full, paper)");
+    if (!t.contains("tolerance") || !t["tolerance"].is_number())
+      throw std::invalid_argument(where + ".tolerance: missing (a number: the relative spread max/min - 1 allowed, e.g. 0.02)");
+    const double tol = t["tolerance"].get<double>();
+    if (!(tol >= 0 && tol < 1))
+      throw std::invalid_argument(where + ".tolerance: " + t["tolerance"].dump() + " must be in [0, 1) (0.02 = 2%)");
+    const std::string note = t.contains("note") && t["note"].is_string() ? t["note"].get<std::string>() : "";
+    if (t.contains("note") && !t["note"].is_string()) throw std::invalid_argument(where + ".note: expected a string");
+    bool any_scale = false;
+    for (const std::string& sc : suite_scales()) any_scale = any_scale || t.contains(sc);
+    if (!any_scale) throw std::invalid_argument(where + ": names no runs (give quick, full or paper: a list of groups of run names)");
+    if (!t.contains(s.scale)) continue;  // no claim at this scale
+    const json& groups = t[s.scale];
+    const std::string swhere = where + "." + s.scale;
+    if (!groups.is_array() || groups.empty())
+      throw std::invalid_argument(swhere + ": expected a list of groups, each a list of run names (\"label/key=value,...\")");
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const json& group = groups[g];
+      const std::string gw = swhere + "[" + std::to_string(g) + "]";
+      if (!group.is_array() || group.size() < 2)
+        throw std::invalid_argument(gw + ": a group is a list of at least two run names");
+      ParamMatch pm;
+      pm.tolerance = tol;
+      pm.note = note;
+      for (const json& n : group) {
+        if (!n.is_string()) throw std::invalid_argument(gw + ": run names are strings, got " + n.dump());
+        const auto it = by_name.find(n.get<std::string>());
+        if (it == by_name.end())
+          throw std::invalid_argument(gw + ": no run \"" + n.get<std::string>() + "\" at scale " + s.scale +
+                                      " (names are <label>/<key>=<value>,... without the suite name; `run FILE --scale " +
+                                      s.scale + " --dry-run` lists them)");
+        pm.runs.push_back(it->second->name);
+        pm.params.push_back(core::parameter_count(it->second->parsed.model));
+      }
+      const auto [lo, hi] = std::minmax_element(pm.params.begin(), pm.params.end());
+      const double spread = static_cast<double>(*hi) / static_cast<double>(*lo) - 1.0;
+      if (spread > tol) {
+        const auto i_lo = static_cast<size_t>(lo - pm.params.begin()), i_hi = static_cast<size_t>(hi - pm.params.begin());
+        std::ostringstream msg;
+        msg.precision(3);
+        msg << gw << ": claimed equal parameters, but " << pm.runs[i_hi] << " has " << *hi << " and " << pm.runs[i_lo]
+            << " has " << *lo << " (" << spread * 100 << "% apart; the file allows " << tol * 100 << "%)";
+        throw std::invalid_argument(msg.str());
+      }
+      out.push_back(std::move(pm));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
+const std::vector<std::string>& suite_scales() {
+  static const std::vector<std::string> all = {"quick", "full", "paper"};
+  return all;
+}
+
 Suite load_suite(const std::string& path, const std::string& scale) {
-  if (scale != "quick" && scale != "full")
-    throw std::invalid_argument("--scale " + scale + ": use quick or full");
+  if (!is_scale_name(scale)) throw std::invalid_argument("--scale " + scale + ": use quick, full or paper");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open the suite file (missing or unreadable)");
   std::stringstream buf;
@@ -84,9 +164,11 @@ Suite load_suite(const std::string& path, const std::string& scale) {
   }
 
   for (auto it = doc.begin(); it != doc.end(); ++it) {
-    static const std::set<std::string> known = {"suite", "base", "scale", "grid"};
+    static const std::set<std::string> known = {"suite", "base", "scale", "grid", "match"};
     if (!known.count(it.key()))
-      throw std::invalid_argument(path + ": unknown table [" + it.key() + "] (a suite has [suite], [base], [scale.quick], [scale.full] and [[grid]])");
+      throw std::invalid_argument(path + ": unknown table [" + it.key() +
+                                  "] (a suite has [suite], [base], [scale.quick], [scale.full], [scale.paper], [[grid]] "
+                                  "and [[match]])");
   }
   if (!doc.contains("suite") || !doc["suite"].is_object()) throw std::invalid_argument(path + ": missing the [suite] table");
   const json& meta = doc["suite"];
@@ -109,9 +191,10 @@ Suite load_suite(const std::string& path, const std::string& scale) {
   if (!base.is_object()) throw std::invalid_argument(path + ": [base] must be a table");
   if (doc.contains("scale")) {
     const json& scales = doc["scale"];
+    if (!scales.is_object()) throw std::invalid_argument(path + ": scale must be tables [scale.quick], [scale.full], [scale.paper]");
     for (auto it = scales.begin(); it != scales.end(); ++it)
-      if (it.key() != "quick" && it.key() != "full")
-        throw std::invalid_argument(path + ": scale." + it.key() + ": unknown scale (use quick and full)");
+      if (!is_scale_name(it.key()))
+        throw std::invalid_argument(path + ": scale." + it.key() + ": unknown scale (use quick, full and paper)");
     if (scales.contains(scale)) {
       for (auto it = scales[scale].begin(); it != scales[scale].end(); ++it)
         set_path(base, it.key(), it.value(), path + ": scale." + scale);
@@ -120,20 +203,44 @@ Suite load_suite(const std::string& path, const std::string& scale) {
   if (!doc.contains("grid") || !doc["grid"].is_array() || doc["grid"].empty())
     throw std::invalid_argument(path + ": no [[grid]] tables: a suite needs at least one grid of runs");
 
+  // The paper scale is optional per suite: say in one message everything a suite lacks for it.
+  if (scale == "paper") {
+    std::vector<std::string> missing;
+    if (!doc.contains("scale") || !doc["scale"].contains("paper")) missing.push_back("no [scale.paper] table");
+    for (size_t g = 0; g < doc["grid"].size(); ++g) {
+      const json& grid = doc["grid"][g];
+      if (!grid.is_object()) continue;  // reported below
+      std::string keys;
+      for (auto it = grid.begin(); it != grid.end(); ++it)
+        if (is_per_scale(it.value()) && !it.value().contains("paper")) keys += (keys.empty() ? "" : ", ") + it.key();
+      if (!keys.empty())
+        missing.push_back("grid[" + std::to_string(g) + "] (label \"" + grid.value("label", std::string("?")) +
+                          "\") has no paper value for " + keys);
+    }
+    if (!missing.empty()) {
+      std::string msg = path + ": --scale paper: this suite has no paper scale: ";
+      for (size_t i = 0; i < missing.size(); ++i) msg += (i ? "; " : "") + missing[i];
+      throw std::invalid_argument(msg + " (give every per-scale value a paper = ... entry, or run it at quick or full)");
+    }
+  }
+
   std::set<std::string> names;
   for (size_t g = 0; g < doc["grid"].size(); ++g) {
     const json& grid = doc["grid"][g];
     const std::string gwhere = path + ": grid[" + std::to_string(g) + "]";
+    if (!grid.is_object()) throw std::invalid_argument(gwhere + ": must be a table ([[grid]])");
     const std::string label = require_string(grid, "label", gwhere, true);
+    if (label.empty() || label.find('/') != std::string::npos)
+      throw std::invalid_argument(gwhere + ".label: must be non-empty and contain no '/'");
     // Split into fixed values and swept lists (per-scale tables pick this scale's list).
     std::vector<std::pair<std::string, json>> fixed, swept;
     for (auto it = grid.begin(); it != grid.end(); ++it) {
       if (it.key() == "label") continue;
       json v = it.value();
-      if (v.is_object() && (v.contains("quick") || v.contains("full"))) {
+      if (is_per_scale(v)) {
         for (auto k = v.begin(); k != v.end(); ++k)
-          if (k.key() != "quick" && k.key() != "full")
-            throw std::invalid_argument(gwhere + "." + it.key() + "." + k.key() + ": unknown scale (use quick and full)");
+          if (!is_scale_name(k.key()))
+            throw std::invalid_argument(gwhere + "." + it.key() + "." + k.key() + ": unknown scale (use quick, full and paper)");
         if (!v.contains(scale)) throw std::invalid_argument(gwhere + "." + it.key() + ": has no " + scale + " values");
         v = v[scale];
       }
@@ -167,6 +274,7 @@ Suite load_suite(const std::string& path, const std::string& scale) {
       if (i == swept.size()) break;
     }
   }
+  s.matches = parse_matches(doc, path, s);
   return s;
 }
 

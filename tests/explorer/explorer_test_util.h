@@ -18,7 +18,7 @@ namespace headroom::explorer::testing {
 // A config shaped like the worker's run_config JSON (quick-scale defaults of the LM suites).
 struct ConfigSpec {
   std::string kind = "multi-head";
-  int width = 32, heads = 2, d_k = 16, d_v = 16, embed_rank = 0, depth = 1, vocab = 256, context = 16;
+  int width = 32, heads = 2, d_k = 16, d_v = 16, embed_rank = 0, pos_rank = 0, depth = 1, vocab = 256, context = 16;
   std::string tokenizer = "bytes";
   std::int64_t seed = 0;
   double lr = 0.003;
@@ -30,7 +30,7 @@ inline std::string config_json(const ConfigSpec& c) {
                  {{"causal", true}, {"d_k", c.d_k}, {"d_model", c.width}, {"d_v", c.d_v}, {"heads", c.heads},
                   {"heads_k", c.heads}, {"heads_v", c.heads}, {"kind", c.kind}}},
                 {"context", c.context}, {"depth", c.depth}, {"embed_rank", c.embed_rank}, {"mlp_ratio", 4},
-                {"pos_rank", 0}, {"vocab", c.vocab}, {"width", c.width}};
+                {"pos_rank", c.pos_rank}, {"vocab", c.vocab}, {"width", c.width}};
   j["train"] = {{"batch", 8}, {"corpus", "kjv"}, {"lr", c.lr}, {"seed", c.seed}, {"steps", 30}, {"tokenizer", c.tokenizer}};
   return j.dump();
 }

@@ -266,7 +266,8 @@ TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
     }
   }
   std::string warnings;
-  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  const auto figs =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::SuiteKey);
   EXPECT_EQ(warnings, "");
   ASSERT_EQ(figs.size(), 1u);
   const Figure& f = figs[0];
@@ -280,7 +281,7 @@ TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
   EXPECT_DOUBLE_EQ(f.ours[1].points[3].lo, 4.4);  // budget 2, ratio 8: width 12
   EXPECT_TRUE(f.paper.empty());
   EXPECT_TRUE(has_note(f, "VB Table 5 (vb_attention_dim.csv) lists 12 trained architectures at ratios 1, 2, 4, 8, 16"));
-  EXPECT_TRUE(has_note(f, "VB Fig. 4 is a plot (no numbers in the text)"));
+  EXPECT_TRUE(has_note(f, "VB Fig. 4 is a plot of loss against parameter count (no numbers in the text)"));
 }
 
 TEST(Figures, VbRankPlotsFullRankRunsAtTheirWidth) {
@@ -300,7 +301,8 @@ TEST(Figures, VbRankPlotsFullRankRunsAtTheirWidth) {
   add("vb-rank/full-rank/width=16,seed=0", 16, 0, 5.4);
   add("vb-rank/full-rank/width=32,seed=0", 32, 0, 5.1);
   std::string warnings;
-  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  const auto figs =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::SuiteKey);
   EXPECT_EQ(warnings, "");
   ASSERT_EQ(figs.size(), 1u);
   const Figure& f = figs[0];
@@ -313,9 +315,165 @@ TEST(Figures, VbRankPlotsFullRankRunsAtTheirWidth) {
   EXPECT_TRUE(has_note(f, "8e-4 (Fig. 2, depth 12, width 680, r 680; line 4)"));
 }
 
-TEST(Figures, KnowsTheEightSuites) {
+TEST(Figures, KnowsTheElevenSuites) {
   EXPECT_EQ(figure_suites(), (std::vector<std::string>{"lrb-heads", "lrb-head-size", "th-heads", "th-projections", "th-dynamic",
-                                                       "vb-rank", "vb-depth-width", "vb-attention-ratio"}));
+                                                       "th-head-dims", "th-extreme-heads", "vb-rank", "vb-depth-width",
+                                                       "vb-attention-ratio", "vb-pos-rank"}));
+}
+
+// VB plots loss against parameter count: the VB figures put each run at its stored parameter count
+// by default (the runs table's "parameters"), and the suite's own axis on request.
+TEST(Figures, ParametersAxisPutsPointsAtTheRunsParameterCounts) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("vb-depth-width", testing::suite_toml("vb_depth_width.toml"), "full");
+  struct Run {
+    std::string label;
+    int depth, width;
+    std::int64_t seed, params;
+    double loss;
+  };
+  // Two seeds of shallow width 44 (same count), their deep partner, and one more pair.
+  const std::vector<Run> runs = {{"shallow", 4, 44, 0, 120200, 2.50}, {"shallow", 4, 44, 1, 120200, 2.54},
+                                 {"deep", 8, 32, 0, 119360, 2.60},    {"shallow", 4, 80, 0, 356576, 2.20},
+                                 {"deep", 8, 58, 0, 360900, 2.10}};
+  for (const Run& r : runs) {
+    ConfigSpec c;
+    c.width = r.width;
+    c.depth = r.depth;
+    c.heads = 2;
+    c.d_k = c.d_v = r.width / 2;
+    c.context = 64;
+    c.seed = r.seed;
+    const std::string name = "vb-depth-width/" + r.label + "/width=" + std::to_string(r.width) +
+                             ",seed=" + std::to_string(r.seed) + ",tokenizer=bytes";
+    db.log(db.add_run(suite, name, c, r.params), "val_loss", {5.0, r.loss});
+    db.finish(name);
+  }
+  std::string warnings;
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.axis, FigureAxis::Parameters);
+  EXPECT_EQ(f.default_axis, FigureAxis::Parameters);
+  EXPECT_EQ(f.x_label, "parameters (all: embeddings, blocks, head)");
+  EXPECT_EQ(f.key_x_label, "width d");
+  EXPECT_TRUE(f.log_x);
+  ASSERT_NE(series(f.ours, "shallow bytes"), nullptr);
+  ASSERT_NE(series(f.ours, "deep bytes"), nullptr);
+  EXPECT_EQ(xs(*series(f.ours, "shallow bytes")), (std::vector<double>{120200, 356576}));
+  EXPECT_EQ(xs(*series(f.ours, "deep bytes")), (std::vector<double>{119360, 360900}));
+  const FigurePoint& two_seeds = series(f.ours, "shallow bytes")->points[0];
+  EXPECT_EQ(two_seeds.runs, 2);
+  EXPECT_NEAR(two_seeds.mean, 2.52, 1e-12);
+  EXPECT_TRUE(has_note(f, "VB's claim is for L > log3 d_x"));
+  EXPECT_TRUE(has_note(f, "With V = 50257 (Fig. 5) there is still a crossing"));
+
+  // The suite's own axis: the same runs at their widths.
+  const auto by_width =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), nullptr, FigureAxis::SuiteKey);
+  ASSERT_EQ(by_width.size(), 1u);
+  EXPECT_EQ(by_width[0].axis, FigureAxis::SuiteKey);
+  EXPECT_EQ(by_width[0].x_label, "width d");
+  EXPECT_FALSE(by_width[0].log_x);
+  EXPECT_EQ(xs(*series(by_width[0].ours, "shallow bytes")), (std::vector<double>{44, 80}));
+  EXPECT_EQ(xs(*series(by_width[0].ours, "deep bytes")), (std::vector<double>{32, 58}));
+}
+
+// On its own axis lrb-heads says by how much its series are not at equal parameters; on the
+// parameters axis the paper's numbers (indexed by heads) are left out with a note.
+TEST(Figures, LrbHeadsSaysWhereItIsNotAtEqualParameters) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("lrb-heads", testing::suite_toml("lrb_heads.toml"), "full");
+  const auto add = [&](const std::string& label, const std::string& kind, int heads, int d_k, std::int64_t params) {
+    ConfigSpec c;
+    c.kind = kind;
+    c.width = 128;
+    c.heads = heads;
+    c.d_k = c.d_v = d_k;
+    const std::string name = "lrb-heads/" + label + "/heads=" + std::to_string(heads);
+    db.log(db.add_run(suite, name, c, params), "val_loss", {5.0, 2.0});
+    db.finish(name);
+  };
+  add("standard", "multi-head", 8, 16, 469760);
+  add("standard", "multi-head", 32, 4, 469760);
+  add("fixed-head", "fixed-head", 8, 32, 600832);
+  add("fixed-head", "fixed-head", 32, 32, 1387264);
+  add("fixed-head-n", "fixed-head", 8, 64, 862976);
+  const auto rows = load_run_rows(db.store());
+  const auto key = build_figures(db.store(), rows, testing::reference_dir(), nullptr);
+  ASSERT_EQ(key.size(), 1u);
+  EXPECT_EQ(key[0].axis, FigureAxis::SuiteKey);
+  EXPECT_FALSE(key[0].paper.empty());
+  EXPECT_TRUE(has_note(key[0], "at heads h = 32, fixed-head has 1,387,264 and standard 469,760 (2.95x)"));
+  EXPECT_TRUE(has_note(key[0], "8x the attention parameters"));
+  EXPECT_EQ(labels(key[0].ours), (std::vector<std::string>{"standard", "fixed-head", "fixed-head-n"}));
+
+  const auto params = build_figures(db.store(), rows, testing::reference_dir(), nullptr, FigureAxis::Parameters);
+  ASSERT_EQ(params.size(), 1u);
+  EXPECT_TRUE(params[0].paper.empty());
+  EXPECT_TRUE(has_note(params[0], "indexed by heads h, not by a total parameter count"));
+  // Both standard runs share one count: one point with two runs.
+  EXPECT_EQ(xs(*series(params[0].ours, "standard")), (std::vector<double>{469760}));
+  EXPECT_EQ(series(params[0].ours, "standard")->points[0].runs, 2);
+  EXPECT_EQ(xs(*series(params[0].ours, "fixed-head")), (std::vector<double>{600832, 1387264}));
+}
+
+// TH Table 2: categorical x from the grid labels, the paper's rows mapped onto them.
+TEST(Figures, ThHeadDimsIsCategoricalOverTheHeadCounts) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-head-dims", testing::suite_toml("th_head_dims.toml"), "quick");
+  const std::vector<std::string> rows = {"6-6-6", "6-24-6", "24-6-24", "6-24-24", "24-24-6", "24-24-24"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ConfigSpec c;
+    c.kind = "talking-heads";
+    const std::string name = "th-head-dims/" + rows[i] + "/seed=0";
+    db.log(db.add_run(suite, name, c, 29800 + static_cast<std::int64_t>(i)), "val_loss", {5.0, 3.0 + 0.01 * static_cast<double>(i)});
+    db.finish(name);
+  }
+  std::string warnings;
+  const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  const Figure& f = figs[0];
+  EXPECT_EQ(f.axis, FigureAxis::SuiteKey);
+  EXPECT_EQ(f.x_categories, rows);
+  ASSERT_EQ(f.ours.size(), 1u);
+  EXPECT_DOUBLE_EQ(f.ours[0].points[3].mean, 3.03);
+  ASSERT_EQ(f.paper.size(), 1u);
+  ASSERT_EQ(f.paper[0].points.size(), 6u);
+  // 6-24-24 (d_k 128, d_v 32): 1.939 in TH Table 2.
+  EXPECT_DOUBLE_EQ(f.paper[0].points[3].x, 3);
+  EXPECT_DOUBLE_EQ(f.paper[0].points[3].mean, 1.939);
+  EXPECT_TRUE(has_note(f, "A small effect is expected"));
+}
+
+// VB C.4: each run at the rank it reduces.
+TEST(Figures, VbPosRankPlotsTheReducedRank) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("vb-pos-rank", testing::suite_toml("vb_pos_rank.toml"), "quick");
+  const auto add = [&](const std::string& name, int embed_rank, int pos_rank, std::int64_t params) {
+    ConfigSpec c;
+    c.embed_rank = embed_rank;
+    c.tokenizer = "bpe:2000";
+    c.vocab = 2000;
+    c.pos_rank = pos_rank;
+    db.log(db.add_run(suite, name, c, params), "val_loss", {7.0, 5.0});
+    db.finish(name);
+  };
+  add("vb-pos-rank/pos-rank/pos_rank=1,seed=0", 0, 1, 8000);
+  add("vb-pos-rank/pos-rank/pos_rank=16,seed=0", 0, 16, 8100);
+  add("vb-pos-rank/vocab-rank/embed_rank=2,seed=0", 2, 0, 5000);
+  add("vb-pos-rank/full-rank/pos_rank=0,seed=0", 0, 0, 9000);
+  std::string warnings;
+  const auto figs =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::SuiteKey);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(xs(*series(figs[0].ours, "pos-rank")), (std::vector<double>{1, 16}));
+  EXPECT_EQ(xs(*series(figs[0].ours, "vocab-rank")), (std::vector<double>{2}));
+  EXPECT_EQ(xs(*series(figs[0].ours, "full-rank")), (std::vector<double>{16}));  // min(d = 32, n = 16)
+  EXPECT_TRUE(has_note(figs[0], "VB Fig. 7 trained (vb_setups.csv line 16)"));
 }
 
 }  // namespace

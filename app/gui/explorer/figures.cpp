@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -42,6 +43,14 @@ enum class SeriesRule {
   Single,             // one series (categorical x)
 };
 
+// How a run's x is read on the suite's own axis.
+enum class XRule {
+  Key,            // the [suite] x config key, or the number ending the grid label
+  LabelCategory,  // the grid label itself, as a category (th-head-dims: "6-24-6")
+  ReducedRank,    // vb-pos-rank: the positional rank if factorised, else the token embedding's rank
+                  // if factorised, else the full positional rank min(d, n)
+};
+
 struct SuiteSpec {
   std::string_view name;
   std::string_view x_key;    // the [suite] x this spec describes; "" = the number ending the label
@@ -52,6 +61,10 @@ struct SuiteSpec {
   std::vector<std::string_view> setup_figures;  // vb_setups.csv rows cited in notes
   std::vector<std::string_view> noise_figures;  // vb_loss_std.csv rows cited in notes
   std::vector<std::string_view> findings;       // qualitative findings (assets/reference/README.md)
+  bool parameters_default = false;              // FigureAxis::Default means Parameters (VB plots)
+  XRule x_rule = XRule::Key;
+  // The paper's numbers are read against this (for the note on the parameters axis).
+  std::string_view paper_axis = "";
 };
 
 // lrb-heads: Table 1 sweeps heads at the standard d/h, Table 2A at a fixed head size.
@@ -106,6 +119,39 @@ const PaperSpec kThProjections{kThYLabel, kThColumns, "h", "ln_ppl_65k", "ln_ppl
                                  return v;
                                }};
 
+// th-head-dims: TH Table 2, plus the 6-6-6 and 24-24-24 rows it repeats from Table 1.
+std::string th_head_counts(const RowView& r) { return r.get("h_k") + "-" + r.get("h") + "-" + r.get("h_v"); }
+const PaperSpec kThHeadDims{kThYLabel,
+                            {"table", "variant", "h_k", "h", "h_v", "d_k", "d_v", "ln_ppl_65k", "ln_ppl_65k_sd"},
+                            "h", "ln_ppl_65k", "ln_ppl_65k_sd",
+                            [](const RowView& r) {
+                              const bool repeated = r.get("table") == "1" && r.get("variant") == "talking-heads" &&
+                                                    (r.get("h") == "6" || r.get("h") == "24");
+                              return r.get("table") == "2" || repeated;
+                            },
+                            [](const RowView&) { return std::string("TH Tables 1 + 2 (T5, d = 768)"); },
+                            [](const RowView& r) {
+                              return "TH Table " + r.get("table") + ", talking-heads h_k-h-h_v " + th_head_counts(r) +
+                                     ", d_k " + r.get("d_k") + ", d_v " + r.get("d_v");
+                            },
+                            th_head_counts};
+// th-extreme-heads: TH Table 7 (BERT, SQuAD1.1 F1; one run each, no sd).
+const PaperSpec kThExtremeHeads{"SQuAD1.1 dev F1 (12-layer BERT, TH Table 7; higher is better)",
+                                {"table", "variant", "heads", "d_k", "squad11_f1"},
+                                "heads", "squad11_f1", "",
+                                [](const RowView& r) { return r.get("table") == "7"; },
+                                [](const RowView& r) { return "TH Table 7: " + r.get("variant"); },
+                                [](const RowView& r) {
+                                  return "TH Table 7, " + r.get("variant") + ", heads=" + r.get("heads") + ", d_k=" + r.get("d_k");
+                                }};
+
+// TH's gains came mostly from the encoder and encoder-decoder attention; ours are decoder-only.
+constexpr std::string_view kThSmallEffect =
+    "A small effect is expected: TH's gains came mostly from the encoder and encoder-decoder attention (TH Table 4: "
+    "talking-heads in the decoder self-attention alone 1.981 vs multi-head 1.989 ln PPL, inside multi-head's sd of "
+    "0.009; encoder self-attention alone 1.969, encoder-decoder attention alone 1.942). These models are decoder-only "
+    "(causal self-attention), so gaps near the seed noise are what the paper predicts.";
+
 constexpr std::string_view kCompareTrends =
     "The paper's numbers come from much larger models and other data and metrics: compare trends and orderings, "
     "not values.";
@@ -115,32 +161,81 @@ const std::vector<SuiteSpec>& specs() {
       {"lrb-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kLrbHeads, {}, {},
        {"LRB Fig. 1a / 3a (LM1B, plots): with standard head size, perplexity stops improving and then worsens as heads "
         "grow past ~16 at d = 256; with fixed head size 32 it keeps improving up to 70 heads.",
-        kCompareTrends}},
+        "Not at equal parameters: a fixed-head layer has 4 d h d_p attention parameters, so fixed-head h = 32 x d_p = 32 "
+        "has 8x the attention parameters of standard h = 32 (4 d^2), and fixed-head-n (d_p = n, LRB's prescription, "
+        "Tables 2A / 3) grows the same way. LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
+        "not: see the parameters axis.",
+        kCompareTrends},
+       false, XRule::Key, "heads h"},
       {"lrb-head-size", "model.attention.d_k", "head size d_p", true, SeriesRule::Label, &kLrbHeadSize, {}, {},
        {"LRB Fig. 3b / Sec. 4.3 (plot): at a fixed number of heads a larger head size d_p is clearly better; "
-        "Table 2B is the BERT counterpart.",
-        kCompareTrends}},
-      {"th-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThHeads, {}, {}, {kCompareTrends}},
+        "Table 2B is the BERT counterpart. Parameters grow with d_p (4 d h d_p per layer), as in Table 2B (130M-218M).",
+        kCompareTrends},
+       false, XRule::Key, "head size"},
+      {"th-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThHeads, {}, {},
+       {"TH Table 1 keeps the parameters constant across h; ours too: multi-head and talking-heads differ only by P_l "
+        "and P_w (h_k h + h h_v per layer, <1% at h = 32). multi-head-2x and general-bilinear have more parameters, as "
+        "in TH.",
+        kThSmallEffect, kCompareTrends},
+       false, XRule::Key, "h"},
       {"th-projections", "model.attention.kind", "attention kind", false, SeriesRule::Single, &kThProjections, {}, {},
-       {kCompareTrends}},
+       {"TH Table 6 (ALBERT, downstream average) does not keep T5's ordering: multi-head 80.32, logits-projection only "
+        "79.88, weights-projection only 80.36, talking-heads 80.78.",
+        kThSmallEffect, kCompareTrends},
+       false, XRule::Key, "attention kind"},
       {"th-dynamic", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThDynamic, {}, {},
        {"TH Table 8 repeats Table 1's multi-head and talking-heads rows at h = 12 and 24 (cited at their Table 1 "
         "lines).",
-        kCompareTrends}},
+        kThSmallEffect, kCompareTrends},
+       false, XRule::Key, "h"},
+      {"th-head-dims", "", "h_k-h-h_v (TH's head counts; ours at full scale: 6 -> 4, 24 -> 16)", false,
+       SeriesRule::Single, &kThHeadDims, {}, {},
+       {"TH Table 2 (T5): all three head counts are good to increase, the softmax heads h particularly; rows with "
+        "d_k != d_v (6-24-24: d_k 128, d_v 32; 24-24-6: 32, 128) included. All rows at equal projection parameters.",
+        kThSmallEffect, kCompareTrends},
+       false, XRule::LabelCategory, "h_k-h-h_v"},
+      {"th-extreme-heads", "model.attention.heads", "heads h (d_k = d_v = d / h)", true, SeriesRule::Label,
+       &kThExtremeHeads, {}, {},
+       {"TH Table 7 (BERT): talking-heads keeps improving up to 768 heads with d_k = d_v = 1 (SQuAD1.1 F1 88.8 at 6 "
+        "heads, 90.5 at 384 and 768); multi-head 12 heads: 88.51.",
+        "P_l and P_w add 2 h^2 parameters per layer: equal parameters up to h = 32 at full scale; h = 64 and 128 have "
+        "3.5% and 14% more (see the parameters axis).",
+        kThSmallEffect, kCompareTrends},
+       false, XRule::Key, "heads"},
       {"vb-rank", "model.embed_rank", "embedding rank r (full rank: r = width d)", true, SeriesRule::Label, nullptr,
        {"Fig. 2"}, {"Fig. 2"},
-       {"VB Fig. 2 is a plot (no numbers in the text): lowering the embedding rank r at width 680 hurts much faster "
-        "than shrinking the width; r/d_x = 16/680 is comparable to a full-rank network ~25% smaller."}},
+       {"VB Fig. 2 is a plot of loss against parameter count (no numbers in the text): lowering the embedding rank r "
+        "at width 680 hurts much faster than shrinking the width; r/d_x = 16/680 is comparable to a full-rank network "
+        "~25% smaller."},
+       true},
       {"vb-depth-width", "model.width", "width d", false, SeriesRule::LabelAndTokenizer, nullptr,
-       {"Fig. 1a", "Fig. 1b", "Fig. 1c", "Fig. 3"}, {"Fig. 1a", "Fig. 1b", "Fig. 3"},
-       {"VB Fig. 1 / 3 are plots (no numbers in the text): the deeper network (48) overtakes the shallower (24) once "
-        "the shallow width exceeds roughly the vocabulary size (V = 500: around width 408) or the embedding rank "
-        "(V = 2000 at rank 500: around 504); with V = 50257 there is no such effect (Fig. 5)."}},
+       {"Fig. 1a", "Fig. 1b", "Fig. 1c", "Fig. 3", "Fig. 5"}, {"Fig. 1a", "Fig. 1b", "Fig. 3"},
+       {"VB Fig. 1 / 3 / 5 plot loss against parameter count (no numbers in the text): the deeper network (48) "
+        "overtakes the shallower (24) once the shallow width exceeds roughly the vocabulary size (V = 500: around "
+        "width 408) or the embedding rank (rank 500 of V = 2000: around 504). With V = 50257 (Fig. 5) there is still a "
+        "crossing, at about the shallow width of V = 2000's: once V exceeds the width it no longer moves the "
+        "crossing.",
+        "VB's claim is for L > log3 d_x (3^L > d_x, VB Sec. 4): below it (L < log3 d_x) depth is favoured whatever the "
+        "vocabulary (Levine et al. 2020, recalled in VB Sec. 4). The suite keeps every depth inside at full and paper "
+        "scale (full: depth 4 at widths <= 80 < 3^4, depth 8; paper: depth 6 at <= 704 < 3^6, depth 12) and matches "
+        "each shallow model to a deep one on all parameters (embeddings and head included) within 2%. Its arms: KJV "
+        "bytes (63 symbols occur: the rank the widths cross), bpe:2000 (no crossing expected below 2000) and bpe:2000 "
+        "at embedding rank 56 (crossing expected near 56)."},
+       true},
       {"vb-attention-ratio", "", "bottleneck ratio H d_a / d_x (from the grid label)", true, SeriesRule::Budget, nullptr,
        {}, {},
-       {"VB Fig. 4 is a plot (no numbers in the text): at fixed size, loss worsens monotonically with H d_a / d_x in "
-        "{1, 2, 4, 8, 16}; a ratio-4 network is matched by a ratio-1 network with ~75% of its parameters, ratio 16 "
-        "by one with ~55%."}},
+       {"VB Fig. 4 is a plot of loss against parameter count (no numbers in the text): at fixed size, loss worsens "
+        "monotonically with H d_a / d_x in {1, 2, 4, 8, 16}; a ratio-4 network is matched by a ratio-1 network with "
+        "~75% of its parameters, ratio 16 by one with ~55%.",
+        "Our size budgets match the blocks (within 3.3%), not all parameters: the embedding and head shrink with d_x, "
+        "so at full scale the ratio-8 models are 12-16% smaller than the ratio-1 ones. On the parameters axis each "
+        "ratio is one line, as in VB Fig. 4."},
+       true},
+      {"vb-pos-rank", "model.pos_rank", "rank of the reduced embedding (positional or token; baseline: min(d, n))",
+       true, SeriesRule::Label, nullptr, {"Fig. 7"}, {},
+       {"VB Fig. 7 / C.4 is a plot (no numbers in the text): a positional embedding of rank down to 16 is on par with "
+        "full rank (within 2 std), and even rank 1 reaches the loss of a vocabulary rank between 64 and 128."},
+       true, XRule::ReducedRank},
   };
   return all;
 }
@@ -293,13 +388,93 @@ void add_completion_notes(Figure& fig, const std::vector<const RunRow*>& rows) {
   }
 }
 
-void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, const std::vector<const RunRow*>& rows) {
-  // x per run: a config value (numeric or categorical) or the label's number.
+std::string thousands(std::int64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+// On the suite's own axis, say where the compared runs are not at equal parameters (counted over
+// every parameter: embeddings, blocks, head): the x where the series differ most, and for size
+// budgets (vb-attention-ratio) the spread along each budget.
+void add_parameter_notes(Figure& fig, const SuiteSpec& spec, const std::vector<std::pair<const RunRow*, double>>& placed,
+                         const std::map<const RunRow*, std::string>& budgets) {
+  struct Extremes {
+    const RunRow* lo = nullptr;
+    const RunRow* hi = nullptr;
+    void add(const RunRow* r) {
+      if (r->params <= 0) return;
+      if (!lo || r->params < lo->params) lo = r;
+      if (!hi || r->params > hi->params) hi = r;
+    }
+    double ratio() const { return lo && hi ? static_cast<double>(hi->params) / static_cast<double>(lo->params) : 1.0; }
+  };
+  constexpr double kEqual = 1.02;  // within 2% counts as equal
+  if (spec.series == SeriesRule::Budget) {
+    std::map<std::string, Extremes> per_budget;
+    for (const auto& [row, x] : placed) per_budget[budgets.at(row)].add(row);
+    std::vector<std::string> parts;
+    for (const auto& [name, e] : per_budget) {
+      if (e.ratio() <= kEqual) continue;
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%", (e.ratio() - 1.0) * 100.0);
+      parts.push_back(name + ": " + thousands(e.lo->params) + " (" + e.lo->label + ") .. " + thousands(e.hi->params) +
+                      " (" + e.hi->label + "), " + pct + " apart");
+    }
+    if (!parts.empty()) {
+      fig.notes.push_back("Not at equal parameters within a budget (all parameters, embeddings and head included): " +
+                          join(parts, "; ") + ".");
+    }
+    return;
+  }
+  std::map<double, Extremes> per_x;
+  for (const auto& [row, x] : placed) per_x[x].add(row);
+  const Extremes* worst = nullptr;
+  double worst_x = 0;
+  for (const auto& [x, e] : per_x) {
+    if (e.lo && e.hi && e.lo->label != e.hi->label && (!worst || e.ratio() > worst->ratio())) worst = &e, worst_x = x;
+  }
+  if (!worst || worst->ratio() <= kEqual) return;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2fx", worst->ratio());
+  const int xi = static_cast<int>(worst_x);
+  const std::string at = !fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size())
+                             ? fig.x_categories[static_cast<std::size_t>(xi)]
+                             : number_text(worst_x);
+  fig.notes.push_back("Series at the same x are not at equal parameters (all parameters, embeddings and head "
+                      "included): at " + fig.key_x_label + " = " + at + ", " + worst->hi->label + " has " +
+                      thousands(worst->hi->params) + " and " + worst->lo->label + " " + thousands(worst->lo->params) +
+                      " (" + ratio + "). The parameters axis plots each run at its count.");
+}
+
+// vb-pos-rank's x: the rank that run reduces (see XRule::ReducedRank).
+std::string reduced_rank(const RunRow& r) {
+  const auto pos = parse_number(config_value(r.config, "model.pos_rank"));
+  if (pos && *pos > 0) return number_text(std::min({*pos, static_cast<double>(r.d), static_cast<double>(r.n)}));
+  if (r.r > 0 && r.r < r.d) return std::to_string(r.r);
+  return std::to_string(std::min(r.d, r.n));
+}
+
+void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, const std::vector<const RunRow*>& rows,
+                bool parameters) {
+  // x per run: its parameter count, a config value (numeric or categorical) or the label's number.
   std::vector<std::pair<const RunRow*, std::string>> texts;
   bool categorical = false;
+  std::vector<std::string> no_params;
   for (const RunRow* r : rows) {
     std::string text;
-    if (x_key == "model.embed_rank") {
+    if (parameters) {
+      if (r->params <= 0) {
+        no_params.push_back(r->name);
+        continue;
+      }
+      text = std::to_string(r->params);
+    } else if (spec.x_rule == XRule::LabelCategory && x_key.empty()) {
+      text = r->label;
+      categorical = true;
+    } else if (spec.x_rule == XRule::ReducedRank && x_key == spec.x_key) {
+      text = reduced_rank(*r);
+    } else if (x_key == "model.embed_rank") {
       text = std::to_string(r->r);
     } else if (!x_key.empty()) {
       text = config_value(r->config, x_key);
@@ -314,13 +489,19 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
     categorical = categorical || !parse_number(text);
     texts.emplace_back(r, text);
   }
+  if (!no_params.empty()) {
+    fig.notes.push_back("Runs with no stored parameter count are not drawn on the parameters axis: " + join(no_params, ", ") + ".");
+  }
   std::vector<std::pair<const RunRow*, double>> placed;
   for (const auto& [row, text] : texts) {
     placed.emplace_back(row, categorical ? static_cast<double>(category_index(fig.x_categories, text)) : *parse_number(text));
   }
-  const auto budgets = spec.series == SeriesRule::Budget ? budget_series(placed) : std::map<const RunRow*, std::string>{};
+  // On the parameters axis every grid label is its own line (VB Fig. 4: one line per ratio).
+  SuiteSpec local = spec;
+  if (parameters && (spec.series == SeriesRule::Budget || spec.series == SeriesRule::Single)) local.series = SeriesRule::Label;
+  const auto budgets = local.series == SeriesRule::Budget ? budget_series(placed) : std::map<const RunRow*, std::string>{};
   for (const auto& [row, x] : placed) {
-    FigureSeries& series = series_named(fig.ours, series_of(spec, *row, budgets));
+    FigureSeries& series = series_named(fig.ours, series_of(local, *row, budgets));
     auto it = std::find_if(series.points.begin(), series.points.end(), [x = x](const FigurePoint& p) { return p.x == x; });
     if (it == series.points.end()) {
       series.points.push_back(FigurePoint{});
@@ -330,6 +511,7 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
     add_run(*it, *row);
   }
   sort_points(fig.ours);
+  if (!parameters) add_parameter_notes(fig, local, placed, budgets);
 }
 
 std::string ours_y_label(const std::vector<const RunRow*>& rows) {
@@ -446,7 +628,7 @@ std::vector<std::string> figure_suites() {
 }
 
 std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
-                                   const std::string& reference_dir, std::string* warnings) {
+                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
   const SuiteSpec* spec = find_spec(suite.name);
   if (spec == nullptr) return std::nullopt;
   toml::table source;
@@ -462,15 +644,19 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   fig.title = source["suite"]["reproduces"].value_or(suite.name);
   fig.paper_name = source["suite"]["paper"].value_or(std::string());
   const std::string x_key = source["suite"]["x"].value_or(std::string());
-  fig.x_label = x_key == spec->x_key ? std::string(spec->x_label) : x_key;
-  fig.log_x = x_key == spec->x_key && spec->log_x;
+  fig.key_x_label = x_key == spec->x_key ? std::string(spec->x_label) : x_key;
+  fig.default_axis = spec->parameters_default ? FigureAxis::Parameters : FigureAxis::SuiteKey;
+  fig.axis = axis == FigureAxis::Default ? fig.default_axis : axis;
+  const bool parameters = fig.axis == FigureAxis::Parameters;
+  fig.x_label = parameters ? "parameters (all: embeddings, blocks, head)" : fig.key_x_label;
+  fig.log_x = parameters || (x_key == spec->x_key && spec->log_x);
 
   std::vector<const RunRow*> mine;
   for (const RunRow& r : rows) {
     if (r.suite == suite.name) mine.push_back(&r);
   }
   fig.ours_y_label = ours_y_label(mine);
-  build_ours(fig, *spec, x_key, mine);
+  build_ours(fig, *spec, x_key, mine, parameters);
   add_completion_notes(fig, mine);
   if (!suite.scale.empty()) fig.notes.push_back("Runs enqueued at scale '" + suite.scale + "'.");
 
@@ -478,7 +664,10 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   if (reference.empty()) {
     fig.notes.push_back("The stored suite names no reference file, so there are no paper numbers.");
   } else if (const auto table = load_reference(fig, reference_dir + "/" + reference, warnings)) {
-    if (spec->paper != nullptr) {
+    if (spec->paper != nullptr && parameters) {
+      fig.notes.push_back("The paper's numbers (" + reference + ") are indexed by " + std::string(spec->paper_axis) +
+                          ", not by a total parameter count: choose the suite's axis to see them beside ours.");
+    } else if (spec->paper != nullptr) {
       build_paper(fig, *spec->paper, *table, warnings);
     } else {
       add_vb_notes(fig, *spec, *table, reference_dir, warnings);
@@ -489,10 +678,10 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
 }
 
 std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows, const std::string& reference_dir,
-                                  std::string* warnings) {
+                                  std::string* warnings, FigureAxis axis) {
   std::vector<Figure> figures;
   for (const db::SuiteRecord& suite : store.list_suites()) {
-    if (auto fig = build_figure(suite, rows, reference_dir, warnings)) figures.push_back(std::move(*fig));
+    if (auto fig = build_figure(suite, rows, reference_dir, warnings, axis)) figures.push_back(std::move(*fig));
   }
   return figures;
 }

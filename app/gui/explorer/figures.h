@@ -1,8 +1,8 @@
 // The papers' tables and figures re-made from stored runs, beside the papers' own numbers.
 //
-// One figure per stored suite named like one of the eight in assets/suites (lrb-heads,
-// lrb-head-size, th-heads, th-projections, th-dynamic, vb-rank, vb-depth-width,
-// vb-attention-ratio). Ours: the final val loss (the last logged val_loss) of each finished run,
+// One figure per stored suite named like one of the eleven in assets/suites (lrb-heads,
+// lrb-head-size, th-heads, th-projections, th-dynamic, th-head-dims, th-extreme-heads, vb-rank,
+// vb-depth-width, vb-attention-ratio, vb-pos-rank). Ours: the final val loss (the last logged val_loss) of each finished run,
 // per series (the grid label; see build_figure) and x, mean and min/max across seeds. Paper: the
 // rows of the suite's [suite] reference CSV that the suite reproduces, each point citing its file,
 // line and table. Nothing is invented: every number comes from the DB or a CSV; where a paper
@@ -34,12 +34,21 @@ struct FigureSeries {
   std::vector<FigurePoint> points;  // ascending x
 };
 
+// What the figures put on x: the suite's own axis (its [suite] x key, or the number / category its
+// grid labels carry) or each run's parameter count (all trainable parameters: embeddings, blocks,
+// head; the runs table's "parameters", RunRecord::param_count). VB Figs. 1, 2, 3, 4, 5, 7 plot
+// loss against parameter count, so Default is Parameters for the VB suites and SuiteKey otherwise.
+enum class FigureAxis { Default, SuiteKey, Parameters };
+
 struct Figure {
   std::string suite;
   std::string title;       // [suite] reproduces
   std::string paper_name;  // [suite] paper: "LRB", "TH", "VB" (not `paper`: that name is the paper's series)
   std::string x_label;
   bool log_x = false;
+  FigureAxis axis = FigureAxis::SuiteKey;  // resolved: SuiteKey or Parameters
+  FigureAxis default_axis = FigureAxis::SuiteKey;
+  std::string key_x_label;                 // the suite-key axis's label (for a picker)
   // Non-empty when x is categorical (th-projections: the attention kind): x is an index into it.
   std::vector<std::string> x_categories;
   std::string ours_y_label;  // e.g. "final val loss (nats/token; kjv, bytes)"
@@ -59,11 +68,15 @@ std::vector<std::string> figure_suites();
 // (the k-th widest run of each ratio label); th-projections (x = kind) is one series.
 // nullopt for a suite name not in figure_suites() or a stored TOML that does not parse (warning).
 // Problems with reference files are appended to *warnings (one line each) and noted in the figure.
+// axis Parameters: x is each run's parameter count (log x); runs without one (0) are left out with a
+// note; series are the grid labels (plus the tokenizer for vb-depth-width); the paper's series,
+// indexed by heads, head size or h_k-h-h_v rather than total parameters, are left out with a note.
 std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
-                                   const std::string& reference_dir, std::string* warnings);
+                                   const std::string& reference_dir, std::string* warnings,
+                                   FigureAxis axis = FigureAxis::Default);
 
 // build_figure for every stored suite it knows, in the store's suite order.
 std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows, const std::string& reference_dir,
-                                  std::string* warnings);
+                                  std::string* warnings, FigureAxis axis = FigureAxis::Default);
 
 }  // namespace headroom::explorer

@@ -326,16 +326,27 @@ void ExplorerView::export_curves_csv() {
 }
 
 void ExplorerView::draw_figures() {
-  if (rows_->version != figures_version_) {
+  if (rows_->version != figures_version_ || figures_stale_) {
     figures_version_ = rows_->version;
+    figures_stale_ = false;
     figures_.clear();
     figure_warnings_.clear();
-    for (const auto& suite : rows_->suites)
-      if (auto f = explorer::build_figure(suite, rows_->rows, assets_dir_ + "/reference", &figure_warnings_))
+    for (const auto& suite : rows_->suites) {
+      const auto chosen = figure_axes_.find(suite.name);
+      const auto axis = chosen != figure_axes_.end() ? chosen->second : explorer::FigureAxis::Default;
+      if (auto f = explorer::build_figure(suite, rows_->rows, assets_dir_ + "/reference", &figure_warnings_, axis))
         figures_.push_back(std::move(*f));
+    }
     if (!scene_figure_.empty())
       for (size_t i = 0; i < figures_.size(); ++i)
-        if (figures_[i].suite == scene_figure_) figure_index_ = static_cast<int>(i), scene_figure_.clear();
+        if (figures_[i].suite == scene_figure_) {
+          figure_index_ = static_cast<int>(i);
+          if (scene_figure_axis_ != explorer::FigureAxis::Default) {
+            figure_axes_[scene_figure_] = scene_figure_axis_;
+            figures_stale_ = true;  // rebuilt next frame on the scene's axis
+          }
+          scene_figure_.clear();
+        }
   }
   if (figures_.empty()) {
     ImGui::TextWrapped("No suite in this database reproduces a paper figure yet. Enqueue one of the suites above "
@@ -351,10 +362,35 @@ void ExplorerView::draw_figures() {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
+  // x: the suite's own axis or each run's parameter count (VB plots loss against parameters).
+  {
+    const std::string key_item = "x: " + fig.key_x_label;
+    const bool on_params = fig.axis == explorer::FigureAxis::Parameters;
+    ImGui::SetNextItemWidth(220.0f * context_.ui_scale);
+    if (ImGui::BeginCombo("##figure_x", on_params ? "x: parameters" : key_item.c_str())) {
+      const auto pick = [&](explorer::FigureAxis a, const std::string& text, bool selected) {
+        const bool is_default = a == fig.default_axis;
+        if (ImGui::Selectable((text + (is_default ? " (default)" : "")).c_str(), selected) && !selected) {
+          figure_axes_[fig.suite] = a;
+          figures_stale_ = true;
+        }
+      };
+      pick(explorer::FigureAxis::SuiteKey, key_item, !on_params);
+      pick(explorer::FigureAxis::Parameters, "x: parameters", on_params);
+      ImGui::EndCombo();
+    }
+    tooltip("x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
+            "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
+            "parameters by default: VB's figures plot loss against parameter count.");
+  }
+  ImGui::SameLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
+  // The notes scroll in a band of their own, so the plots keep their room however many there are.
+  ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
   ImGui::PopStyleColor();
+  ImGui::EndChild();
   if (!figure_warnings_.empty()) ImGui::TextColored(kProblem, "%s", figure_warnings_.c_str());
 
   auto make_series = [&](const std::vector<explorer::FigureSeries>& in, bool ours) {
@@ -436,6 +472,8 @@ void ExplorerView::draw_figures() {
           const int xi = static_cast<int>(p.x);
           if (!fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size()))
             ImGui::TextUnformatted(fig.x_categories[static_cast<size_t>(xi)].c_str());
+          else if (fig.axis == explorer::FigureAxis::Parameters)
+            ImGui::Text("%.0f", p.x);
           else
             ImGui::Text("%g", p.x);
           ImGui::TableNextColumn();

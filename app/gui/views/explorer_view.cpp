@@ -263,7 +263,8 @@ void ExplorerView::draw() {
       for (const auto& file : suite_files()) enqueue_suite(file, "quick");
       queued_commands_.push_back({"serve", "--db", loader_->db_path()});
     }
-    tooltip("Enqueues the eight suites of assets/suites at quick scale, then starts `headroom-worker serve`.");
+    tooltip(("Enqueues the " + std::to_string(suite_files().size()) +
+             " suites of assets/suites at quick scale, then starts `headroom-worker serve`.").c_str());
     return;
   }
   ++frames_with_rows_;
@@ -366,10 +367,12 @@ void ExplorerView::draw_worker_bar() {
   }
   tooltip("A suite from assets/suites: one of the papers' experiments as a grid of runs.");
   ImGui::SameLine();
-  const char* scales[] = {"quick", "full"};
+  const char* scales[] = {"quick", "full", "paper"};
   ImGui::SetNextItemWidth(80.0f * context_.ui_scale);
-  ImGui::Combo("##scale", &scale_index_, scales, 2);
-  tooltip("quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file).");
+  ImGui::Combo("##scale", &scale_index_, scales, 3);
+  tooltip("quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
+          "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
+          "suites that have it: the worker says which grids lack paper values.");
   ImGui::SameLine();
   ImGui::BeginDisabled(files.empty() || worker_.running());
   if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], scales[scale_index_]);
@@ -508,10 +511,10 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     return false;
   }
   static const std::set<std::string> kKeys = {"db", "select", "metric", "x", "log_y", "tab", "filter", "figure",
-                                              "smoothing", "group", "open_in_lab", "export"};
+                                              "figure_x", "smoothing", "group", "open_in_lab", "export"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
-      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, smoothing, group, open_in_lab, export)";
+      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, figure_x, smoothing, group, open_in_lab, export)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -523,7 +526,13 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     *into = j[key].get<std::string>();
     return true;
   };
-  std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none";
+  std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none", figure_x = "default";
+  if (!text("figure_x", &figure_x)) return false;
+  const std::map<std::string, explorer::FigureAxis> figure_axes = {{"default", explorer::FigureAxis::Default},
+                                                                  {"suite", explorer::FigureAxis::SuiteKey},
+                                                                  {"parameters", explorer::FigureAxis::Parameters}};
+  if (!figure_axes.count(figure_x)) return *error = "explorer.figure_x: use default, suite or parameters", false;
+  scene_figure_axis_ = figure_axes.at(figure_x);
   if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("export", &scene_export_) || !text("metric", &metric_) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
       !text("figure", &scene_figure_) || !text("smoothing", &smoothing) || !text("group", &group))
     return false;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -121,6 +122,10 @@ class ExplorerView : public View {
   std::string figure_warnings_;
   int figure_index_ = 0;
   std::string scene_figure_;
+  // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
+  std::map<std::string, explorer::FigureAxis> figure_axes_;
+  explorer::FigureAxis scene_figure_axis_ = explorer::FigureAxis::Default;
+  bool figures_stale_ = false;
 
   // Run details: projection replay
   std::int64_t replay_run_ = -1;
