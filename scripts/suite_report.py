@@ -27,18 +27,40 @@ for rid, name, cfg, status, params, step, t0, t1 in runs:
     wall = [w for _, _, w in series(rid, "train_loss") if w is not None]
     groups.setdefault(key, []).append(dict(cfg=json.loads(cfg), status=status, params=params, step=step,
                                            final=val[-1] if val else None, best=min(val) if val else None,
-                                           minutes=(wall[-1] / 60 if wall else None)))
+                                           minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
-print(f"| run group | width d | heads | d_k | params | seeds done | final val loss per seed | mean | best val loss | wall min/run |")
+print(f"| run group | width d | heads | d_k | params | seeds done | final val loss per finished seed | mean (min..max) | best val loss | wall min/run (claim to finish) |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for key, rs in groups.items():
     m = rs[0]["cfg"]["model"]
     a = m["attention"]
-    finals = [r["final"] for r in rs if r["final"] is not None]
+    # Only finished runs: a running run's latest validation loss is not a final one.
+    finals = [r["final"] for r in rs if r["final"] is not None and r["status"] == "done"]
     done = sum(r["status"] == "done" for r in rs)
-    mean = f"{statistics.mean(finals):.4f}" if finals else "-"
-    best = min((r["best"] for r in rs if r["best"] is not None), default=None)
+    mean = (f"{statistics.mean(finals):.4f}" + (f" ({min(finals):.4f}..{max(finals):.4f})" if len(finals) > 1 else "")
+            if finals else "-")
+    best = min((r["best"] for r in rs if r["best"] is not None and r["status"] == "done"), default=None)
     mins = [r["minutes"] for r in rs if r["minutes"] is not None]
     print(f"| {key} | {m['width']} | {a['heads']} | {a['d_k']} | {rs[0]['params']:,} | {done}/{len(rs)} | "
           f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
+
+# --compare A B [A B ...]: per-seed differences of final val loss between run groups (A - B), for
+# seeds both finished. Seeds share data order and initialisation streams, so a paired difference
+# is the fair one.
+if "--compare" in sys.argv:
+    args = sys.argv[sys.argv.index("--compare") + 1:]
+    def finals_by_seed(key):
+        return {r["cfg"]["train"].get("seed", 0): r["final"] for r in groups.get(key, [])
+                if r["status"] == "done" and r["final"] is not None}
+    print("\n| A - B (final val loss, per seed) | seeds | per-seed differences | mean | A better in |")
+    print("|---|---|---|---|---|")
+    for a, b in zip(args[0::2], args[1::2]):
+        fa, fb = finals_by_seed(a), finals_by_seed(b)
+        seeds = sorted(set(fa) & set(fb))
+        if not seeds:
+            print(f"| {a} - {b} | 0 | - | - | - |")
+            continue
+        d = [fa[s] - fb[s] for s in seeds]
+        print(f"| {a} - {b} | {len(seeds)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+              f"{sum(x < 0 for x in d)}/{len(d)} |")

@@ -165,11 +165,15 @@ const std::vector<SuiteSpec>& specs() {
         "has 8x the attention parameters of standard h = 32 (4 d^2), and fixed-head-n (d_p = n, LRB's prescription, "
         "Tables 2A / 3) grows the same way. LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
         "not: see the parameters axis.",
+        "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2) (32 at n = 64), "
+        "not LRB's n (docs/causal_threshold.md), so the standard heads' bottleneck binds from h = 8 (d/h = 16).",
         kCompareTrends},
        false, XRule::Key, "heads h"},
       {"lrb-head-size", "model.attention.d_k", "head size d_p", true, SeriesRule::Label, &kLrbHeadSize, {}, {},
        {"LRB Fig. 3b / Sec. 4.3 (plot): at a fixed number of heads a larger head size d_p is clearly better; "
         "Table 2B is the BERT counterpart. Parameters grow with d_p (4 d h d_p per layer), as in Table 2B (130M-218M).",
+        "Our runs are causal: the head-size bottleneck ends at d_p = floor(n/2) (32 at n = 64) for almost every pattern, "
+        "and at n - 1 for every one (docs/causal_threshold.md).",
         kCompareTrends},
        false, XRule::Key, "head size"},
       {"th-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThHeads, {}, {},

@@ -653,6 +653,8 @@ void LabView::draw_projections(const LabSnapshot& s) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) ImGui::SameLine();
     ImGui::BeginGroup();
+    // Wrap the numbers at the map's own width: a group wider than its map pushes the next map out of view.
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     widgets::HeatmapStyle style;
     style.title = items[i].name;
     style.colormap = widgets::Colormap::Diverging;
@@ -664,10 +666,11 @@ void LabView::draw_projections(const LabSnapshot& s) {
     style.tooltip_format = "in head %s -> out head %s: %.3f";
     const auto& m = items[i].p->normalised;
     widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
-    if (std::isnan(items[i].p->det)) ImGui::Text("not square; smallest singular value %.3g", items[i].p->smallest_sv);
+    if (std::isnan(items[i].p->det)) ImGui::TextWrapped("not square; smallest singular value %.3g", items[i].p->smallest_sv);
     else
       ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g", std::abs(items[i].p->det),
                          items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
+    ImGui::PopTextWrapPos();
     tooltip("TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"
             "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
             "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
