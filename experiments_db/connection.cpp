@@ -7,6 +7,7 @@
 #include <fstream>
 #include <utility>
 
+#include "core/io/blocking_io.h"
 #include "experiments_db/connection_state.h"
 #include "experiments_db/db_error.h"
 #include "experiments_db/schema.h"
@@ -154,6 +155,7 @@ Connection::~Connection() {
 }
 
 Connection Connection::open(const std::string& path, OpenMode mode) {
+  io::note_blocking_io("opening an experiments DB");
   if (path.empty()) throw DbError("experiments database path is empty; give a file such as runs.sqlite");
 
   const FileKind kind = inspect_file(path);
@@ -227,6 +229,7 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
 }
 
 void Connection::exec(std::string_view sql) {
+  io::note_blocking_io("SQL");
   const std::string text(sql);
   char* error = nullptr;
   const int rc = sqlite3_exec(state_->db, text.c_str(), nullptr, nullptr, &error);
@@ -240,6 +243,7 @@ void Connection::exec(std::string_view sql) {
 }
 
 Statement Connection::prepare(std::string_view sql) {
+  io::note_blocking_io("SQL");
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v2(state_->db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) {

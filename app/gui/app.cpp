@@ -17,6 +17,7 @@
 
 #include "app/gui/app_state.h"
 #include "app/gui/bench.h"
+#include "core/io/blocking_io.h"
 #include "app/gui/settings.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/view_registry.h"
@@ -480,6 +481,7 @@ int App::finish() {
     in.heatmaps_drawn = last_stats_.heatmaps_drawn;
     in.heatmap_uploads = last_stats_.heatmap_uploads;
     in.plots_drawn = last_stats_.plots_drawn;
+    in.blocking_io_on_ui_thread = io::blocking_calls_on_ui_thread();
     in.presentation = presentation_;
     for (const auto& v : views_) in.views.push_back(v->name());
     in.screenshot = screenshot_written_;

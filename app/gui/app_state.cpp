@@ -20,6 +20,7 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
   j["frames"] = in.frames;
   j["heatmaps_drawn"] = in.heatmaps_drawn;
   j["widgets"] = {{"heatmap_uploads", in.heatmap_uploads}, {"plots_drawn", in.plots_drawn}};
+  j["blocking_io_on_ui_thread"] = in.blocking_io_on_ui_thread;
   j["presentation"] = in.presentation;
   j["views"] = in.views;
   j["version"] = HEADROOM_VERSION;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/io/blocking_io.h"
+
 namespace headroom::core {
 namespace {
 
@@ -93,6 +95,7 @@ std::vector<uint8_t> encode_safetensors(const StFile& file) {
 }
 
 StFile decode_safetensors(const uint8_t* data, size_t size, const std::string& source) {
+  io::note_blocking_io("safetensors decode");
   if (size < 8) fail(source, "shorter than the 8-byte header length");
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= uint64_t(data[i]) << (8 * i);

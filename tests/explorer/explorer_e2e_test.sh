@@ -20,11 +20,16 @@ runs=$("$worker" status --db "$db" --json | grep -o '"id":' | wc -l)
 # state_value FILE KEY: the first number after "KEY": in a pretty-printed state file.
 state_value() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | grep -o '[0-9]*$'; }
 
+no_blocking_io() {  # no_blocking_io STATE NAME: no SQL or checkpoint decode ran on the UI thread
+  [ "$(state_value "$1" blocking_io_on_ui_thread)" = 0 ] || fail "$2: SQL or a checkpoint decode ran on the UI thread"
+}
+
 shot() {  # shot NAME SCENE-JSON: screenshot + state of the explorer with that scene
   printf '%s\n' "$2" > "$out/$1.json"
   in_xvfb "$headroom" --db "$db" --scene "$out/$1.json" --screenshot "$out/$1.png" --frames 6 \
     --state-out "$out/$1.state.json" || fail "$1: headroom exited with $?"
   "$png_check" "$out/$1.png" 1280 800 || fail "$1: screenshot check failed"
+  no_blocking_io "$out/$1.state.json" "$1"
 }
 
 shot curves '{"view": "Explorer", "explorer": {"tab": "curves", "metric": "val_loss"}}'
@@ -63,12 +68,14 @@ before=$(md5sum < "$out/notes.sqlite")
 in_xvfb "$headroom" --db "$out/notes.sqlite" --view explorer --screenshot "$out/foreign.png" --frames 4 \
   --state-out "$out/foreign.state.json" || fail "foreign: headroom exited with $?"
 grep -q '"error": ".*notes.sqlite' "$out/foreign.state.json" || fail "foreign: no message naming the file"
+no_blocking_io "$out/foreign.state.json" foreign
 [ "$(md5sum < "$out/notes.sqlite")" = "$before" ] || fail "foreign: the file was modified"
 # First launch without --db: the default DB is created in the data dir and the quick suites offered.
 rm -rf "$out/data"
 XDG_DATA_HOME="$out/data" in_xvfb "$headroom" --view explorer --screenshot "$out/first.png" --frames 4 \
   --state-out "$out/first.state.json" || fail "first launch: headroom exited with $?"
 [ -f "$out/data/headroom/experiments.sqlite" ] || fail "first launch: no default DB in \$XDG_DATA_HOME/headroom"
+no_blocking_io "$out/first.state.json" "first launch"
 grep -q "\"db\": \"$out/data/headroom/experiments.sqlite\"" "$out/first.state.json" || fail "first launch: the default DB is not open"
 [ "$(state_value "$out/first.state.json" runs)" -eq 0 ] || fail "first launch: a new DB should have no runs"
 "$worker" status --db "$out/data/headroom/experiments.sqlite" --json >/dev/null || fail "first launch: the new DB is not a Headroom DB"

@@ -8,6 +8,8 @@
 #include <functional>
 #include <thread>
 
+#include "core/io/blocking_io.h"
+#include "core/io/safetensors.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
 #include "tests/db/db_test_util.h"
@@ -99,6 +101,103 @@ TEST(ExplorerLoader, OnlyWantedCurvesAreKept) {
   ASSERT_TRUE(eventually([&] { return loader.curves()->complete && loader.curves()->curves.size() == 1; }));
   EXPECT_EQ(loader.curves()->curves.count(kb), 1u);
   EXPECT_DOUBLE_EQ(loader.curves()->curves.at(kb).y.at(0), 4.0);
+}
+
+// A P_l / P_w snapshot as the worker stores it: one square tensor per projection.
+db::Blob projections_at(float value) {
+  core::StFile f;
+  const float pl[4] = {value, 0, 0, value}, pw[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  f.tensors.push_back(core::make_f32("layer0.P_l", {2, 2}, pl));
+  f.tensors.push_back(core::make_f32("layer0.P_w", {3, 3}, pw));
+  return core::encode_safetensors(f);
+}
+
+TEST(ExplorerLoader, ReadsARunsStepsAndDecodesItsProjectionsOffTheCallingThread) {
+  TempDir dir("explorer");
+  const std::string path = dir.path("runs.sqlite");
+  auto conn = db::Connection::open(path, db::OpenMode::Create);
+  db::RunStore store(conn);
+  const auto a = add_run(store, "a");
+  for (std::int64_t step : {10, 20, 30}) store.put_artifact(a, step, "talking_heads", projections_at(float(step)));
+  store.put_artifact(a, 30, "weights", db::BlobView(std::string_view("w")));
+  ExplorerLoader loader(path, 0.02);
+
+  // The view's calls happen on the UI thread; none of them may read the DB there.
+  io::mark_ui_thread();
+  const long before = io::blocking_calls_on_ui_thread();
+  loader.want_run({a, true, -1});
+  const bool newest = eventually([&] { return loader.run_detail()->request.run_id == a; });
+  io::mark_ui_thread(false);
+  EXPECT_EQ(io::blocking_calls_on_ui_thread(), before);
+  ASSERT_TRUE(newest);
+  auto d = loader.run_detail();
+  EXPECT_TRUE(d->error.empty()) << d->error;
+  EXPECT_EQ(d->weights_steps, (std::vector<std::int64_t>{30}));
+  EXPECT_EQ(d->projection_steps, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(d->projection_step, 30);
+  ASSERT_EQ(d->maps.size(), 2u);
+  EXPECT_EQ(d->maps[0].name, "layer0.P_l");
+  EXPECT_EQ(d->maps[0].size, 2);
+  EXPECT_FLOAT_EQ(d->maps[0].values[0], 30.0f);
+  EXPECT_EQ(d->maps[1].size, 3);
+
+  // A step between snapshots shows the one before it.
+  loader.want_run({a, true, 25});
+  ASSERT_TRUE(eventually([&] { return loader.run_detail()->request.projection_step == 25; }));
+  EXPECT_EQ(loader.run_detail()->projection_step, 20);
+  EXPECT_FLOAT_EQ(loader.run_detail()->maps.at(0).values[0], 20.0f);
+
+  // A new snapshot committed by the worker shows up under "the newest".
+  loader.want_run({a, true, -1});
+  ASSERT_TRUE(eventually([&] { return loader.run_detail()->projection_step == 30; }));
+  store.put_artifact(a, 40, "talking_heads", projections_at(40.0f));
+  ASSERT_TRUE(eventually([&] { return loader.run_detail()->projection_step == 40; }));
+
+  // A damaged snapshot is explained, not fatal.
+  store.put_artifact(a, 50, "talking_heads", db::BlobView(std::string_view("not safetensors")));
+  ASSERT_TRUE(eventually([&] { return !loader.run_detail()->error.empty(); }));
+  EXPECT_NE(loader.run_detail()->error.find("step 50"), std::string::npos) << loader.run_detail()->error;
+  EXPECT_TRUE(loader.rows()->open);
+}
+
+TEST(BlockingIo, SqlAndDecodesOnAMarkedUiThreadAreCounted) {
+#ifndef NDEBUG
+  GTEST_SKIP() << "debug builds abort on blocking I/O on the UI thread; this checks the release counter";
+#else
+  TempDir dir("explorer");
+  const std::string path = dir.path("runs.sqlite");
+  db::Connection::open(path, db::OpenMode::Create);
+  const auto bytes = projections_at(1.0f);
+  const long before = io::blocking_calls_on_ui_thread();
+  std::thread ui([&] {
+    io::mark_ui_thread();
+    auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);  // open (+ its SQL)
+    const long after_open = io::blocking_calls_on_ui_thread();
+    EXPECT_GT(after_open, before);
+    core::decode_safetensors(bytes.data(), bytes.size(), "test");
+    EXPECT_EQ(io::blocking_calls_on_ui_thread(), after_open + 1);
+  });
+  ui.join();
+  // Another thread, unmarked: not counted.
+  const long after = io::blocking_calls_on_ui_thread();
+  core::decode_safetensors(bytes.data(), bytes.size(), "test");
+  EXPECT_EQ(io::blocking_calls_on_ui_thread(), after);
+#endif
+}
+
+TEST(ExplorerLoader, CreatesAMissingDbOnlyWhenAsked) {
+  TempDir dir("explorer");
+  const std::string missing = dir.path("nothing.sqlite");
+  {
+    ExplorerLoader loader(missing, 0.02);
+    ASSERT_TRUE(eventually([&] { return !loader.rows()->error.empty(); }));
+    EXPECT_NE(loader.rows()->error.find("does not exist"), std::string::npos) << loader.rows()->error;
+  }
+  EXPECT_FALSE(std::ifstream(missing).good());
+  ExplorerLoader loader(missing, 0.02, /*create=*/true);
+  ASSERT_TRUE(eventually([&] { return loader.rows()->open; }));
+  EXPECT_TRUE(loader.rows()->rows.empty());
+  EXPECT_TRUE(std::ifstream(missing).good());
 }
 
 }  // namespace

@@ -8,7 +8,14 @@
 
 #include <torch/torch.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "app/gui/lab/lab_engine.h"
+#include "core/io/blocking_io.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
 #include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
@@ -40,6 +47,51 @@ LabRequest request(core::AttentionKind kind, int d, int h, int L = 2) {
   r.text = "In the beginning God created";
   return r;
 }
+
+// The newest snapshot once `done` holds for it (or null after `seconds`).
+template <class Done>
+std::shared_ptr<const LabSnapshot> wait_until(const LabEngine& e, Done done, double seconds = 30) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    auto s = e.snapshot();
+    if (done(*s)) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return nullptr;
+}
+
+// What the worker stores as a "weights" artifact: every parameter (as `dtype`) + the model spec.
+std::vector<uint8_t> weights_bytes(const core::ModelSpec& spec, uint64_t seed, torch::Dtype dtype = torch::kFloat32,
+                                   core::TransformerLM* out = nullptr) {
+  torch::manual_seed(seed);
+  core::TransformerLM model(spec);
+  core::StFile f;
+  for (const auto& p : model->named_parameters()) f.tensors.push_back(core::to_st_tensor(p.key(), p.value().to(dtype)));
+  f.metadata = {{"format", "headroom weights v1"}, {"step", "40"}, {"model", core::to_json(spec).dump()}};
+  if (out) *out = model;
+  return core::encode_safetensors(f);
+}
+
+// A scratch experiments DB with one run (train.corpus kjv) whose weights are stored at the given steps.
+struct StoredRunDb {
+  std::string path;
+  int64_t run_id = 0;
+  StoredRunDb(const std::string& name, const std::vector<std::pair<int64_t, std::vector<uint8_t>>>& weights) {
+    path = (std::filesystem::temp_directory_path() / ("headroom_lab_" + std::to_string(getpid()) + "_" + name + ".sqlite")).string();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+    auto conn = db::Connection::open(path, db::OpenMode::Create);
+    db::RunStore store(conn);
+    db::NewRun run;
+    run.name = name;
+    run.config_json = R"({"train": {"corpus": "kjv", "tokenizer": "bytes"}})";
+    run_id = store.enqueue_run(run);
+    for (const auto& [step, bytes] : weights) store.put_artifact(run_id, step, "weights", db::Blob(bytes));
+  }
+  ~StoredRunDb() {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  }
+  StoredCheckpoint at(int64_t step) const { return StoredCheckpoint{path, run_id, "stored-run", "bytes", step}; }
+};
 
 }  // namespace
 
@@ -130,29 +182,24 @@ TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
   EXPECT_EQ(s3->training.step, 0);
 }
 
-TEST(LabEngine, LoadsStoredWeightsWithTheirShapesAndValues) {
-  // What the worker stores as a "weights" artifact: every parameter + the model spec.
-  core::ModelSpec spec = request(core::AttentionKind::TalkingHeads, 32, 4, 1).model;
-  torch::manual_seed(7);
-  core::TransformerLM stored(spec);
-  core::StFile f;
-  for (const auto& p : stored->named_parameters()) f.tensors.push_back(core::to_st_tensor(p.key(), p.value()));
-  f.metadata = {{"format", "headroom weights v1"}, {"step", "40"}, {"model", core::to_json(spec).dump()}};
-  const auto bytes = core::encode_safetensors(f);
-
+TEST(LabEngine, OpensAStoredRunWithItsShapesAndValuesOffTheCallingThread) {
+  const core::ModelSpec spec = request(core::AttentionKind::TalkingHeads, 32, 4, 1).model;
+  core::TransformerLM stored(nullptr);
+  const StoredRunDb db("th", {{20, weights_bytes(spec, 5)}, {40, weights_bytes(spec, 7, torch::kFloat32, &stored)}});
   LabEngine engine;
   auto first = wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8)));
   ASSERT_TRUE(first && first->valid);
-  std::string error;
-  EXPECT_FALSE(engine.load_weights({1, 2, 3}, "bytes", "kjv", &error));
-  EXPECT_FALSE(error.empty());
-  ASSERT_TRUE(engine.load_weights(bytes, "bytes", "kjv", &error)) << error;
-  std::shared_ptr<const LabSnapshot> s;
-  for (int i = 0; i < 3000 && (!s || s->spec.width != 32); ++i) {
-    s = engine.snapshot();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  // The caller is a UI thread: reading the DB and decoding must happen on the engine's thread.
+  io::mark_ui_thread();
+  const long before = io::blocking_calls_on_ui_thread();
+  const uint64_t id = engine.open_stored(db.at(1000));  // beyond the last: the newest stored step
+  io::mark_ui_thread(false);
+  EXPECT_EQ(io::blocking_calls_on_ui_thread(), before);
+  auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id; });
   ASSERT_TRUE(s && s->valid);
+  EXPECT_TRUE(s->stored.error.empty()) << s->stored.error;
+  EXPECT_EQ(s->stored.steps, (std::vector<int64_t>{20, 40}));
+  EXPECT_EQ(s->stored.index, 1);
   EXPECT_EQ(s->spec, spec);
   ASSERT_EQ(s->layers.size(), 1u);
   ASSERT_TRUE(s->layers[0].has_P_l);
@@ -162,6 +209,38 @@ TEST(LabEngine, LoadsStoredWeightsWithTheirShapesAndValues) {
   ASSERT_EQ(s->layers[0].P_l.raw.v.size(), static_cast<size_t>(p_l.numel()));
   for (int64_t i = 0; i < p_l.numel(); ++i)
     EXPECT_FLOAT_EQ(s->layers[0].P_l.raw.v[static_cast<size_t>(i)], p_l.data_ptr<float>()[i]);
+  // Scrubbing to an earlier step loads that step's weights.
+  const uint64_t id2 = engine.open_stored(db.at(20));
+  auto s2 = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id2; });
+  ASSERT_TRUE(s2 && s2->valid);
+  EXPECT_EQ(s2->stored.index, 0);
+  EXPECT_NE(s2->layers[0].P_l.raw.v, s->layers[0].P_l.raw.v);
+}
+
+TEST(LabEngine, AStoredRunThatCannotBeOpenedIsExplainedAndTheModelKept) {
+  LabEngine engine;
+  auto first = wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8)));
+  ASSERT_TRUE(first && first->valid);
+  {
+    const StoredRunDb empty("none", {});
+    const uint64_t id = engine.open_stored(empty.at(0));
+    auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id; });
+    ASSERT_TRUE(s);
+    EXPECT_NE(s->stored.error.find("no stored weights yet"), std::string::npos) << s->stored.error;
+    EXPECT_EQ(s->spec.width, 64);  // the lab keeps its model
+  }
+  const StoredRunDb junk("junk", {{10, {1, 2, 3}}});
+  const uint64_t id = engine.open_stored(junk.at(10));
+  auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id; });
+  ASSERT_TRUE(s);
+  EXPECT_NE(s->stored.error.find("cannot open stored-run"), std::string::npos) << s->stored.error;
+  EXPECT_EQ(s->stored.index, -1);
+  EXPECT_TRUE(s->valid);
+  EXPECT_EQ(s->spec.width, 64);
+  const uint64_t id3 = engine.open_stored(StoredCheckpoint{"/nonexistent/dir/x.sqlite", 1, "gone", "bytes", 0});
+  auto s3 = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id3; });
+  ASSERT_TRUE(s3);
+  EXPECT_NE(s3->stored.error.find("does not exist"), std::string::npos) << s3->stored.error;
 }
 
 TEST(LabEngine, AVocabularyThatDoesNotMatchTheModelIsExplained) {
@@ -177,24 +256,14 @@ TEST(LabEngine, AVocabularyThatDoesNotMatchTheModelIsExplained) {
 
 TEST(LabEngine, SixteenBitWeightsOfAResultsOnlyExportLoad) {
   // `export --results-only` stores final weights in F16; the lab reads them into its float model.
-  core::ModelSpec spec = request(core::AttentionKind::MultiHead, 32, 4, 1).model;
-  torch::manual_seed(11);
-  core::TransformerLM stored(spec);
-  core::StFile f;
-  for (const auto& p : stored->named_parameters())
-    f.tensors.push_back(core::to_st_tensor(p.key(), p.value().to(torch::kHalf)));
-  f.metadata = {{"format", "headroom weights v1"}, {"step", "40"}, {"model", core::to_json(spec).dump()}};
-  const auto bytes = core::encode_safetensors(f);
+  const core::ModelSpec spec = request(core::AttentionKind::MultiHead, 32, 4, 1).model;
+  const StoredRunDb db("f16", {{40, weights_bytes(spec, 11, torch::kHalf)}});
   LabEngine engine;
   ASSERT_TRUE(wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8))));
-  std::string error;
-  ASSERT_TRUE(engine.load_weights(bytes, "bytes", "kjv", &error)) << error;
-  std::shared_ptr<const LabSnapshot> s;
-  for (int i = 0; i < 3000 && (!s || s->spec.width != 32); ++i) {
-    s = engine.snapshot();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  const uint64_t id = engine.open_stored(db.at(40));
+  auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id; });
   ASSERT_TRUE(s && s->valid) << (s && !s->problems.empty() ? s->problems[0].message : "");
+  EXPECT_TRUE(s->stored.error.empty()) << s->stored.error;
   EXPECT_EQ(s->spec, spec);
   EXPECT_EQ(s->layers.size(), 1u);
 }

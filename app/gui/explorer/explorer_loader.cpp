@@ -1,13 +1,12 @@
 #include "app/gui/explorer/explorer_loader.h"
 
-#include <chrono>
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
+#include <chrono>
 #include <thread>
 
-
+#include "app/gui/mailbox.h"
 #include "app/gui/thread_priority.h"
+#include "core/io/safetensors.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
 
@@ -30,40 +29,46 @@ struct ExplorerLoader::State {
     Curve curve;
     std::int64_t run_step = -1;  // the run's current_step when fetched
   };
+  // What the view asks; parts posted separately arrive merged.
+  struct Request {
+    std::optional<std::vector<CurveKey>> curves;
+    bool refresh = false;
+    std::optional<RunDetailRequest> run;
+  };
+  struct Snapshots {
+    std::shared_ptr<const RowsSnapshot> rows = std::make_shared<RowsSnapshot>();
+    std::shared_ptr<const CurvesSnapshot> curves = std::make_shared<CurvesSnapshot>();
+    std::shared_ptr<const RunDetail> run = std::make_shared<RunDetail>();
+  };
 
   double poll_seconds = 0.25;
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  bool stop = false, refresh = false, want_changed = false;
-  std::vector<CurveKey> wanted;
-  std::shared_ptr<const RowsSnapshot> rows = std::make_shared<RowsSnapshot>();
-  std::shared_ptr<const CurvesSnapshot> curves = std::make_shared<CurvesSnapshot>();
-  std::thread thread;
+  bool create = false;
+  gui::Mailbox<Request, Snapshots> box;
 
   // Loader-thread state.
   std::map<CurveKey, Cached> cache;
   std::map<std::int64_t, std::int64_t> run_steps;  // run id -> current_step at the last reload
-  std::uint64_t rows_version = 0, curves_version = 0;
+  std::uint64_t rows_version = 0, curves_version = 0, run_version = 0;
+  std::shared_ptr<const RowsSnapshot> last_rows = std::make_shared<RowsSnapshot>();
+  std::thread thread;  // last: it starts once every member above exists
 
   void publish_rows(RowsSnapshot r) {
     r.version = ++rows_version;
-    auto shared = std::make_shared<const RowsSnapshot>(std::move(r));
-    std::lock_guard<std::mutex> lock(mu);
-    rows = std::move(shared);
+    last_rows = std::make_shared<const RowsSnapshot>(std::move(r));
+    box.publish_with([&](Snapshots& s) { s.rows = last_rows; });
   }
 
   void publish_curves(const std::vector<CurveKey>& keys) {
-    auto s = std::make_shared<CurvesSnapshot>();
-    s->complete = true;
+    auto c = std::make_shared<CurvesSnapshot>();
+    c->complete = true;
     for (const auto& k : keys) {
       auto it = cache.find(k);
       const bool current = it != cache.end() && it->second.run_step == step_of(k.run_id);
-      if (it != cache.end()) s->curves.emplace(k, it->second.curve);
-      s->complete = s->complete && current;
+      if (it != cache.end()) c->curves.emplace(k, it->second.curve);
+      c->complete = c->complete && current;
     }
-    s->version = ++curves_version;
-    std::lock_guard<std::mutex> lock(mu);
-    curves = std::move(s);
+    c->version = ++curves_version;
+    box.publish_with([&](Snapshots& s) { s.curves = std::move(c); });
   }
 
   std::int64_t step_of(std::int64_t run_id) const {
@@ -84,12 +89,49 @@ struct ExplorerLoader::State {
     publish_rows(std::move(r));
   }
 
+  // The Run tab's details: stored steps, and the P_l / P_w snapshot at the wanted step decoded.
+  void load_run_detail(db::RunStore& store, const RunDetailRequest& want) {
+    auto d = std::make_shared<RunDetail>();
+    d->request = want;
+    d->version = ++run_version;
+    if (want.run_id >= 0) {
+      try {
+        d->weights_steps = store.artifact_steps(want.run_id, "weights");
+        if (want.projections) {
+          d->projection_steps = store.artifact_steps(want.run_id, "talking_heads");
+          if (!d->projection_steps.empty()) {
+            // The wanted step if stored, else the newest at or before it, else the newest.
+            auto step = d->projection_steps.back();
+            if (want.projection_step >= 0) {
+              const auto after = std::upper_bound(d->projection_steps.begin(), d->projection_steps.end(),
+                                                  want.projection_step);
+              if (after != d->projection_steps.begin()) step = *std::prev(after);
+            }
+            d->projection_step = step;
+            const auto a = store.artifact_at(want.run_id, "talking_heads", step);
+            if (!a) throw std::runtime_error("the P_l / P_w snapshot at step " + std::to_string(step) + " is gone");
+            const auto file = core::decode_safetensors(a->bytes.data(), a->bytes.size(),
+                                                       "P_l/P_w snapshot at step " + std::to_string(step));
+            for (const auto& t : file.tensors) {
+              if (t.shape.size() != 2 || t.shape[0] != t.shape[1]) continue;
+              d->maps.push_back({t.name, static_cast<int>(t.shape[0]), t.as_f32()});
+            }
+          }
+        }
+      } catch (const std::exception& e) {
+        d->error = e.what();
+      }
+    }
+    box.publish_with([&](Snapshots& s) { s.run = std::move(d); });
+  }
+
   void loop(const std::string& path) {
     // Below the UI thread (and the GL rasterizer's threads on a software renderer): frames come
     // first, curves refine in the time left over.
     gui::lower_this_thread_priority(kLoaderNice);
     std::optional<db::Connection> conn;
     try {
+      if (create) db::Connection::open(path, db::OpenMode::Create);  // creates the schema, then closes
       conn.emplace(db::Connection::open(path, db::OpenMode::ReadOnly));
     } catch (const std::exception& e) {
       RowsSnapshot r;
@@ -100,22 +142,22 @@ struct ExplorerLoader::State {
     db::RunStore store(*conn);
     std::int64_t data_version = -1;
     std::vector<CurveKey> keys;
+    RunDetailRequest run_wanted;
+    std::optional<decltype(box)::Taken> taken;
+    bool first = true;  // the rows are read at once, not after a poll interval
     while (true) {
-      bool reload = false, keys_changed = false;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        // Sleep unless there is work: a new want list, a refresh, or curves still to fetch.
-        const bool pending = std::any_of(keys.begin(), keys.end(), [&](const CurveKey& k) {
-          auto it = cache.find(k);
-          return it == cache.end() || it->second.run_step != step_of(k.run_id);
-        });
-        if (!pending)
-          cv.wait_for(lock, std::chrono::duration<double>(poll_seconds), [&] { return stop || refresh || want_changed; });
-        if (stop) return;
-        reload = refresh;
-        refresh = false;
-        if (want_changed) keys = wanted, keys_changed = true;
-        want_changed = false;
+      // Sleep unless there is work: a new request, or curves still to fetch.
+      const bool pending = std::any_of(keys.begin(), keys.end(), [&](const CurveKey& k) {
+        auto it = cache.find(k);
+        return it == cache.end() || it->second.run_step != step_of(k.run_id);
+      });
+      if (!box.wait(&taken, {}, gui::Mailbox<Request, Snapshots>::Seconds(pending || first ? 0.0 : poll_seconds))) return;
+      first = false;
+      bool reload = false, keys_changed = false, run_changed = false;
+      if (taken) {
+        reload = taken->request.refresh;
+        if (taken->request.curves) keys = std::move(*taken->request.curves), keys_changed = true;
+        if (taken->request.run && *taken->request.run != run_wanted) run_wanted = *taken->request.run, run_changed = true;
       }
       try {
         const std::int64_t dv = conn->data_version();
@@ -124,6 +166,7 @@ struct ExplorerLoader::State {
           data_version = dv;
           reload_rows(store);
         }
+        if (run_changed || (reload && run_wanted.run_id >= 0)) load_run_detail(store, run_wanted);
         // Fetch what is missing or stale, publishing at least every ~50 ms and stopping early
         // when the view wants something else.
         auto slice_start = Clock::now();
@@ -137,8 +180,7 @@ struct ExplorerLoader::State {
           if (Clock::now() - slice_start > std::chrono::milliseconds(50)) {
             publish_curves(keys);
             slice_start = Clock::now();
-            std::lock_guard<std::mutex> lock(mu);
-            if (want_changed || stop) break;
+            if (box.superseded()) break;
           }
         }
         if (fetched || reload || keys_changed) publish_curves(keys);
@@ -146,7 +188,7 @@ struct ExplorerLoader::State {
         for (auto it = cache.begin(); it != cache.end();)
           it = std::binary_search(keys.begin(), keys.end(), it->first) ? std::next(it) : cache.erase(it);
       } catch (const std::exception& e) {
-        RowsSnapshot r = *rows;
+        RowsSnapshot r = *last_rows;
         r.error = std::string("reading ") + path + " failed: " + e.what();
         publish_rows(std::move(r));
       }
@@ -154,48 +196,36 @@ struct ExplorerLoader::State {
   }
 };
 
-ExplorerLoader::ExplorerLoader(std::string db_path, double poll_seconds)
+ExplorerLoader::ExplorerLoader(std::string db_path, double poll_seconds, bool create)
     : path_(std::move(db_path)), state_(std::make_unique<State>()) {
   state_->poll_seconds = poll_seconds;
+  state_->create = create;
   state_->thread = std::thread([this] { state_->loop(path_); });
 }
 
 ExplorerLoader::~ExplorerLoader() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->stop = true;
-  }
-  state_->cv.notify_all();
+  state_->box.close();
   state_->thread.join();
 }
 
-std::shared_ptr<const RowsSnapshot> ExplorerLoader::rows() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->rows;
-}
+std::shared_ptr<const RowsSnapshot> ExplorerLoader::rows() const { return state_->box.snapshot()->rows; }
 
-std::shared_ptr<const CurvesSnapshot> ExplorerLoader::curves() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->curves;
-}
+std::shared_ptr<const CurvesSnapshot> ExplorerLoader::curves() const { return state_->box.snapshot()->curves; }
+
+std::shared_ptr<const RunDetail> ExplorerLoader::run_detail() const { return state_->box.snapshot()->run; }
 
 void ExplorerLoader::want(std::vector<CurveKey> keys) {
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->wanted = std::move(keys);
-    state_->want_changed = true;
-  }
-  state_->cv.notify_all();
+  state_->box.update([&](State::Request& r) { r.curves = std::move(keys); });
 }
 
 void ExplorerLoader::refresh() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->refresh = true;
-  }
-  state_->cv.notify_all();
+  state_->box.update([](State::Request& r) { r.refresh = true; });
+}
+
+void ExplorerLoader::want_run(const RunDetailRequest& request) {
+  state_->box.update([&](State::Request& r) { r.run = request; });
 }
 
 }  // namespace headroom::explorer

@@ -1,11 +1,13 @@
-// The explorer's reading thread: keeps the GUI's frames free of SQL.
+// The explorer's reading thread: keeps the GUI's frames free of SQL and of checkpoint decoding.
 //
 // One background thread owns a read-only connection to the experiments DB. It loads the run
 // rows, polls `PRAGMA data_version` (a few times a second) and reloads them when another
-// process — a worker — committed; and it fetches the curves the view says it wants, bucketed by
-// the store (RunStore::curve), re-fetching a wanted curve when its run moved on. The UI thread
-// only swaps immutable snapshots (latest wins), so a worker writing at full speed never stalls a
-// frame and neither side ever sees "database is locked" (WAL: readers never block the writer).
+// process — a worker — committed; it fetches the curves the view says it wants, bucketed by
+// the store (RunStore::curve), re-fetching a wanted curve when its run moved on; and it reads the
+// Run tab's details (stored steps, the P_l / P_w snapshot at a step). The UI thread posts
+// requests and swaps immutable snapshots through a Mailbox (latest wins), so a worker writing at
+// full speed never stalls a frame and neither side ever sees "database is locked" (WAL: readers
+// never block the writer).
 #pragma once
 
 #include <cstdint>
@@ -48,10 +50,38 @@ struct CurvesSnapshot {
   bool complete = false;             // every wanted curve is loaded and current
 };
 
+// The Run tab's question: one run's stored steps, and its P_l / P_w snapshot at a step.
+struct RunDetailRequest {
+  std::int64_t run_id = -1;           // -1: no run
+  bool projections = false;           // also read the talking-heads snapshots
+  std::int64_t projection_step = -1;  // the snapshot to decode; -1: the newest
+  bool operator==(const RunDetailRequest& o) const {
+    return run_id == o.run_id && projections == o.projections && projection_step == o.projection_step;
+  }
+  bool operator!=(const RunDetailRequest& o) const { return !(*this == o); }
+};
+
+struct ProjectionMap {
+  std::string name;  // "layer0.P_l", ...
+  int size = 0;      // size x size
+  std::vector<float> values;
+};
+
+struct RunDetail {
+  std::uint64_t version = 0;
+  RunDetailRequest request;                    // the request this answers (run_id -1: none yet)
+  std::vector<std::int64_t> weights_steps;     // steps with stored weights (Open in lab), ascending
+  std::vector<std::int64_t> projection_steps;  // steps with P_l / P_w snapshots, ascending
+  std::int64_t projection_step = -1;           // the step `maps` show
+  std::vector<ProjectionMap> maps;
+  std::string error;                           // what could not be read
+};
+
 class ExplorerLoader {
  public:
-  // Opens `db_path` read-only on the loader thread; a refusal shows up as rows()->error.
-  explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25);
+  // Opens `db_path` read-only on the loader thread; a refusal shows up as rows()->error. With
+  // `create`, a missing DB is first created there (the user's default DB on first launch).
+  explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25, bool create = false);
   ~ExplorerLoader();
   ExplorerLoader(const ExplorerLoader&) = delete;
   ExplorerLoader& operator=(const ExplorerLoader&) = delete;
@@ -64,6 +94,9 @@ class ExplorerLoader {
   void want(std::vector<CurveKey> keys);
   // Reload the rows now (e.g. after the GUI started a worker).
   void refresh();
+  // Replaces the Run tab's question; the answer arrives as run_detail() (re-read when the DB changes).
+  void want_run(const RunDetailRequest& request);
+  std::shared_ptr<const RunDetail> run_detail() const;
 
  private:
   struct State;

@@ -10,9 +10,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -23,7 +21,10 @@
 #include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
+#include "app/gui/mailbox.h"
 #include "app/gui/thread_priority.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
 #include "core/train/blas_threads.h"
 #include "core/train/trainer.h"
 
@@ -68,18 +69,12 @@ Projection projection(const torch::Tensor& p) {
 }  // namespace
 
 struct LabEngine::Impl {
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  std::optional<LabRequest> pending;
-  uint64_t pending_id = 0, next_id = 0;
-  struct PendingWeights {
-    std::vector<uint8_t> bytes;
-    std::string tokenizer, corpus;
+  // A model request and a stored run to open can be pending together: each keeps the other.
+  struct Work {
+    std::optional<LabRequest> model;
+    std::optional<StoredCheckpoint> stored;
   };
-  std::optional<PendingWeights> pending_weights;
-  std::shared_ptr<const LabSnapshot> published = std::make_shared<LabSnapshot>();
-  bool stop = false;
-  std::thread thread;
+  Mailbox<Work, LabSnapshot> box;
 
   // Engine-thread state.
   LabRequest current;
@@ -118,22 +113,19 @@ struct LabEngine::Impl {
     return {it->second, trained_on == "kjv" ? "KJV" : trained_on};
   }
 
-  Impl() {
-    thread = std::thread([this] { loop(); });
-  }
+  StoredRunState stored;  // the stored run opened last (copied into every snapshot)
+  std::thread thread;     // last: it starts once every member above exists
+
+  Impl() : thread([this] { loop(); }) {}
   ~Impl() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stop = true;
-    }
-    cv.notify_all();
+    box.close();
     thread.join();
   }
 
   void publish(std::shared_ptr<LabSnapshot> s) {
     s->version = ++version;
-    std::lock_guard<std::mutex> lock(mu);
-    published = std::move(s);
+    s->stored = stored;
+    box.publish(std::move(s));
   }
 
   core::TrainSpec train_spec() const {
@@ -316,8 +308,7 @@ struct LabEngine::Impl {
       if (forced_steps > 0 ? done >= forced_steps
                            : std::chrono::duration<double>(Clock::now() - t0).count() > kTrainSliceSeconds)
         break;
-      std::lock_guard<std::mutex> lock(mu);
-      if (pending || stop) break;  // a new request wins over more training
+      if (box.superseded()) break;  // a new request wins over more training
     }
   }
 
@@ -331,18 +322,11 @@ struct LabEngine::Impl {
     // barriers, took the renderer's core: frame p95 ~20 ms with two, ~17.5 with one.
     at::set_num_threads(1);
     core::set_openblas_threads(1);
-    while (true) {
-      std::optional<LabRequest> req;
-      uint64_t id = 0;
-      std::optional<PendingWeights> weights;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return stop || pending || pending_weights || (have_request && current.training); });
-        if (stop) return;
-        req.swap(pending);
-        id = pending_id;
-        weights.swap(pending_weights);
-      }
+    std::optional<Mailbox<Work, LabSnapshot>::Taken> taken;
+    while (box.wait(&taken, [&] { return have_request && current.training; })) {
+      const uint64_t id = taken ? taken->id : 0;
+      std::optional<LabRequest> req = taken ? std::move(taken->request.model) : std::nullopt;
+      std::optional<StoredCheckpoint> open = taken ? std::move(taken->request.stored) : std::nullopt;
       try {
         if (req) {
           const bool reset = req->reset_training;
@@ -355,18 +339,19 @@ struct LabEngine::Impl {
             s->problems = std::move(problems);
             s->spec = req->model;
             publish(std::move(s));
-            continue;
+            if (!open) continue;
+          } else {
+            current = *req;
+            current_id = id;
+            if (!open) trained_on.clear();
+            have_request = true;
+            ensure_model(reset);
+            if (singles > 0) train_slice(singles);
           }
-          current = *req;
-          current_id = id;
-          if (!weights) trained_on.clear();
-          have_request = true;
-          ensure_model(reset);
-          if (singles > 0) train_slice(singles);
         }
-        if (weights) {
-          // Stored weights win over the request posted with them (which set up the controls).
-          load(weights->bytes, weights->tokenizer, weights->corpus);
+        if (open) {
+          // A stored run wins over the request posted with it.
+          open_stored(*open, id);
         } else if (!req && have_request && current.training) {
           train_slice(0);
         }
@@ -379,6 +364,43 @@ struct LabEngine::Impl {
         publish(std::move(s));
       }
     }
+  }
+
+  // Reads a stored run's weights from its DB and loads them; a failure is told in `stored`, and
+  // the lab keeps the model it had.
+  void open_stored(const StoredCheckpoint& r, uint64_t id) {
+    StoredRunState st;
+    st.request_id = id;
+    st.run = r;
+    try {
+      auto conn = db::Connection::open(r.db_path, db::OpenMode::ReadOnly);
+      db::RunStore store(conn);
+      st.steps = store.artifact_steps(r.run_id, "weights");
+      if (st.steps.empty()) {
+        st.error = "run " + r.run_name + " has no stored weights yet: the worker stores them at every checkpoint "
+                   "(train.checkpoint_every steps)";
+      } else {
+        const auto after = std::upper_bound(st.steps.begin(), st.steps.end(), r.step);
+        const int index = after == st.steps.begin() ? 0 : static_cast<int>(after - st.steps.begin()) - 1;
+        const auto step = st.steps[static_cast<size_t>(index)];
+        const auto artifact = store.artifact_at(r.run_id, "weights", step);
+        if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(step) + " are gone");
+        // The run's corpus: the vocabulary badge counts the tokens that occur in it.
+        std::string corpus;
+        if (const auto run = store.get_run(r.run_id)) {
+          const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
+          if (config.is_object() && config.contains("train") && config["train"].is_object() &&
+              config["train"].contains("corpus") && config["train"]["corpus"].is_string())
+            corpus = config["train"]["corpus"].get<std::string>();
+        }
+        load(artifact->bytes, r.tokenizer, corpus);
+        st.index = index;
+      }
+    } catch (const std::exception& e) {
+      st.error = "cannot open " + r.run_name + ": " + e.what();
+      st.index = -1;
+    }
+    stored = std::move(st);
   }
 
   void load(const std::vector<uint8_t>& bytes_in, const std::string& tokenizer_name, const std::string& corpus) {
@@ -406,36 +428,13 @@ LabEngine::LabEngine() : impl_(std::make_unique<Impl>()) {}
 LabEngine::~LabEngine() = default;
 
 uint64_t LabEngine::post(const LabRequest& request) {
-  uint64_t id;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    id = ++impl_->next_id;
-    impl_->pending = request;
-    impl_->pending_id = id;
-  }
-  impl_->cv.notify_all();
-  return id;
+  return impl_->box.update([&](Impl::Work& w) { w.model = request; });
 }
 
-std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->published;
+uint64_t LabEngine::open_stored(const StoredCheckpoint& request) {
+  return impl_->box.update([&](Impl::Work& w) { w.stored = request; });
 }
 
-bool LabEngine::load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer,
-                             const std::string& corpus, std::string* error) {
-  try {
-    core::decode_safetensors(safetensors.data(), safetensors.size(), "stored weights");
-  } catch (const std::exception& e) {
-    if (error) *error = e.what();
-    return false;
-  }
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->pending_weights = Impl::PendingWeights{safetensors, tokenizer, corpus};
-  }
-  impl_->cv.notify_all();
-  return true;
-}
+std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const { return impl_->box.snapshot(); }
 
 }  // namespace headroom::gui

@@ -1,6 +1,7 @@
-// LabEngine: runs the lab's model on a background thread. The UI posts requests (the latest
-// wins: a slider dragged through ten values computes one or two of them) and picks up immutable
-// snapshots; nothing here blocks a frame. Training runs on the same thread between requests and
+// LabEngine: runs the lab's model on a background thread. The UI posts requests through a
+// Mailbox (the latest wins: a slider dragged through ten values computes one or two of them) and
+// picks up immutable snapshots; nothing here blocks a frame, stored weights included (read and
+// decoded on the engine thread). Training runs on the same thread between requests and
 // publishes a few snapshots per second. A control that keeps the model's shapes (input, causal,
 // task) keeps the trained weights.
 #pragma once
@@ -24,14 +25,12 @@ class LabEngine {
   uint64_t post(const LabRequest& request);
   // The newest snapshot (never null after construction; invalid until the first one).
   std::shared_ptr<const LabSnapshot> snapshot() const;
-  // Loads weights (a "weights" artifact from the experiments DB, safetensors bytes, whose
-  // metadata carries the model spec) into the lab, after any request posted before. The next
-  // snapshot shows that model, read with `tokenizer` (the run's, e.g. "bpe:500"); `corpus` is the
-  // run's train.corpus (the vocabulary badge counts the bytes that occur in it). False with
-  // *error when the bytes are not such weights; a mismatch found later (the tokenizer's V is
-  // not the model's) comes back as an invalid snapshot saying so.
-  bool load_weights(const std::vector<uint8_t>& safetensors, const std::string& tokenizer, const std::string& corpus,
-                    std::string* error);
+  // Opens a stored run's weights from an experiments DB (after any request posted before),
+  // reading the DB and decoding on the engine thread. The snapshots that follow carry
+  // StoredRunState (its steps, the one loaded, or why it failed) and show that model, read with
+  // the run's tokenizer; its train.corpus decides what the vocabulary badge counts. Returns the
+  // request's id (StoredRunState::request_id answers it).
+  uint64_t open_stored(const StoredCheckpoint& request);
 
  private:
   struct Impl;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/stored_checkpoint.h"
 #include "core/analysis/bottleneck_report.h"
 #include "core/analysis/spectrum.h"
 #include "core/attention/attention_costs.h"
@@ -64,6 +65,15 @@ struct TrainingCurve {
   std::string task;
 };
 
+// What the engine opened for the newest LabEngine::open_stored request.
+struct StoredRunState {
+  uint64_t request_id = 0;     // the request it answers (0: none yet)
+  StoredCheckpoint run;
+  std::vector<int64_t> steps;  // steps with stored weights, ascending
+  int index = -1;              // the one loaded (-1: none)
+  std::string error;           // why nothing was loaded (the lab keeps its model)
+};
+
 struct LabSnapshot {
   uint64_t version = 0;       // increases with every publish
   uint64_t request_id = 0;    // the request this snapshot answers
@@ -79,6 +89,7 @@ struct LabSnapshot {
   int embedding_rank = 0;                   // measured rank of the V x d token embedding
   int input_rank_cap = 0;                   // token rank + positional rank (+1 for LayerNorm)
   TrainingCurve training;
+  StoredRunState stored;                    // the stored run opened last, if any
   double compute_ms = 0;                    // request -> snapshot on the engine thread
 };
 

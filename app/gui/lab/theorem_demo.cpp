@@ -2,13 +2,12 @@
 
 #include <Eigen/Dense>
 
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
 
+#include "app/gui/mailbox.h"
 #include "app/gui/thread_priority.h"
 #include "core/analysis/reachability.h"
 #include "core/analysis/representation.h"
@@ -89,36 +88,20 @@ Matrix make_target(const TheoremRequest& r) {
 }
 
 struct TheoremDemo::Impl {
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  std::optional<TheoremRequest> pending;
-  uint64_t pending_id = 0, next_id = 0;
-  std::shared_ptr<const TheoremSnapshot> published = std::make_shared<TheoremSnapshot>();
-  bool stop = false;
-  std::thread thread;
+  Mailbox<TheoremRequest, TheoremSnapshot> box;
   // error vs d_p for the current (pattern, n, seed, map): reused while only d_p moves
   std::string curve_key;
   std::map<int, core::RepresentationResult> results;
+  std::thread thread;  // last: it starts once every member above exists
 
   Impl() : thread([this] { loop(); }) {}
   ~Impl() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stop = true;
-    }
-    cv.notify_all();
+    box.close();
     thread.join();
   }
 
-  bool superseded() {
-    std::lock_guard<std::mutex> lock(mu);
-    return pending.has_value() || stop;
-  }
-
-  void publish(const TheoremSnapshot& s) {
-    std::lock_guard<std::mutex> lock(mu);
-    published = std::make_shared<TheoremSnapshot>(s);
-  }
+  bool superseded() const { return box.superseded(); }
+  void publish(const TheoremSnapshot& s) { box.publish(std::make_shared<const TheoremSnapshot>(s)); }
 
   const core::RepresentationResult& result_for(int dp, const Eigen::MatrixXd& X, const Eigen::MatrixXd& P,
                                                core::AttentionMask mask) {
@@ -133,17 +116,11 @@ struct TheoremDemo::Impl {
   void loop() {
     // Below the UI thread, like the lab engine: fits wait for frames, never the other way round.
     lower_this_thread_priority(10);
-    while (true) {
-      TheoremRequest req;
-      uint64_t id;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return stop || pending; });
-        if (stop) return;
-        req = *pending;
-        id = pending_id;
-        pending.reset();
-      }
+    std::optional<Mailbox<TheoremRequest, TheoremSnapshot>::Taken> taken;
+    while (box.wait(&taken)) {
+      if (!taken) continue;
+      const TheoremRequest& req = taken->request;
+      const uint64_t id = taken->id;
       TheoremSnapshot s;
       s.request_id = id;
       s.n = req.n;
@@ -207,21 +184,8 @@ struct TheoremDemo::Impl {
 TheoremDemo::TheoremDemo() : impl_(std::make_unique<Impl>()) {}
 TheoremDemo::~TheoremDemo() = default;
 
-uint64_t TheoremDemo::post(const TheoremRequest& r) {
-  uint64_t id;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    id = ++impl_->next_id;
-    impl_->pending = r;
-    impl_->pending_id = id;
-  }
-  impl_->cv.notify_all();
-  return id;
-}
+uint64_t TheoremDemo::post(const TheoremRequest& r) { return impl_->box.post(r); }
 
-std::shared_ptr<const TheoremSnapshot> TheoremDemo::snapshot() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->published;
-}
+std::shared_ptr<const TheoremSnapshot> TheoremDemo::snapshot() const { return impl_->box.snapshot(); }
 
 }  // namespace headroom::gui

@@ -508,39 +508,41 @@ void ExplorerView::draw_run() {
               static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
               row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
 
-  // Open in the lab: the stored weights (one per checkpoint) at a chosen step.
-  if (weights_run_ != row->id) {
-    weights_run_ = row->id;
-    weights_steps_.clear();
-    replay_message_.clear();
-    try {
-      auto conn = db::Connection::open(loader_->db_path(), db::OpenMode::ReadOnly);
-      db::RunStore store(conn);
-      weights_steps_ = store.artifact_steps(row->id, "weights");
-      weights_index_ = static_cast<int>(weights_steps_.size()) - 1;  // the newest by default
-    } catch (const std::exception& e) {
-      replay_message_ = e.what();
-    }
+  // The run's stored steps and P_l / P_w snapshot: read by the loader, never in a frame.
+  if (run_wanted_.run_id != row->id) replay_step_ = -1, weights_index_ = -1;
+  const explorer::RunDetailRequest want{row->id, is_talking_heads_kind(row->kind), replay_step_};
+  if (want != run_wanted_) {
+    run_wanted_ = want;
+    loader_->want_run(want);
   }
-  if (weights_steps_.empty()) {
+  const auto detail = loader_->run_detail();
+  if (detail->request.run_id != row->id) {
+    ImGui::TextDisabled("reading the run's stored steps...");
+  } else if (detail->weights_steps.empty()) {
     ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
   } else {
-    weights_index_ = std::clamp(weights_index_, 0, static_cast<int>(weights_steps_.size()) - 1);
+    const auto& steps = detail->weights_steps;
+    const int last = static_cast<int>(steps.size()) - 1;
+    weights_index_ = weights_index_ < 0 ? last : std::min(weights_index_, last);  // the newest by default
     ImGui::SetNextItemWidth(240.0f * context_.ui_scale);
-    const std::string label = "step " + std::to_string(weights_steps_[static_cast<size_t>(weights_index_)]);
-    ImGui::SliderInt("##weights_step", &weights_index_, 0, static_cast<int>(weights_steps_.size()) - 1, label.c_str());
+    const std::string label = "step " + std::to_string(steps[static_cast<size_t>(weights_index_)]);
+    ImGui::SliderInt("##weights_step", &weights_index_, 0, last, label.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Open in lab")) {
       context_.open_in_lab = StoredCheckpoint{loader_->db_path(), row->id, row->name, row->tokenizer,
-                                              weights_steps_[static_cast<size_t>(weights_index_)]};
+                                              steps[static_cast<size_t>(weights_index_)]};
       context_.select_view = "Lab";
     }
     tooltip("The lab shows this checkpoint's attention maps on the typed input, its spectra and P_l / P_w, with a "
             "scrubber over every stored step.");
   }
-  if (!replay_message_.empty()) ImGui::TextColored(kProblem, "%s", replay_message_.c_str());
+  if (detail->request.run_id == row->id && !detail->error.empty())
+    ImGui::TextColored(kProblem, "%s", detail->error.c_str());
 
   if (ImGui::BeginTable("##run_detail", 2, ImGuiTableFlags_SizingStretchProp, ImVec2(0, 0))) {
+    // The maps get the larger share: the config scrolls, the maps should be readable.
+    ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("replay", ImGuiTableColumnFlags_WidthStretch, 3.0f);
     ImGui::TableNextColumn();
     ImGui::TextDisabled("config");
     ImGui::BeginChild("##config", ImVec2(0, 0), true);
@@ -549,67 +551,41 @@ void ExplorerView::draw_run() {
     if (context_.mono_font) ImGui::PopFont();
     ImGui::EndChild();
     ImGui::TableNextColumn();
-    if (is_talking_heads_kind(row->kind)) draw_projection_replay(*row);
-    else ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections.");
+    if (!want.projections) ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections.");
+    else if (detail->request.run_id == row->id) draw_projection_replay(*detail);
     ImGui::EndTable();
   }
 }
 
-void ExplorerView::draw_projection_replay(const explorer::RunRow& row) {
-  if (replay_run_ != row.id) {
-    replay_run_ = row.id;
-    replay_steps_.clear();
-    replay_index_ = -1;
-    replay_loaded_ = -2;
-    try {
-      auto conn = db::Connection::open(loader_->db_path(), db::OpenMode::ReadOnly);
-      db::RunStore store(conn);
-      replay_steps_ = store.artifact_steps(row.id, "talking_heads");
-      replay_index_ = static_cast<int>(replay_steps_.size()) - 1;
-    } catch (const std::exception& e) {
-      replay_message_ = e.what();
-    }
-  }
-  if (replay_steps_.empty()) {
+void ExplorerView::draw_projection_replay(const explorer::RunDetail& detail) {
+  const auto& steps = detail.projection_steps;
+  if (steps.empty()) {
     ImGui::TextDisabled("No P_l / P_w snapshots stored yet (one per evaluation).");
     return;
   }
+  // The slider shows the wanted step at once; the maps follow when the loader has decoded it.
+  const std::int64_t wanted = replay_step_ >= 0 ? replay_step_ : detail.projection_step;
+  int index = static_cast<int>(std::lower_bound(steps.begin(), steps.end(), wanted) - steps.begin());
+  index = std::clamp(index, 0, static_cast<int>(steps.size()) - 1);
   ImGui::SetNextItemWidth(-1);
-  const std::string label = "P_l / P_w at step " + std::to_string(replay_steps_[static_cast<size_t>(replay_index_)]);
-  ImGui::SliderInt("##replay", &replay_index_, 0, static_cast<int>(replay_steps_.size()) - 1, label.c_str());
+  const std::string label = "P_l / P_w at step " + std::to_string(steps[static_cast<size_t>(index)]);
+  if (ImGui::SliderInt("##replay", &index, 0, static_cast<int>(steps.size()) - 1, label.c_str()))
+    replay_step_ = steps[static_cast<size_t>(index)];
   tooltip("Replay the talking-heads projections over training (TH §7.4, Fig. 1): drag through the stored steps.");
-  if (replay_loaded_ != replay_index_) {
-    replay_loaded_ = replay_index_;
-    replay_maps_ = {};
-    try {
-      auto conn = db::Connection::open(loader_->db_path(), db::OpenMode::ReadOnly);
-      db::RunStore store(conn);
-      const auto step = replay_steps_[static_cast<size_t>(replay_index_)];
-      const auto a = store.artifact_at(row.id, "talking_heads", step);
-      if (!a) throw std::runtime_error("the snapshot at step " + std::to_string(step) + " is gone");
-      const auto file = core::decode_safetensors(a->bytes.data(), a->bytes.size(), "P_l/P_w snapshot at step " + std::to_string(step));
-      for (const auto& t : file.tensors) {
-        if (t.shape.size() != 2 || t.shape[0] != t.shape[1]) continue;
-        replay_maps_.names.push_back(t.name);
-        replay_maps_.values.push_back(t.as_f32());
-        replay_maps_.sizes.push_back(static_cast<int>(t.shape[0]));
-      }
-    } catch (const std::exception& e) {
-      replay_message_ = e.what();
-    }
-  }
+  if (detail.projection_step != steps[static_cast<size_t>(index)])
+    ImGui::TextDisabled("reading step %lld...", static_cast<long long>(steps[static_cast<size_t>(index)]));
   widgets::HeatmapStyle style;
   style.colormap = widgets::Colormap::Diverging;
   style.tooltip_format = "row %s, col %s: %.3f";
   const float tile = std::min(220.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x / 2.0f - 8.0f);
   style.size = ImVec2(tile, tile);
-  for (size_t i = 0; i < replay_maps_.names.size(); ++i) {
+  for (size_t i = 0; i < detail.maps.size(); ++i) {
     if (i % 2 == 1) ImGui::SameLine();
     ImGui::BeginGroup();
-    style.title = replay_maps_.names[i].c_str();
-    style.version = static_cast<std::uint64_t>(replay_loaded_ + 1);
-    widgets::Heatmap(("##p" + std::to_string(i)).c_str(), replay_maps_.values[i].data(), replay_maps_.sizes[i],
-                     replay_maps_.sizes[i], style);
+    const auto& m = detail.maps[i];
+    style.title = m.name.c_str();
+    style.version = detail.version;
+    widgets::Heatmap(("##p" + std::to_string(i)).c_str(), m.values.data(), m.size, m.size, style);
     ImGui::EndGroup();
   }
 }

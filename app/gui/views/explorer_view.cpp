@@ -16,7 +16,6 @@
 #include "app/gui/explorer/data_paths.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/settings.h"
-#include "experiments_db/connection.h"
 
 namespace headroom::gui {
 namespace {
@@ -80,8 +79,8 @@ ExplorerView::ExplorerView(ViewContext& context) : context_(context), assets_dir
 
 ExplorerView::~ExplorerView() = default;
 
-void ExplorerView::open_db(std::string path) {
-  loader_ = std::make_unique<explorer::ExplorerLoader>(path);
+void ExplorerView::open_db(std::string path, bool create) {
+  loader_ = std::make_unique<explorer::ExplorerLoader>(path, 0.25, create);
   std::snprintf(path_buffer_, sizeof path_buffer_, "%s", path.c_str());
   rows_.reset();
   curves_.reset();
@@ -94,7 +93,9 @@ void ExplorerView::open_db(std::string path) {
   figures_.clear();
   figures_version_ = 0;
   zoom_steps_.reset();
-  replay_run_ = weights_run_ = -1;
+  run_wanted_ = {};
+  replay_step_ = -1;
+  weights_index_ = -1;
   opened_at_ = Clock::now();
   open_to_full_draw_ms_ = -1;
 }
@@ -123,13 +124,7 @@ void ExplorerView::ensure_started() {
     worker_message_ = error;
     return;
   }
-  try {
-    db::Connection::open(path, db::OpenMode::Create);
-  } catch (const std::exception& e) {
-    worker_message_ = e.what();
-    return;
-  }
-  open_db(path);
+  open_db(path, /*create=*/true);  // the loader creates it, off the UI thread; a failure shows as the DB's error
 }
 
 void ExplorerView::remember_recent(const std::string& path) {
@@ -604,6 +599,11 @@ bool ExplorerView::settled() const {
   if (frames_with_rows_ < 3 && !rows_->rows.empty()) return false;
   if (tab_ == ExplorerTab::Figures) return figures_version_ == rows_->version;
   if (tab_ == ExplorerTab::Curves) return curves_ready() && svg_request_.empty() && (scene_export_.empty() || selected_.empty());
+  if (tab_ == ExplorerTab::Run && focused_ >= 0) {
+    const auto d = loader_->run_detail();  // the run's details have arrived
+    return d->request == run_wanted_ && (!run_wanted_.projections || d->projection_steps.empty() ||
+                                         replay_step_ < 0 || d->projection_step == replay_step_);
+  }
   return true;
 }
 

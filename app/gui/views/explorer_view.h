@@ -45,7 +45,8 @@ class ExplorerView : public View {
  private:
   using Clock = std::chrono::steady_clock;
 
-  void open_db(std::string path);  // by value: callers pass loader_->db_path()
+  // By value: callers pass loader_->db_path(). `create`: a missing DB is created (first launch).
+  void open_db(std::string path, bool create = false);
   void ensure_started();  // first draw: open --db, the last DB, or create the default one
   void remember_recent(const std::string& path);
   void sync();            // snapshots in, filter and sort, curve wants out
@@ -57,7 +58,7 @@ class ExplorerView : public View {
   void draw_curves();
   void draw_figures();
   void draw_run();
-  void draw_projection_replay(const explorer::RunRow& row);
+  void draw_projection_replay(const explorer::RunDetail& detail);
 
   void start_worker_command(std::vector<std::string> args);
   void enqueue_suite(const std::string& suite_file, const std::string& scale);
@@ -127,20 +128,10 @@ class ExplorerView : public View {
   explorer::FigureAxis scene_figure_axis_ = explorer::FigureAxis::Default;
   bool figures_stale_ = false;
 
-  // Run details: projection replay
-  std::int64_t replay_run_ = -1;
-  std::vector<std::int64_t> replay_steps_;
-  int replay_index_ = -1, replay_loaded_ = -2;
-  struct ProjectionMaps {
-    std::vector<std::string> names;          // "layer0.P_l", ...
-    std::vector<std::vector<float>> values;  // h x h each
-    std::vector<int> sizes;
-  };
-  ProjectionMaps replay_maps_;
-  std::string replay_message_;
-  std::vector<std::int64_t> weights_steps_;
-  int weights_index_ = 0;
-  std::int64_t weights_run_ = -1;
+  // Run details: what the loader was asked for, the replayed P_l / P_w step, the weights slider.
+  explorer::RunDetailRequest run_wanted_;
+  std::int64_t replay_step_ = -1;  // -1: the newest snapshot
+  int weights_index_ = -1;         // -1: the newest stored weights
 
   // Worker
   explorer::WorkerProcess worker_;

@@ -10,10 +10,7 @@
 #include <fstream>
 
 #include "app/gui/gui_options.h"
-#include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
-#include "experiments_db/connection.h"
-#include "experiments_db/run_store.h"
 #include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
 #include "widgets/spectrum.h"
@@ -115,6 +112,7 @@ nlohmann::json LabView::bench_metrics() const {
 bool LabView::settled() const {
   if (!problems_.empty()) return true;
   if (!snap_ || snap_->request_id < last_posted_) return false;
+  if (stored_posted_ > stored_seen_) return false;  // a stored run is still being read
   // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
   // scene is drawn from the next frame on.
   if (snap_->valid && frames_shown_ < 2) return false;
@@ -143,63 +141,33 @@ std::string LabView::request_key(const core::ModelSpec& spec) const {
 
 void LabView::open_stored(const StoredCheckpoint& checkpoint) {
   stored_message_.clear();
-  try {
-    auto conn = db::Connection::open(checkpoint.db_path, db::OpenMode::ReadOnly);
-    db::RunStore store(conn);
-    StoredRun run{checkpoint, store.artifact_steps(checkpoint.run_id, "weights"), 0};
-    if (run.steps.empty()) {
-      stored_message_ = "run " + checkpoint.run_name + " has no stored weights yet: the worker stores them at every "
-                        "checkpoint (train.checkpoint_every steps)";
-      return;
-    }
-    // The newest stored step at or before the wanted one (else the first).
-    const auto after = std::upper_bound(run.steps.begin(), run.steps.end(), checkpoint.step);
-    run.index = after == run.steps.begin() ? 0 : static_cast<int>(after - run.steps.begin()) - 1;
-    stored_ = std::move(run);
-  } catch (const std::exception& e) {
-    stored_message_ = e.what();
-    return;
-  }
-  if (!load_stored_step(static_cast<size_t>(stored_->index))) stored_.reset();
+  stored_opening_ = checkpoint.run_name;
+  stored_posted_ = engine_.open_stored(checkpoint);
 }
 
-bool LabView::load_stored_step(size_t index) {
-  const auto& ck = stored_->checkpoint;
-  try {
-    auto conn = db::Connection::open(ck.db_path, db::OpenMode::ReadOnly);
-    db::RunStore store(conn);
-    const auto artifact = store.artifact_at(ck.run_id, "weights", stored_->steps[index]);
-    if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(stored_->steps[index]) + " are gone");
-    const auto file = core::decode_safetensors(artifact->bytes.data(), artifact->bytes.size(), "stored weights");
-    const auto model = file.metadata.find("model");
-    if (model == file.metadata.end()) throw std::runtime_error("the stored weights carry no model spec");
-    const auto spec = core::model_spec_from_json(nlohmann::json::parse(model->second), "weights.model");
-    // The sliders show the stored model, so the request posted with the weights keeps its shapes.
-    controls_from_model_spec(spec, ck.tokenizer, &c_);
-    c_.training = false;
-    core::ModelSpec controls_spec;
-    if (!model_spec_of(c_, &controls_spec, &problems_)) throw std::runtime_error("the stored model is not one the lab can build");
-    posted_key_ = request_key(controls_spec);
-    post_now();
-    std::string error;
-    // The run's corpus: the vocabulary badge counts the tokens that occur in it.
-    std::string corpus;
-    if (const auto run = store.get_run(ck.run_id)) {
-      const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
-      if (config.is_object() && config.contains("train") && config["train"].contains("corpus") &&
-          config["train"]["corpus"].is_string())
-        corpus = config["train"]["corpus"].get<std::string>();
-    }
-    if (!engine_.load_weights(artifact->bytes, ck.tokenizer, corpus, &error)) throw std::runtime_error(error);
-    stored_->index = static_cast<int>(index);
-    return true;
-  } catch (const std::exception& e) {
-    stored_message_ = "cannot open " + ck.run_name + ": " + e.what();
-    return false;
+void LabView::take_stored(const LabSnapshot& s) {
+  const StoredRunState& st = s.stored;
+  if (stored_posted_ == 0 || st.request_id < stored_posted_ || st.request_id == stored_seen_) return;
+  stored_seen_ = st.request_id;
+  stored_opening_.clear();
+  if (!st.error.empty()) {
+    stored_message_ = st.error;  // the lab keeps the model (and a stored run) it had
+    return;
   }
+  stored_message_.clear();
+  stored_ = st;
+  stored_scrub_ = st.index;
+  // The sliders show the stored model; its key counts as posted, so the controls do not
+  // rebuild the model the engine just loaded.
+  controls_from_model_spec(s.spec, st.run.tokenizer, &c_);
+  c_.training = false;
+  core::ModelSpec controls_spec;
+  if (model_spec_of(c_, &controls_spec, &problems_)) posted_key_ = request_key(controls_spec);
+  else stored_message_ = "the stored model is not one the lab's controls can show";
 }
 
 void LabView::draw_stored_run() {
+  if (!stored_opening_.empty()) ImGui::TextDisabled("opening %s...", stored_opening_.c_str());
   if (!stored_message_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kProblem, "%s", stored_message_.c_str());
@@ -209,14 +177,18 @@ void LabView::draw_stored_run() {
   ImGui::Spacing();
   ImGui::TextUnformatted("Stored run");
   ImGui::Separator();
-  ImGui::TextWrapped("%s", stored_->checkpoint.run_name.c_str());
-  int index = stored_->index;
+  ImGui::TextWrapped("%s", stored_->run.run_name.c_str());
   const int last = static_cast<int>(stored_->steps.size()) - 1;
-  const std::string label = "step " + std::to_string(stored_->steps[static_cast<size_t>(index)]);
-  if (ImGui::SliderInt("##stored_step", &index, 0, last, label.c_str()) && index != stored_->index)
-    load_stored_step(static_cast<size_t>(index));
+  stored_scrub_ = std::clamp(stored_scrub_, 0, last);
+  const std::string label = "step " + std::to_string(stored_->steps[static_cast<size_t>(stored_scrub_)]);
+  if (ImGui::SliderInt("##stored_step", &stored_scrub_, 0, last, label.c_str()) && stored_scrub_ != stored_->index) {
+    StoredCheckpoint at = stored_->run;
+    at.step = stored_->steps[static_cast<size_t>(stored_scrub_)];
+    stored_posted_ = engine_.open_stored(at);  // latest wins: scrubbing fast loads what it lands on
+  }
   tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
-  ImGui::TextDisabled("%d stored steps, vocabulary %s", last + 1, stored_->checkpoint.tokenizer.c_str());
+  if (stored_posted_ > stored_seen_) ImGui::TextDisabled("loading step %lld...", static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
+  else ImGui::TextDisabled("%d stored steps, vocabulary %s", last + 1, stored_->run.tokenizer.c_str());
   if (ImGui::SmallButton("Leave stored run")) stored_.reset();
   tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
 }
@@ -249,6 +221,7 @@ void LabView::sync() {
     }
     snap_ = s;
     frames_shown_ = 0;
+    take_stored(*s);
   }
 
   if (c_.tab == LabTab::Theorem) {

@@ -42,18 +42,16 @@ class LabView : public View {
   void save_scene();
   void load_scene_file();
   std::string request_key(const core::ModelSpec& spec) const;
-  // Opens a stored run's weights (nearest stored step <= the wanted one) from an experiments DB.
+  // Opens a stored run's weights (nearest stored step <= the wanted one): the engine reads the DB.
   void open_stored(const StoredCheckpoint& checkpoint);
-  bool load_stored_step(size_t index);
+  void take_stored(const LabSnapshot& s);  // a snapshot answering open_stored updates the controls
   void draw_stored_run();
 
   // The stored run shown, when one was opened from the explorer.
-  struct StoredRun {
-    StoredCheckpoint checkpoint;
-    std::vector<int64_t> steps;  // steps with stored weights, ascending
-    int index = 0;               // the one loaded
-  };
-  std::optional<StoredRun> stored_;
+  std::optional<StoredRunState> stored_;
+  uint64_t stored_posted_ = 0, stored_seen_ = 0;  // the newest open_stored request, the newest answered
+  int stored_scrub_ = 0;                          // the step slider (ahead of stored_->index while loading)
+  std::string stored_opening_;                    // the run being opened (until the engine answers)
   std::string stored_message_;
 
   ViewContext& context_;

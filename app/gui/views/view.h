@@ -16,20 +16,13 @@
 #include <optional>
 #include <string>
 
+#include "app/gui/stored_checkpoint.h"
+
 struct ImFont;
 
 namespace headroom::gui {
 
 struct GuiOptions;
-
-// A stored checkpoint to open in the lab (the explorer's "Open in lab").
-struct StoredCheckpoint {
-  std::string db_path;
-  std::int64_t run_id = 0;
-  std::string run_name;
-  std::string tokenizer;   // the run's train.tokenizer ("bytes", "bpe:500")
-  std::int64_t step = 0;   // wanted step: the lab opens the stored weights nearest to it
-};
 
 // What the shell shares with views. Owned by the App; outlives every view.
 struct ViewContext {

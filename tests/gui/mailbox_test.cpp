@@ -1,0 +1,97 @@
+// The UI <-> background-owner hand-off shared by the lab engine, the theorem demo and the loader.
+#include "app/gui/mailbox.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace headroom::gui {
+namespace {
+
+struct Req {
+  std::optional<int> value;
+  bool refresh = false;
+};
+struct Snap {
+  int answered = -1;
+  std::string note;
+};
+using Box = Mailbox<Req, Snap>;
+
+TEST(Mailbox, TheLatestPendingRequestWinsWithAFreshId) {
+  Box box;
+  const auto a = box.post({1, false});
+  const auto b = box.post({2, false});
+  EXPECT_LT(a, b);
+  std::optional<Box::Taken> taken;
+  ASSERT_TRUE(box.wait(&taken));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->id, b);
+  EXPECT_EQ(taken->request.value, 2);
+  EXPECT_FALSE(box.superseded());
+}
+
+TEST(Mailbox, UpdatesMergeIntoThePendingRequest) {
+  Box box;
+  box.update([](Req& r) { r.value = 5; });
+  const auto id = box.update([](Req& r) { r.refresh = true; });
+  std::optional<Box::Taken> taken;
+  ASSERT_TRUE(box.wait(&taken));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->id, id);
+  EXPECT_EQ(taken->request.value, 5);  // kept by the second update
+  EXPECT_TRUE(taken->request.refresh);
+  // Taken: the next update starts from a default request.
+  box.update([](Req& r) { r.refresh = true; });
+  ASSERT_TRUE(box.wait(&taken));
+  EXPECT_FALSE(taken->request.value.has_value());
+}
+
+TEST(Mailbox, WaitReturnsOnBusyWorkOrTimeoutWithoutARequest) {
+  Box box;
+  std::optional<Box::Taken> taken{Box::Taken{}};
+  ASSERT_TRUE(box.wait(&taken, [] { return true; }));
+  EXPECT_FALSE(taken);
+  taken.emplace();
+  ASSERT_TRUE(box.wait(&taken, {}, Box::Seconds(0.01)));
+  EXPECT_FALSE(taken);
+}
+
+TEST(Mailbox, SnapshotsAreNeverNullAndPublishWithEditsACopy) {
+  Box box;
+  auto first = box.snapshot();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->answered, -1);
+  box.publish(std::make_shared<const Snap>(Snap{3, "three"}));
+  box.publish_with([](Snap& s) { s.note = "edited"; });
+  auto now = box.snapshot();
+  EXPECT_EQ(now->answered, 3);
+  EXPECT_EQ(now->note, "edited");
+  EXPECT_EQ(first->answered, -1);  // a reader's snapshot never changes under it
+}
+
+TEST(Mailbox, AnOwnerThreadAnswersTheNewestAndStopsOnClose) {
+  Box box;
+  std::thread owner([&] {
+    std::optional<Box::Taken> taken;
+    while (box.wait(&taken))
+      if (taken) box.publish(std::make_shared<const Snap>(Snap{*taken->request.value, std::to_string(taken->id)}));
+  });
+  std::uint64_t last = 0;
+  for (int i = 0; i < 100; ++i) last = box.post({i, false});
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (box.snapshot()->answered != 99 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(box.snapshot()->answered, 99);
+  EXPECT_EQ(box.snapshot()->note, std::to_string(last));
+  box.close();
+  owner.join();  // returns: wait() is false once closed
+  EXPECT_TRUE(box.closed());
+  EXPECT_TRUE(box.superseded());
+}
+
+}  // namespace
+}  // namespace headroom::gui
