@@ -16,5 +16,5 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "headroom exited with $rc, expected 0"
 "$png_check" "$out/out.png" "$width" "$height" || fail "screenshot check failed"
 "$cmake" -DSTATE="$out/state.json" -DVIEW="$view" -DMIN_HEATMAPS="$min_maps" ${MAX_MAPS:+-DMAX_HEATMAPS=$MAX_MAPS} -DWIDTH="$width" -DHEIGHT="$height" \
-  -DFRAMES=5 -P "$check_state" || fail "state check failed"
+  -DFRAMES=5 -P "$check_state" || { cat "$out/state.json"; fail "state check failed (the state above; the screenshot is $out/out.png)"; }
 echo "PASS"
