@@ -56,6 +56,6 @@ if selfp:
         print("|---|" + "---|" * len(dps))
         for n in ns:
             by = {int(r["d_p"]): r for r in sel if int(r["n"]) == n}
-            cells = [f"{float(by[d]['median_log_error']):.1e} / {float(by[d]['median_max_logit']):.0f}" if d in by else ""
+            cells = [f"{float(by[d]['median_log_error']):.1e} / {float(by[d]['median_max_logit']):.2g}" if d in by else ""
                      for d in dps]
             print(f"| {n} | " + " | ".join(cells) + " |")
