@@ -152,6 +152,57 @@ TEST(StepsForXRange, PadsByOnePointEachSide) {
   EXPECT_FALSE(steps_for_x_range(Curve{}, 0, 1));
 }
 
+TEST(NextZoomWindow, ReusesTheWindowForSmallPansAndRefetchesOtherwise) {
+  // Nothing fetched yet: the wanted steps padded by a quarter each side, clamped at 0.
+  auto w = next_zoom_window(std::nullopt, {100, 200});
+  EXPECT_EQ(w.first, 75);
+  EXPECT_EQ(w.last, 225);
+  EXPECT_EQ(next_zoom_window(std::nullopt, {10, 210}).first, 0);
+  // A small pan inside the fetched window keeps it.
+  w = next_zoom_window(db::StepRange{75, 225}, {90, 210});
+  EXPECT_EQ(w.first, 75);
+  EXPECT_EQ(w.last, 225);
+  // Zoomed in to under a third of it: fetch the smaller window at full resolution.
+  w = next_zoom_window(db::StepRange{75, 225}, {100, 140});
+  EXPECT_EQ(w.first, 90);
+  EXPECT_EQ(w.last, 150);
+  // Panned out of it: refetch.
+  w = next_zoom_window(db::StepRange{75, 225}, {200, 300});
+  EXPECT_EQ(w.first, 175);
+  EXPECT_EQ(w.last, 325);
+}
+
+TEST(EnvelopePolyline, VisitsEachBucketsExtremesNearerFirst) {
+  Curve c = curve(1, {1, 2, 3}, {5, 5, 5});
+  c.y_min = {5, 1, 5};
+  c.y_max = {5, 9, 5};
+  std::vector<float> xs, ys;
+  envelope_polyline(c, &xs, &ys);
+  // bucket 0 flat; bucket 1 from 5: min (distance 4) and max (distance 4) tie -> min first.
+  EXPECT_EQ(xs, (std::vector<float>{1, 2, 2, 2, 3}));
+  EXPECT_EQ(ys, (std::vector<float>{5, 1, 9, 5, 5}));
+  // Coming from a high value, the max is nearer and drawn first.
+  c.y = {8, 5, 5};
+  c.y_min = {8, 1, 5};
+  c.y_max = {8, 9, 5};
+  envelope_polyline(c, &xs, &ys);
+  EXPECT_EQ(ys, (std::vector<float>{8, 9, 1, 5, 5}));
+  envelope_polyline(Curve{}, &xs, &ys);
+  EXPECT_TRUE(xs.empty() && ys.empty());
+}
+
+TEST(SeedGroups, KeyIgnoresOnlyTheSeedAndLabelDropsIt) {
+  const auto a = nlohmann::json::parse(R"({"model": {"width": 32}, "train": {"seed": 0, "lr": 0.003}})");
+  const auto b = nlohmann::json::parse(R"({"model": {"width": 32}, "train": {"seed": 7, "lr": 0.003}})");
+  const auto c = nlohmann::json::parse(R"({"model": {"width": 24}, "train": {"seed": 0, "lr": 0.003}})");
+  EXPECT_EQ(seedless_group_key("s", "ratio-1", a), seedless_group_key("s", "ratio-1", b));
+  EXPECT_NE(seedless_group_key("s", "ratio-1", a), seedless_group_key("s", "ratio-1", c));
+  EXPECT_NE(seedless_group_key("s", "ratio-1", a), seedless_group_key("t", "ratio-1", a));
+  EXPECT_EQ(seed_group_label("ratio-1/width=32,seed=0", 3), "ratio-1/width=32 (3 runs)");
+  EXPECT_EQ(seed_group_label("heads=8/seed=2", 1), "heads=8 (1 run)");
+  EXPECT_EQ(seed_group_label("multi-head/heads=8", 2), "multi-head/heads=8 (2 runs)");
+}
+
 // --- fetching --------------------------------------------------------------------
 
 class FetchCurve : public ::testing::Test {

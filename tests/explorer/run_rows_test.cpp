@@ -46,6 +46,7 @@ TEST(RunRows, MakeRunRowReadsTheWorkersConfig) {
   EXPECT_EQ(row.d_p, 16);
   EXPECT_EQ(row.d_v, 16);
   EXPECT_EQ(row.r, 32);  // embed_rank 0 = full rank = d
+  EXPECT_FALSE(row.factorised);
   EXPECT_EQ(row.L, 1);
   EXPECT_EQ(row.V, 256);
   EXPECT_EQ(row.n, 16);
@@ -67,6 +68,7 @@ TEST(RunRows, FactorisedEmbeddingKeepsItsRankAndMissingMetricsAreNaN) {
   c.embed_rank = 4;
   const RunRow row = make_run_row(record("vb-rank", "vb-rank/low-rank/embed_rank=4,seed=0", testing::config_json(c)), {}, kNaN);
   EXPECT_EQ(row.r, 4);
+  EXPECT_TRUE(row.factorised);
   EXPECT_EQ(row.label, "low-rank");
   EXPECT_TRUE(std::isnan(row.last_val_loss));
   EXPECT_TRUE(std::isnan(row.tokens_per_s));

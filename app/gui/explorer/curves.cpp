@@ -154,6 +154,50 @@ std::optional<db::StepRange> steps_for_x_range(const Curve& shown, double x_lo, 
   return db::StepRange{shown.step[lo], shown.step[hi]};
 }
 
+db::StepRange next_zoom_window(const std::optional<db::StepRange>& current, const db::StepRange& want) {
+  const bool inside = current && want.first >= current->first && want.last <= current->last &&
+                      (want.last - want.first) * 3 > (current->last - current->first);
+  if (inside) return *current;
+  const std::int64_t pad = (want.last - want.first) / 4;
+  return db::StepRange{std::max<std::int64_t>(0, want.first - pad), want.last + pad};
+}
+
+void envelope_polyline(const Curve& c, std::vector<float>* xs, std::vector<float>* ys) {
+  xs->clear();
+  ys->clear();
+  double prev = NAN;
+  for (std::size_t k = 0; k < c.x.size(); ++k) {
+    const auto x = static_cast<float>(c.x[k]);
+    const double lo = k < c.y_min.size() ? c.y_min[k] : NAN, hi = k < c.y_max.size() ? c.y_max[k] : NAN;
+    if (std::isfinite(lo) && std::isfinite(hi) && hi > lo) {
+      const bool low_first = !std::isfinite(prev) || std::abs(prev - lo) <= std::abs(prev - hi);
+      xs->insert(xs->end(), {x, x});
+      ys->push_back(static_cast<float>(low_first ? lo : hi));
+      ys->push_back(static_cast<float>(low_first ? hi : lo));
+    }
+    xs->push_back(x);
+    ys->push_back(static_cast<float>(c.y[k]));
+    prev = c.y[k];
+  }
+}
+
+std::string seedless_group_key(const std::string& suite, const std::string& label, const nlohmann::json& config) {
+  nlohmann::json c = config;
+  if (c.is_object() && c.contains("train") && c["train"].is_object()) c["train"].erase("seed");
+  return suite + "|" + label + "|" + c.dump();
+}
+
+std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs) {
+  std::string label = first_run_short_name;
+  const auto seed = label.rfind("seed=");
+  if (seed != std::string::npos) {  // "...,seed=0" -> "..."
+    std::size_t cut = seed;
+    while (cut > 0 && (label[cut - 1] == ',' || label[cut - 1] == '/' || label[cut - 1] == ' ')) --cut;
+    label = label.substr(0, cut);
+  }
+  return label + " (" + std::to_string(runs) + (runs == 1 ? " run)" : " runs)");
+}
+
 std::vector<double> ema_debiased(const std::vector<double>& y, double weight) {
   if (!(weight >= 0 && weight < 1)) {
     throw std::invalid_argument("ema_debiased: weight must be in [0, 1), got " + std::to_string(weight));

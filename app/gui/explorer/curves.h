@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "experiments_db/run_records.h"
 #include "experiments_db/run_store.h"
 
@@ -45,6 +47,18 @@ Curve fetch_curve(db::RunStore& store, std::int64_t run_id, const std::string& m
 // those two; nullopt when the window misses the curve entirely or it is empty.
 std::optional<db::StepRange> steps_for_x_range(const Curve& shown, double x_lo, double x_hi);
 
+// The window to fetch after a zoom asked for `want`: the current window when `want` lies inside
+// it and is not much smaller (a third of it or more), so small pans and zooms reuse what was
+// fetched; else `want` padded by a quarter of its width on each side (clamped at step 0).
+db::StepRange next_zoom_window(const std::optional<db::StepRange>& current, const db::StepRange& want);
+
+// A bucketed curve as one polyline that visits every bucket's exact extremes: from the previous
+// bucket's last value to the nearer of its min / max, to the other, to its last value, all at
+// the bucket's x. With buckets no wider than a few pixels this draws what the full series would
+// (the M4 idea: a vertical stroke per pixel column), so spikes survive decimation, and it costs
+// a software rasterizer far less than a translucent min..max band.
+void envelope_polyline(const Curve& c, std::vector<float>* xs, std::vector<float>* ys);
+
 // TensorBoard's smoothing: s_i = w s_{i-1} + (1 - w) y_i from s = 0, divided by 1 - w^k (k = finite
 // points so far) so the start is not pulled to 0. Non-finite points stay as they are and do not
 // enter the average. Throws std::invalid_argument unless 0 <= weight < 1.
@@ -74,6 +88,12 @@ struct GroupCurve {
 // Throws std::invalid_argument when the two vectors differ in length.
 std::vector<GroupCurve> group_curves(const std::vector<Curve>& curves, const std::vector<std::string>& key_values,
                                      BandKind band);
+
+// Grouping runs over seeds: the key shared by runs whose configs differ only in train.seed
+// (suite, label and the config without the seed), and the group's legend label: the first run's
+// short name without its trailing ",seed=N" / "seed=N" part, and the number of runs.
+std::string seedless_group_key(const std::string& suite, const std::string& label, const nlohmann::json& config);
+std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs);
 
 // CSV with header series,run,metric,step,x,y,y_min,y_max, one line per point; labels[i] names
 // curves[i] (e.g. the run name). RFC 4180: CRLF line ends, fields with , " CR or LF quoted with ""

@@ -98,6 +98,7 @@ RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double
   row.d_p = small_int_at(c, "model.attention.d_k");
   row.d_v = small_int_at(c, "model.attention.d_v");
   row.r = small_int_at(c, "model.embed_rank");
+  row.factorised = row.r > 0;
   if (row.r == 0) row.r = row.d;
   row.L = small_int_at(c, "model.depth");
   row.V = small_int_at(c, "model.vocab");

@@ -28,6 +28,7 @@ struct RunRow {
   int d_p = 0;        // d_k, LRB's head size
   int d_v = 0;
   int r = 0;          // embedding rank; = d when the config says 0 (full rank, unfactorised)
+  bool factorised = false;  // the embedding is V x r times r x d (model.embed_rank > 0)
   int L = 0;          // depth
   int V = 0;          // vocabulary
   int n = 0;          // context

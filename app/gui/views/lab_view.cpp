@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "app/gui/gui_options.h"
+#include "app/gui/ui_util.h"
 #include "core/io/spec_json.h"
 #include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
@@ -23,32 +24,6 @@ using Clock = std::chrono::steady_clock;
 const ImVec4 kBadgeLrb(0.85f, 0.35f, 0.25f, 1.0f);
 const ImVec4 kBadgeVb(0.55f, 0.40f, 0.85f, 1.0f);
 const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
-const ImVec4 kProblem(1.0f, 0.45f, 0.40f, 1.0f);
-
-std::string human(double v) {
-  char buf[32];
-  if (std::abs(v) >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
-  else if (std::abs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-  else if (std::abs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
-
-void help_marker(const char* text) {
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -478,8 +453,8 @@ void LabView::draw_summary(const LabSnapshot& s) {
   // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
   ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
   ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
-                     s.n, human(double(s.costs.params)).c_str(), human(double(s.costs.multiplies)).c_str(),
-                     human(double(s.parameters)).c_str(), s.compute_ms);
+                     s.n, human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
+                     human_count(double(s.parameters)).c_str(), s.compute_ms);
   tooltip("Costs by TH §5, computed for this spec and n (not copied from a table).");
   for (const auto& b : s.bottlenecks) {
     const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;

@@ -1,0 +1,49 @@
+#include "app/gui/ui_util.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace headroom::gui {
+
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void problem_text(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kProblem);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+}
+
+std::string human_count(double v) {
+  char buf[32];
+  const double a = std::abs(v);
+  if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string format_number(double v, const char* fmt) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,31 @@
+// Small ImGui helpers every view uses: hover tooltips, "(?)" help markers, the problem colour,
+// and compact number formats.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <string>
+
+namespace headroom::gui {
+
+// Text that explains what is wrong (bad input, a failed run, a file that is not ours).
+inline const ImVec4 kProblem(1.0f, 0.45f, 0.40f, 1.0f);
+
+// A tooltip on the item drawn last.
+void tooltip(const char* text);
+inline void tooltip(const std::string& text) { tooltip(text.c_str()); }
+
+// A grey "(?)" after the item drawn last, with `text` wrapped in its tooltip.
+void help_marker(const char* text);
+
+// Multi-line text in the problem colour, wrapped at the window's edge.
+void problem_text(const std::string& text);
+
+// 950, 12.3k, 4.56M, 7.89G (3 significant digits above 10,000).
+std::string human_count(double v);
+
+// printf with one number; "-" for NaN and infinities.
+std::string format_number(double v, const char* fmt);
+
+}  // namespace headroom::gui

@@ -1,0 +1,182 @@
+#include "app/gui/views/explorer_figures.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/plot_series.h"
+#include "widgets/draw_util.h"
+#include "widgets/line_plot.h"
+
+namespace headroom::gui {
+
+void ExplorerFigures::draw(const ExplorerSession& session, const std::string& reference_dir) {
+  const float ui_scale = session.context.ui_scale;
+  const auto& rows = *session.rows;
+  if (rows.version != version_ || stale_) {
+    version_ = rows.version;
+    stale_ = false;
+    figures_.clear();
+    warnings_.clear();
+    for (const auto& suite : rows.suites) {
+      const auto chosen = axes_.find(suite.name);
+      const auto axis = chosen != axes_.end() ? chosen->second : explorer::FigureAxis::Default;
+      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis))
+        figures_.push_back(std::move(*f));
+    }
+    if (!scene_figure.empty())
+      for (size_t i = 0; i < figures_.size(); ++i)
+        if (figures_[i].suite == scene_figure) {
+          index_ = static_cast<int>(i);
+          if (scene_axis != explorer::FigureAxis::Default) {
+            axes_[scene_figure] = scene_axis;
+            stale_ = true;  // rebuilt next frame on the scene's axis
+          }
+          scene_figure.clear();
+        }
+  }
+  if (figures_.empty()) {
+    ImGui::TextWrapped("No suite in this database reproduces a paper figure yet. Enqueue one of the suites above "
+                       "(e.g. th_heads at quick scale) and start a worker.");
+    return;
+  }
+  index_ = std::clamp(index_, 0, static_cast<int>(figures_.size()) - 1);
+  const explorer::Figure& fig = figures_[static_cast<size_t>(index_)];
+  ImGui::SetNextItemWidth(260.0f * ui_scale);
+  if (ImGui::BeginCombo("##figure", fig.suite.c_str())) {
+    for (size_t i = 0; i < figures_.size(); ++i)
+      if (ImGui::Selectable(figures_[i].suite.c_str(), static_cast<int>(i) == index_)) index_ = static_cast<int>(i);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  // x: the suite's own axis or each run's parameter count (VB plots loss against parameters).
+  {
+    const std::string key_item = "x: " + fig.key_x_label;
+    const bool on_params = fig.axis == explorer::FigureAxis::Parameters;
+    ImGui::SetNextItemWidth(220.0f * ui_scale);
+    if (ImGui::BeginCombo("##figure_x", on_params ? "x: parameters" : key_item.c_str())) {
+      const auto pick = [&](explorer::FigureAxis a, const std::string& text, bool selected) {
+        const bool is_default = a == fig.default_axis;
+        if (ImGui::Selectable((text + (is_default ? " (default)" : "")).c_str(), selected) && !selected) {
+          axes_[fig.suite] = a;
+          stale_ = true;
+        }
+      };
+      pick(explorer::FigureAxis::SuiteKey, key_item, !on_params);
+      pick(explorer::FigureAxis::Parameters, "x: parameters", on_params);
+      ImGui::EndCombo();
+    }
+    tooltip("x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
+            "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
+            "parameters by default: VB's figures plot loss against parameter count.");
+  }
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", fig.title.c_str());
+  // The notes scroll in a band of their own, so the plots keep their room however many there are.
+  ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
+  ImGui::PopStyleColor();
+  ImGui::EndChild();
+  if (!warnings_.empty()) ImGui::TextColored(kProblem, "%s", warnings_.c_str());
+
+  auto make_series = [&](const std::vector<explorer::FigureSeries>& in, bool ours) {
+    std::vector<PlotSeries> out;
+    int i = ours ? 0 : 5;
+    for (const auto& s : in) {
+      PlotSeries p;
+      p.label = s.label;
+      p.band_label = "##band" + s.label;
+      p.color = widgets::detail::palette_color(i++);
+      p.thickness = 2.0f;
+      p.marker_radius = 3.5f * ui_scale;
+      for (const auto& pt : s.points) {
+        if (!std::isfinite(pt.mean)) continue;
+        p.x.push_back(static_cast<float>(pt.x));
+        p.y.push_back(static_cast<float>(pt.mean));
+        p.lo.push_back(static_cast<float>(std::isfinite(pt.lo) ? pt.lo : pt.mean));
+        p.hi.push_back(static_cast<float>(std::isfinite(pt.hi) ? pt.hi : pt.mean));
+      }
+      if (!p.x.empty()) out.push_back(std::move(p));
+    }
+    return out;
+  };
+  const auto ours = make_series(fig.ours, true), paper = make_series(fig.paper, false);
+  const bool two = !paper.empty();
+  const float h = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.72f);
+  const float w = two ? ImGui::GetContentRegionAvail().x * 0.5f - 4.0f : -1.0f;
+  const int flags = fig.log_x ? widgets::PlotFlags_LogX : 0;
+  // A little room left and right so the end points' dots are whole (in log space on a log axis).
+  auto pad_x = [&](const std::vector<PlotSeries>& all) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (const auto& ps : all)
+      for (float x : ps.x)
+        if (!fig.log_x || x > 0) lo = std::min(lo, static_cast<double>(x)), hi = std::max(hi, static_cast<double>(x));
+    if (!(lo <= hi)) return;
+    if (fig.log_x) {
+      const double a = std::log10(lo), b = std::log10(hi), m = std::max(0.05, (b - a) * 0.05);
+      widgets::SetupAxisLimitsX(std::pow(10.0, a - m), std::pow(10.0, b + m), widgets::PlotCond_Once);
+    } else {
+      const double m = std::max(0.5, (hi - lo) * 0.05);
+      widgets::SetupAxisLimitsX(lo - m, hi + m, widgets::PlotCond_Once);
+    }
+  };
+  if (widgets::BeginPlot(("Ours (this DB)##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
+    widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(), flags);
+    pad_x(ours);
+    plot_all(ours);
+    widgets::EndPlot();
+  }
+  if (two) {
+    ImGui::SameLine();
+    if (widgets::BeginPlot(("Paper (reference)##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
+      widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(), flags);
+      pad_x(paper);
+      plot_all(paper);
+      widgets::EndPlot();
+    }
+  }
+  // The numbers behind both plots, side by side per series and x.
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+  if (ImGui::BeginTable("##figure_table", 5, tf, ImVec2(0, 0))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("source");
+    ImGui::TableSetupColumn("series");
+    ImGui::TableSetupColumn(fig.x_label.c_str());
+    ImGui::TableSetupColumn("value (min .. max)");
+    ImGui::TableSetupColumn("runs / citation", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableHeadersRow();
+    auto rows_of = [&](const std::vector<explorer::FigureSeries>& all, const char* source) {
+      for (const auto& s : all)
+        for (const auto& p : s.points) {
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(source);
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(s.label.c_str());
+          ImGui::TableNextColumn();
+          const int xi = static_cast<int>(p.x);
+          if (!fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size()))
+            ImGui::TextUnformatted(fig.x_categories[static_cast<size_t>(xi)].c_str());
+          else if (fig.axis == explorer::FigureAxis::Parameters)
+            ImGui::Text("%.0f", p.x);
+          else
+            ImGui::Text("%g", p.x);
+          ImGui::TableNextColumn();
+          if (std::isfinite(p.mean)) ImGui::Text("%.4f (%.4f .. %.4f)", p.mean, p.lo, p.hi);
+          else ImGui::TextDisabled("-");
+          ImGui::TableNextColumn();
+          if (!p.source.empty()) ImGui::TextDisabled("%s", p.source.c_str());
+          else ImGui::Text("%d of %d done", p.done, p.runs);
+        }
+    };
+    rows_of(fig.ours, "ours");
+    rows_of(fig.paper, "paper");
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,36 @@
+// The explorer's Paper figures tab: each stored suite's figure re-made from its runs, beside the
+// paper's reference numbers (assets/reference), with the numbers behind both in a table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/figures.h"
+#include "app/gui/views/explorer_session.h"
+
+namespace headroom::gui {
+
+class ExplorerFigures {
+ public:
+  // Rebuilds the figures when the rows changed (reference CSVs are read from `reference_dir`).
+  void draw(const ExplorerSession& session, const std::string& reference_dir);
+  bool settled(const ExplorerSession& session) const { return session.rows && version_ == session.rows->version; }
+  std::size_t count() const { return figures_.size(); }
+  void reset() { figures_.clear(), version_ = 0; }  // a new DB
+
+  std::string scene_figure;  // the suite whose figure a scene asked for (applied once it exists)
+  explorer::FigureAxis scene_axis = explorer::FigureAxis::Default;
+
+ private:
+  std::vector<explorer::Figure> figures_;
+  std::uint64_t version_ = 0;
+  std::string warnings_;
+  int index_ = 0;
+  // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
+  std::map<std::string, explorer::FigureAxis> axes_;
+  bool stale_ = false;
+};
+
+}  // namespace headroom::gui

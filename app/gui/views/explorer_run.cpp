@@ -1,0 +1,125 @@
+#include "app/gui/views/explorer_run.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "app/gui/ui_util.h"
+#include "core/attention/attention_spec.h"
+#include "widgets/heatmap.h"
+
+namespace headroom::gui {
+namespace {
+
+// Talking-heads kinds store P_l / P_w snapshots (one per evaluation).
+bool stores_projections(const std::string& kind) {
+  const auto k = core::parse_attention_kind(kind);
+  return k && core::is_talking_heads_family(*k);
+}
+
+}  // namespace
+
+bool ExplorerRun::settled(const ExplorerSession& session) const {
+  if (session.focused < 0 || !session.loader) return true;
+  const auto d = session.loader->run_detail();
+  return d->request == wanted_ && (!wanted_.projections || d->projection_steps.empty() || replay_step_ < 0 ||
+                                   d->projection_step == replay_step_);
+}
+
+void ExplorerRun::draw(ExplorerSession& session) {
+  const explorer::RunRow* row = session.focused >= 0 ? session.find_row(session.focused) : nullptr;
+  if (!row) {
+    ImGui::TextDisabled("Click a run in the table to see it here (double-click jumps to this tab).");
+    return;
+  }
+  ImGui::Text("%s", row->name.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("(run %lld, %s)", static_cast<long long>(row->id), std::string(db::to_string(row->status)).c_str());
+  if (!row->error_text.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::Text("step %lld of %lld; train loss %.4f, val loss %.4f (best %.4f); %.0f tokens/s; %lld parameters",
+              static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
+              row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
+
+  // The run's stored steps and P_l / P_w snapshot: read by the loader, never in a frame.
+  if (wanted_.run_id != row->id) replay_step_ = -1, weights_index_ = -1;
+  const explorer::RunDetailRequest want{row->id, stores_projections(row->kind), replay_step_};
+  if (want != wanted_) {
+    wanted_ = want;
+    session.loader->want_run(want);
+  }
+  const auto detail = session.loader->run_detail();
+  if (detail->request.run_id != row->id) {
+    ImGui::TextDisabled("reading the run's stored steps...");
+  } else if (detail->weights_steps.empty()) {
+    ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
+  } else {
+    const auto& steps = detail->weights_steps;
+    const int last = static_cast<int>(steps.size()) - 1;
+    weights_index_ = weights_index_ < 0 ? last : std::min(weights_index_, last);  // the newest by default
+    ImGui::SetNextItemWidth(240.0f * session.context.ui_scale);
+    const std::string label = "step " + std::to_string(steps[static_cast<size_t>(weights_index_)]);
+    ImGui::SliderInt("##weights_step", &weights_index_, 0, last, label.c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Open in lab")) session.open_in_lab(*row, steps[static_cast<size_t>(weights_index_)]);
+    tooltip("The lab shows this checkpoint's attention maps on the typed input, its spectra and P_l / P_w, with a "
+            "scrubber over every stored step.");
+  }
+  if (detail->request.run_id == row->id && !detail->error.empty())
+    ImGui::TextColored(kProblem, "%s", detail->error.c_str());
+
+  if (ImGui::BeginTable("##run_detail", 2, ImGuiTableFlags_SizingStretchProp, ImVec2(0, 0))) {
+    // The maps get the larger share: the config scrolls, the maps should be readable.
+    ImGui::TableSetupColumn("config", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn("replay", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("config");
+    ImGui::BeginChild("##config", ImVec2(0, 0), true);
+    if (session.context.mono_font) ImGui::PushFont(session.context.mono_font);
+    ImGui::TextUnformatted(row->config.dump(2).c_str());
+    if (session.context.mono_font) ImGui::PopFont();
+    ImGui::EndChild();
+    ImGui::TableNextColumn();
+    if (!want.projections) ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections.");
+    else if (detail->request.run_id == row->id) draw_projection_replay(*detail, session.context.ui_scale);
+    ImGui::EndTable();
+  }
+}
+
+void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, float ui_scale) {
+  const auto& steps = detail.projection_steps;
+  if (steps.empty()) {
+    ImGui::TextDisabled("No P_l / P_w snapshots stored yet (one per evaluation).");
+    return;
+  }
+  // The slider shows the wanted step at once; the maps follow when the loader has decoded it.
+  const std::int64_t wanted = replay_step_ >= 0 ? replay_step_ : detail.projection_step;
+  int index = static_cast<int>(std::lower_bound(steps.begin(), steps.end(), wanted) - steps.begin());
+  index = std::clamp(index, 0, static_cast<int>(steps.size()) - 1);
+  ImGui::SetNextItemWidth(-1);
+  const std::string label = "P_l / P_w at step " + std::to_string(steps[static_cast<size_t>(index)]);
+  if (ImGui::SliderInt("##replay", &index, 0, static_cast<int>(steps.size()) - 1, label.c_str()))
+    replay_step_ = steps[static_cast<size_t>(index)];
+  tooltip("Replay the talking-heads projections over training (TH §7.4, Fig. 1): drag through the stored steps.");
+  if (detail.projection_step != steps[static_cast<size_t>(index)])
+    ImGui::TextDisabled("reading step %lld...", static_cast<long long>(steps[static_cast<size_t>(index)]));
+  widgets::HeatmapStyle style;
+  style.colormap = widgets::Colormap::Diverging;
+  style.tooltip_format = "row %s, col %s: %.3f";
+  const float tile = std::min(220.0f * ui_scale, ImGui::GetContentRegionAvail().x / 2.0f - 8.0f);
+  style.size = ImVec2(tile, tile);
+  for (size_t i = 0; i < detail.maps.size(); ++i) {
+    if (i % 2 == 1) ImGui::SameLine();
+    ImGui::BeginGroup();
+    const auto& m = detail.maps[i];
+    style.title = m.name.c_str();
+    style.version = detail.version;
+    widgets::Heatmap(("##p" + std::to_string(i)).c_str(), m.values.data(), m.size, m.size, style);
+    ImGui::EndGroup();
+  }
+}
+
+}  // namespace headroom::gui

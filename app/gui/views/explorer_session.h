@@ -1,0 +1,45 @@
+// What the explorer's panels share: the open experiments DB (its loader and the latest
+// snapshots) and the selection. The view owns it; the table, curves, figures, run and worker
+// panels read it and change the selection.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/explorer_loader.h"
+#include "app/gui/views/view.h"
+
+namespace headroom::gui {
+
+enum class ExplorerTab { Curves, Figures, Run };
+
+struct ExplorerSession {
+  explicit ExplorerSession(ViewContext& c) : context(c) {}
+
+  ViewContext& context;
+  std::unique_ptr<explorer::ExplorerLoader> loader;
+  std::shared_ptr<const explorer::RowsSnapshot> rows;      // null until the loader has answered
+  std::shared_ptr<const explorer::CurvesSnapshot> curves;
+  std::vector<explorer::CurveKey> curves_wanted;           // sorted, as last given to the loader
+  std::vector<const explorer::RunRow*> shown;              // the table's rows: filtered and sorted
+  std::set<std::int64_t> selected;
+  std::int64_t focused = -1;   // the run the Run tab shows
+  int frames_with_rows = 0;    // tab bars and tables need a frame or two to lay out
+  int select_tab = -1;         // an ExplorerTab to select in the next frame
+  std::string message;         // a problem to show under the worker bar (worker, scene)
+
+  bool open() const { return loader && rows && rows->open; }
+  const explorer::RunRow* find_row(std::int64_t id) const;
+  // The run's name without its suite prefix ("th-heads/multi-head/heads=2" -> "multi-head/heads=2").
+  std::string short_name(const explorer::RunRow& row) const;
+  // Hands the run's stored weights nearest `step` to the lab and switches to it.
+  void open_in_lab(const explorer::RunRow& row, std::int64_t step);
+  // Every wanted curve has arrived and is current.
+  bool curves_ready() const;
+  bool benchmarking() const;  // --bench-frames
+};
+
+}  // namespace headroom::gui

@@ -1,0 +1,150 @@
+#include "app/gui/views/explorer_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/gui/ui_util.h"
+
+namespace headroom::gui {
+
+ImVec4 status_color(db::RunStatus s) {
+  switch (s) {
+    case db::RunStatus::Queued: return ImVec4(0.6f, 0.6f, 0.6f, 1.0f);
+    case db::RunStatus::Running: return ImVec4(0.35f, 0.65f, 1.0f, 1.0f);
+    case db::RunStatus::Done: return ImVec4(0.40f, 0.80f, 0.45f, 1.0f);
+    case db::RunStatus::Failed: return kProblem;
+    case db::RunStatus::Cancelled: return ImVec4(0.85f, 0.70f, 0.30f, 1.0f);
+  }
+  return ImVec4(1, 1, 1, 1);
+}
+
+void ExplorerTable::set_filter(const std::string& text) {
+  std::snprintf(filter_buffer_, sizeof filter_buffer_, "%s", text.c_str());
+}
+
+void ExplorerTable::update(ExplorerSession& session) {
+  const std::string filter_text = filter_buffer_;
+  if (filter_text != filter_text_) {
+    filter_text_ = filter_text;
+    filter_error_.clear();
+    filter_ = explorer::parse_run_filter(filter_text_, &filter_error_);
+    filtered_version_ = 0;
+  }
+  if (session.rows->version == filtered_version_ && !sort_dirty_) return;
+  filtered_version_ = session.rows->version;
+  sort_dirty_ = false;
+  session.shown.clear();
+  for (const auto& r : session.rows->rows)
+    if (!filter_ || explorer::matches(*filter_, r)) session.shown.push_back(&r);
+  explorer::sort_rows(session.shown, sort_column_, sort_ascending_);
+}
+
+void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
+  auto& shown = session.shown;
+  auto& selected = session.selected;
+  ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f));
+  ImGui::InputTextWithHint("##filter", "filter: h>=8 kind=talking-heads status!=failed val<2.5 (bare words match names)",
+                           filter_buffer_, sizeof filter_buffer_);
+  ImGui::SameLine();
+  if (!filter_error_.empty()) ImGui::TextColored(kProblem, "%s", filter_error_.c_str());
+  else ImGui::TextDisabled("%zu of %zu runs, %zu selected (ctrl/shift-click for more)", shown.size(),
+                           session.rows->rows.size(), selected.size());
+
+  using explorer::RunColumn;
+  struct Column {
+    const char* name;
+    RunColumn id;
+    float width;
+  };
+  static const Column kColumns[] = {
+      {"suite", RunColumn::Suite, 110}, {"name", RunColumn::Name, 230},   {"kind", RunColumn::Kind, 95},
+      {"d", RunColumn::D, 40},          {"h", RunColumn::H, 32},          {"d_p", RunColumn::DP, 44},
+      {"r", RunColumn::R, 40},          {"L", RunColumn::L, 26},          {"V", RunColumn::V, 48},
+      {"status", RunColumn::Status, 62}, {"step", RunColumn::Step, 86},   {"best val", RunColumn::BestVal, 62},
+      {"params", RunColumn::Params, 58}, {"tok/s", RunColumn::TokensPerS, 56}};
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
+                                ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##run_table", 14, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const auto& c : kColumns)
+    ImGui::TableSetupColumn(c.name, c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed,
+                            c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
+    if (specs->SpecsCount > 0) {
+      sort_column_ = static_cast<RunColumn>(specs->Specs[0].ColumnUserID);
+      sort_ascending_ = specs->Specs[0].SortDirection != ImGuiSortDirection_Descending;
+      sort_dirty_ = true;
+    }
+    specs->SpecsDirty = false;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(shown.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const explorer::RunRow& r = *shown[static_cast<size_t>(i)];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(static_cast<int>(r.id));
+      const bool is_selected = selected.count(r.id) > 0;
+      if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected, ImGuiSelectableFlags_SpanAllColumns)) {
+        const ImGuiIO& io = ImGui::GetIO();
+        if (io.KeyShift && anchor_ >= 0) {
+          auto a = std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* x) { return x->id == anchor_; });
+          if (a != shown.end()) {
+            const int at = static_cast<int>(a - shown.begin());
+            for (int k = std::min(i, at); k <= std::max(i, at); ++k) selected.insert(shown[static_cast<size_t>(k)]->id);
+          }
+        } else if (io.KeyCtrl) {
+          if (is_selected) selected.erase(r.id);
+          else selected.insert(r.id);
+          anchor_ = r.id;
+        } else {
+          selected = {r.id};
+          anchor_ = r.id;
+        }
+        session.focused = r.id;
+      }
+      if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0)) {
+        session.focused = r.id;
+        session.select_tab = static_cast<int>(ExplorerTab::Run);
+      }
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(session.short_name(r).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.kind.c_str());
+      for (int v : {r.d, r.h, r.d_p}) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", v);
+      }
+      ImGui::TableNextColumn();
+      if (r.factorised) {
+        ImGui::Text("%d", r.r);
+      } else {
+        ImGui::TextDisabled("full");  // VB §5.1: an unfactorised embedding, r = d
+        tooltip("full rank: the embedding is not factorised, r = d = " + std::to_string(r.d));
+      }
+      for (int v : {r.L, r.V}) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", v);
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextColored(status_color(r.status), "%s", std::string(db::to_string(r.status)).c_str());
+      if (r.status == db::RunStatus::Failed) tooltip("failed (see the Run tab)");
+      ImGui::TableNextColumn();
+      ImGui::Text("%s/%s", human_count(static_cast<double>(r.step)).c_str(),
+                  human_count(static_cast<double>(r.steps_total)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_number(r.best_val_loss, "%.4f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_count(static_cast<double>(r.params)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_number(r.tokens_per_s, "%.0f").c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,109 @@
+#include "app/gui/views/explorer_worker_bar.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/explorer_table.h"
+
+namespace headroom::gui {
+
+void ExplorerWorkerBar::poll(ExplorerSession& session) {
+  worker_.poll();
+  if (!worker_.running() && !queued_commands_.empty()) {
+    auto args = std::move(queued_commands_.front());
+    queued_commands_.pop_front();
+    start(std::move(args), session);
+  }
+}
+
+void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
+  ImGui::Spacing();
+  ImGui::TextWrapped("This database has no runs yet. Enqueue a suite above (quick scale: a minute or two on two "
+                     "cores) and start a worker; runs appear here as the worker writes them.");
+  if (ImGui::Button("Run every quick suite")) {
+    for (const auto& file : suite_files()) enqueue_suite(file, "quick", session.loader->db_path());
+    queued_commands_.push_back({"serve", "--db", session.loader->db_path()});
+  }
+  tooltip("Enqueues the " + std::to_string(suite_files().size()) +
+          " suites of assets/suites at quick scale, then starts `headroom-worker serve`.");
+}
+
+const std::vector<std::string>& ExplorerWorkerBar::suite_files() {
+  if (suite_files_loaded_) return suite_files_;
+  suite_files_loaded_ = true;
+  std::vector<std::string>& files = suite_files_;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(suites_dir_, ec))
+    if (e.path().extension() == ".toml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void ExplorerWorkerBar::start(std::vector<std::string> args, ExplorerSession& session) {
+  std::string error;
+  if (!worker_.start(explorer::find_worker_program(), args, &error)) session.message = error;
+  else session.message.clear();
+}
+
+void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path) {
+  queued_commands_.push_back({"enqueue", suite_file, "--scale", scale, "--db", db_path});
+}
+
+void ExplorerWorkerBar::draw(ExplorerSession& session) {
+  const std::string& db_path = session.loader->db_path();
+  const auto& files = suite_files();
+  ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
+  suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));
+  const std::string current = files.empty() ? "(no suites found)" : std::filesystem::path(files[suite_index_]).stem().string();
+  if (ImGui::BeginCombo("##suite", current.c_str())) {
+    for (int i = 0; i < static_cast<int>(files.size()); ++i)
+      if (ImGui::Selectable(std::filesystem::path(files[i]).stem().string().c_str(), i == suite_index_)) suite_index_ = i;
+    ImGui::EndCombo();
+  }
+  tooltip("A suite from assets/suites: one of the papers' experiments as a grid of runs.");
+  ImGui::SameLine();
+  const char* scales[] = {"quick", "full", "paper"};
+  ImGui::SetNextItemWidth(80.0f * session.context.ui_scale);
+  ImGui::Combo("##scale", &scale_index_, scales, 3);
+  tooltip("quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
+          "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
+          "suites that have it: the worker says which grids lack paper values.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(files.empty() || worker_.running());
+  if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], scales[scale_index_], db_path);
+  ImGui::EndDisabled();
+  tooltip("Runs `headroom-worker enqueue SUITE --scale S --db FILE`: validates the suite, adds its runs to the queue.");
+  ImGui::SameLine();
+  if (!worker_.running()) {
+    if (ImGui::Button("Start worker")) start({"serve", "--db", db_path, "--follow"}, session);
+    tooltip("Launches `headroom-worker serve --db FILE --follow` (no shell): trains queued runs, and runs whose worker died.");
+  } else {
+    if (ImGui::Button("Stop worker")) worker_.request_stop();
+    tooltip("SIGTERM: the worker checkpoints its run at the current step and puts it back in the queue.");
+  }
+  if (worker_.running()) {
+    ImGui::SameLine();
+    ImGui::TextColored(status_color(db::RunStatus::Running), "worker running");
+  } else if (worker_.exit_code()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("last command exited with %d", *worker_.exit_code());
+  }
+  if (!worker_.lines().empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| %s", worker_.lines().back().c_str());
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::TextUnformatted(worker_.command().c_str());
+      ImGui::Separator();
+      const size_t from = worker_.lines().size() > 20 ? worker_.lines().size() - 20 : 0;
+      for (size_t i = from; i < worker_.lines().size(); ++i) ImGui::TextUnformatted(worker_.lines()[i].c_str());
+      ImGui::EndTooltip();
+    }
+  }
+  if (!session.message.empty()) ImGui::TextColored(kProblem, "%s", session.message.c_str());
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,38 @@
+// The explorer's worker bar: enqueue a suite at a scale, start / stop `headroom-worker serve`
+// (a child process, no shell), and its last output lines. The GUI writes to a DB only through
+// these worker commands.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/worker_process.h"
+#include "app/gui/views/explorer_session.h"
+
+namespace headroom::gui {
+
+class ExplorerWorkerBar {
+ public:
+  explicit ExplorerWorkerBar(std::string suites_dir) : suites_dir_(std::move(suites_dir)) {}
+  // Every frame, drawn or not: collects output and starts the next queued command.
+  void poll(ExplorerSession& session);
+  void draw(ExplorerSession& session);
+  // An empty DB: offer every quick suite and a worker to run them.
+  void draw_empty_db_offer(ExplorerSession& session);
+
+ private:
+  const std::vector<std::string>& suite_files();  // assets/suites/*.toml, listed once
+  void start(std::vector<std::string> args, ExplorerSession& session);
+  void enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path);
+
+  std::string suites_dir_;
+  explorer::WorkerProcess worker_;
+  std::deque<std::vector<std::string>> queued_commands_;
+  int suite_index_ = 0;
+  int scale_index_ = 0;
+  std::vector<std::string> suite_files_;
+  bool suite_files_loaded_ = false;
+};
+
+}  // namespace headroom::gui
