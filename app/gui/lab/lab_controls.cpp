@@ -1,5 +1,6 @@
 #include "app/gui/lab/lab_controls.h"
 
+#include <algorithm>
 #include <set>
 
 namespace headroom::gui {
@@ -258,6 +259,28 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_bool("theorem_causal", c.theorem_causal);
   *out = c;
   return true;
+}
+
+TheoremRequest theorem_request_of(const LabControls& c, const LabSnapshot* snapshot, std::string* key) {
+  TheoremRequest t;
+  t.pattern = c.pattern;
+  t.n = c.theorem_n;
+  t.d_p = c.theorem_dp;
+  t.causal = c.theorem_causal;
+  t.seed = c.seed;
+  std::string k = std::to_string(int(t.pattern)) + "/" + std::to_string(t.n) + "/" + std::to_string(t.d_p) + "/" +
+                  std::to_string(t.seed) + (t.causal ? "/causal" : "/full");
+  if (t.pattern == TargetPattern::HeadMap && snapshot && snapshot->valid && !snapshot->layers.empty()) {
+    const auto& l = snapshot->layers[std::min<size_t>(static_cast<size_t>(std::max(0, c.layer)), snapshot->layers.size() - 1)];
+    if (!l.W.empty()) {
+      const int h = std::clamp(c.theorem_head, 0, int(l.W.size()) - 1);
+      t.head_map = l.W[static_cast<size_t>(h)];
+      t.n = l.W[static_cast<size_t>(h)].rows;  // the head's own n
+      k += "/head" + std::to_string(h) + "/v" + std::to_string(snapshot->version);
+    }
+  }
+  if (key) *key = k;
+  return t;
 }
 
 }  // namespace headroom::gui

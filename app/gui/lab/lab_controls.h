@@ -69,6 +69,11 @@ int vocab_size_of(const std::string& vocab, std::string* error);
 // the next request keeps its shapes. `tokenizer` is the run's train.tokenizer.
 void controls_from_model_spec(const core::ModelSpec& spec, const std::string& tokenizer, LabControls* c);
 
+// The Theorem 1 tab's request from the controls; a head's map (TargetPattern::HeadMap) comes
+// from `snapshot` (the chosen layer and head, at its own n). *key changes exactly when the
+// request does (a new snapshot counts for a head's map).
+TheoremRequest theorem_request_of(const LabControls& c, const LabSnapshot* snapshot, std::string* key);
+
 nlohmann::json to_json(const LabControls& c);
 // Reads a scene's "lab" object; unknown keys or wrong types fail with *error naming the key.
 bool controls_from_json(const nlohmann::json& j, LabControls* c, std::string* error);

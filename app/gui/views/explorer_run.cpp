@@ -21,8 +21,8 @@ bool stores_projections(const std::string& kind) {
 
 bool ExplorerRun::settled(const ExplorerSession& session) const {
   if (session.focused < 0 || !session.loader) return true;
-  const auto d = session.loader->run_detail();
-  return d->request == wanted_ && (!wanted_.projections || d->projection_steps.empty() || replay_step_ < 0 ||
+  const auto& d = drawn_;
+  return d && d->request == wanted_ && (!wanted_.projections || d->projection_steps.empty() || replay_step_ < 0 ||
                                    d->projection_step == replay_step_);
 }
 
@@ -52,6 +52,7 @@ void ExplorerRun::draw(ExplorerSession& session) {
     session.loader->want_run(want);
   }
   const auto detail = session.loader->run_detail();
+  drawn_ = detail;
   if (detail->request.run_id != row->id) {
     ImGui::TextDisabled("reading the run's stored steps...");
   } else if (detail->weights_steps.empty()) {

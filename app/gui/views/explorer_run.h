@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "app/gui/explorer/explorer_loader.h"
 #include "app/gui/views/explorer_session.h"
@@ -13,9 +14,9 @@ namespace headroom::gui {
 class ExplorerRun {
  public:
   void draw(ExplorerSession& session);
-  // The focused run's details have arrived (and the replayed step, if one was picked).
+  // The frame drawn last showed the focused run's details (and the replayed step, if one was picked).
   bool settled(const ExplorerSession& session) const;
-  void reset() { wanted_ = {}, replay_step_ = -1, weights_index_ = -1; }  // a new DB
+  void reset() { wanted_ = {}, replay_step_ = -1, weights_index_ = -1, drawn_.reset(); }  // a new DB
 
  private:
   void draw_projection_replay(const explorer::RunDetail& detail, float ui_scale);
@@ -23,6 +24,7 @@ class ExplorerRun {
   explorer::RunDetailRequest wanted_;  // what the loader was asked for
   std::int64_t replay_step_ = -1;      // -1: the newest snapshot
   int weights_index_ = -1;             // -1: the newest stored weights
+  std::shared_ptr<const explorer::RunDetail> drawn_;  // what the last frame showed
 };
 
 }  // namespace headroom::gui

@@ -2,6 +2,11 @@
 // every head's map, each head's singular spectrum against the rank the theory allows, the
 // talking-heads projections, LRB Theorem 1 live, and live training. All computing happens in
 // LabEngine / TheoremDemo threads; draw() only reads their latest snapshots.
+//
+// This view owns the controls (LabControls, what a scene saves), the engine, the stored run
+// opened from the explorer, and the layout. The panels are files of their own: lab_model_panel
+// (left column), lab_training, lab_summary, lab_maps, lab_rank, lab_projections and
+// lab_theorem_panel.
 #pragma once
 
 #include <chrono>
@@ -13,7 +18,8 @@
 
 #include "app/gui/lab/lab_controls.h"
 #include "app/gui/lab/lab_engine.h"
-#include "app/gui/lab/theorem_demo.h"
+#include "app/gui/views/lab_model_panel.h"
+#include "app/gui/views/lab_theorem_panel.h"
 #include "app/gui/views/view.h"
 
 namespace headroom::gui {
@@ -30,17 +36,8 @@ class LabView : public View {
 
  private:
   void sync();  // posts requests for changed controls, collects snapshots and latencies
-  void draw_controls();
-  void draw_training(const LabSnapshot& s);
-  void draw_summary(const LabSnapshot& s);
-  void draw_heads(const LabSnapshot& s);
-  void draw_rank(const LabSnapshot& s);
-  void draw_projections(const LabSnapshot& s);
-  void draw_theorem();
   void handle_shortcuts();
   void post_now(int single_steps = 0, bool reset = false);
-  void save_scene();
-  void load_scene_file();
   std::string request_key(const core::ModelSpec& spec) const;
   // Opens a stored run's weights (nearest stored step <= the wanted one): the engine reads the DB.
   void open_stored(const StoredCheckpoint& checkpoint);
@@ -57,23 +54,18 @@ class LabView : public View {
   ViewContext& context_;
   LabControls c_;
   LabEngine engine_;
-  TheoremDemo theorem_;
+  LabModelPanel model_;
+  LabTheoremPanel theorem_;
   std::vector<core::SpecProblem> problems_;
   std::string posted_key_;
   uint64_t last_posted_ = 0;
   std::shared_ptr<const LabSnapshot> snap_;
   int frames_shown_ = 0;  // frames drawn from snap_ (settled() waits for the tab bar's second)
-  std::string theorem_key_;
-  uint64_t theorem_posted_ = 0;
-  char text_buffer_[1024] = {};
   // control change -> snapshot latency, for --bench-frames
   std::map<uint64_t, std::chrono::steady_clock::time_point> posted_at_;
   std::vector<double> latency_ms_;
   int bench_frame_ = 0;
-  int select_tab_ = -1;
-  char scene_path_[512] = {};
-  std::string scene_message_;
-  bool scene_error_ = false;  // a tab to select programmatically in the next frame
+  int select_tab_ = -1;  // a tab to select programmatically in the next frame
 };
 
 }  // namespace headroom::gui

@@ -1,0 +1,160 @@
+// The lab's left column: the model's controls, the input, and scene files.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+#include <cstring>
+#include <fstream>
+
+#include "app/gui/views/lab_model_panel.h"
+#include "core/attention/attention_spec.h"
+
+namespace headroom::gui {
+
+LabModelPanel::LabModelPanel() {
+  const char* home = std::getenv("HOME");
+  std::snprintf(scene_path_, sizeof scene_path_, "%s/headroom-scene.json", home && *home ? home : ".");
+}
+
+void LabModelPanel::set_text(const std::string& text) {
+  std::memset(text_buffer, 0, sizeof text_buffer);
+  std::strncpy(text_buffer, text.c_str(), sizeof text_buffer - 1);
+}
+
+void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
+  // Widgets take a bit over half the panel and labels the rest, whatever the font scale.
+  ImGui::PushItemWidth(std::max(ImGui::GetContentRegionAvail().x - 120.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().x * 0.56f));
+  ImGui::TextUnformatted("Model");
+  ImGui::Separator();
+  const auto& kinds = core::all_attention_kinds();
+  int kind = static_cast<int>(std::find(kinds.begin(), kinds.end(), c.kind) - kinds.begin());
+  if (ImGui::BeginCombo("attention", core::to_string(c.kind))) {
+    for (size_t i = 0; i < kinds.size(); ++i)
+      if (ImGui::Selectable(core::to_string(kinds[i]), int(i) == kind)) {
+        c.kind = kinds[i];
+        if (c.kind == core::AttentionKind::FixedHead) c.standard_head_size = false;
+        if (c.kind == core::AttentionKind::MultiHead) c.standard_head_size = true;
+      }
+    ImGui::EndCombo();
+  }
+  help_marker("multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
+              "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
+              "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
+  ImGui::SliderInt("d (width)", &c.d, 8, 512);
+  ImGui::SliderInt("h (heads)", &c.heads, 1, 64);
+  tooltip("Heads h. Shortcuts: [ halves, ] doubles.");
+  if (core::is_talking_heads_family(c.kind)) {
+    if (c.kind != core::AttentionKind::WeightsProj) ImGui::SliderInt("h_k (key heads)", &c.heads_k, 1, 64);
+    if (c.kind != core::AttentionKind::LogitsProj) ImGui::SliderInt("h_v (value heads)", &c.heads_v, 1, 64);
+  }
+  if (c.kind != core::AttentionKind::GeneralBilinear) {
+    if (ImGui::Checkbox("standard d_p = d/h", &c.standard_head_size)) {
+      if (c.kind == core::AttentionKind::MultiHead && !c.standard_head_size) c.kind = core::AttentionKind::FixedHead;
+      if (c.kind == core::AttentionKind::FixedHead && c.standard_head_size) c.kind = core::AttentionKind::MultiHead;
+    }
+    tooltip("On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
+            "Off: a fixed head size d_p, independent of d and h (LRB §3).");
+    if (!c.standard_head_size) ImGui::SliderInt("d_p (head size)", &c.head_size, 1, 256);
+    else ImGui::TextDisabled("d_p = %d / %d = %s", c.d, c.heads, c.heads > 0 && c.d % c.heads == 0 ? std::to_string(c.d / c.heads).c_str() : "not whole");
+  }
+  ImGui::SliderInt("r (emb. rank)", &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
+  tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
+          "not factorised: full rank, r = min(V, d).");
+  static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
+  if (ImGui::BeginCombo("vocabulary", c.vocab.c_str())) {
+    for (const char* v : kVocabularies)
+      if (ImGui::Selectable(v, c.vocab == v)) c.vocab = v;
+    ImGui::EndCombo();
+  }
+  tooltip("bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
+          "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
+          "at most min(V, r, d) (VB §2.1).");
+  ImGui::SliderInt("L (layers)", &c.layers, 1, 8);
+  ImGui::Checkbox("causal", &c.causal);
+  int seed = static_cast<int>(c.seed);
+  if (ImGui::InputInt("seed", &seed)) c.seed = static_cast<uint64_t>(std::max(0, seed));
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Input");
+  ImGui::Separator();
+  int input = c.input == LabInput::Text ? 0 : 1;
+  ImGui::RadioButton("sentence", &input, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("synthetic", &input, 1);
+  c.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
+  if (c.input == LabInput::Text) {
+    ImGui::InputTextMultiline("##text", text_buffer, sizeof text_buffer, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
+    if (snapshot && snapshot->valid) ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
+  } else {
+    ImGui::SliderInt("n", &c.synthetic_n, 4, std::min(128, c.context));
+  }
+  const char* tasks[] = {"copy", "reverse", "induction", "recall"};
+  int task = static_cast<int>(c.task);
+  if (ImGui::Combo("task", &task, tasks, 4)) c.task = static_cast<core::SyntheticTask>(task);
+  tooltip("The synthetic sequence shown, and what live training learns.");
+
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Scene");
+  ImGui::Separator();
+  ImGui::InputText("##scene_path", scene_path_, sizeof scene_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) save_scene(c);
+  tooltip("Writes the whole lab state as a small JSON scene (open it with headroom --scene FILE).");
+  ImGui::SameLine();
+  if (ImGui::Button("Load") && load_scene_file(&c)) loaded_tab = static_cast<int>(c.tab);
+  if (!scene_message_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    if (scene_error_) ImGui::TextColored(kProblem, "%s", scene_message_.c_str());
+    else ImGui::TextDisabled("%s", scene_message_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::PopItemWidth();
+}
+
+void LabModelPanel::save_scene(LabControls& c) {
+  c.text = text_buffer;
+  const nlohmann::json scene = {{"view", "Lab"}, {"lab", to_json(c)}};
+  std::ofstream out(scene_path_);
+  out << scene.dump(2) << "\n";
+  scene_error_ = !out;
+  scene_message_ = scene_error_ ? std::string("cannot write ") + scene_path_ + ": check the folder exists and is writable"
+                                : std::string("saved ") + scene_path_;
+}
+
+bool LabModelPanel::load_scene_file(LabControls* into) {
+  std::ifstream in(scene_path_);
+  scene_error_ = true;
+  if (!in) {
+    scene_message_ = std::string("cannot open ") + scene_path_ + ": no such file";
+    return false;
+  }
+  nlohmann::json scene;
+  try {
+    scene = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    scene_message_ = std::string(scene_path_) + " is not JSON: " + e.what();
+    return false;
+  }
+  std::string error;
+  LabControls loaded = *into;
+  if (!scene.is_object() || !scene.contains("lab")) {
+    scene_message_ = std::string(scene_path_) + " has no \"lab\" object (save one with Save)";
+    return false;
+  }
+  if (!controls_from_json(scene["lab"], &loaded, &error)) {
+    scene_message_ = std::string(scene_path_) + ": " + error;
+    return false;
+  }
+  *into = loaded;  // only a scene that read completely replaces the controls
+  std::memset(text_buffer, 0, sizeof text_buffer);
+  std::strncpy(text_buffer, into->text.c_str(), sizeof text_buffer - 1);
+  scene_error_ = false;
+  scene_message_ = std::string("loaded ") + scene_path_;
+  return true;
+}
+
+}  // namespace headroom::gui

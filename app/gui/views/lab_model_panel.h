@@ -1,0 +1,32 @@
+// The lab's left column: the model's controls (kind, d, h, h_k, h_v, d_p, r, V, L, causal, seed),
+// the input (typed sentence or synthetic task) and saving / loading scene files.
+#pragma once
+
+#include <string>
+
+#include "app/gui/lab/lab_controls.h"
+#include "app/gui/lab/lab_types.h"
+#include "app/gui/views/view.h"
+
+namespace headroom::gui {
+
+class LabModelPanel {
+ public:
+  LabModelPanel();
+  // `snapshot`: the latest (for the token count of the typed input); may be null.
+  void draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx);
+  void set_text(const std::string& text);  // the typed input (a scene or a loaded file)
+
+  char text_buffer[1024] = {};  // the typed input, edited in place
+  int loaded_tab = -1;          // a scene file was loaded: select this tab (then set back to -1)
+
+ private:
+  void save_scene(LabControls& c);
+  bool load_scene_file(LabControls* into);  // replaces the controls only when the whole file reads
+
+  char scene_path_[512] = {};
+  std::string scene_message_;
+  bool scene_error_ = false;
+};
+
+}  // namespace headroom::gui

@@ -1,0 +1,28 @@
+// The lab's panels that keep no state of their own: each draws from the engine's latest snapshot
+// and the lab's controls (LabControls, which a scene saves). The panels with state of their own
+// are LabModelPanel (lab_model_panel.h) and LabTheoremPanel (lab_theorem_panel.h).
+#pragma once
+
+#include <functional>
+
+#include "app/gui/lab/lab_controls.h"
+#include "app/gui/lab/lab_types.h"
+#include "app/gui/views/view.h"
+
+namespace headroom::gui {
+
+// The model, its costs (TH §5) and the papers' bottleneck badges (lab_summary.cpp).
+void draw_lab_summary(const LabSnapshot& s);
+// Every head's map at the chosen stage, one enlarged on click (lab_maps.cpp).
+void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+// Each head's singular spectrum against the rank cap (lab_rank.cpp).
+void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+// P_l, P_w and P_l x P_w with their conditioning (lab_projections.cpp).
+void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+
+// Train / Step / Reset and the loss curve (lab_training.cpp). `post(single_steps, reset)` asks
+// the engine for steps now or a re-initialisation.
+using PostSteps = std::function<void(int single_steps, bool reset)>;
+void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post);
+
+}  // namespace headroom::gui

@@ -1,0 +1,63 @@
+// The lab's P_l / P_w tab: the talking-heads projections as TH §7.4 / Fig. 1 shows them.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+#include "widgets/heatmap.h"
+
+namespace headroom::gui {
+
+void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+  const int layers = static_cast<int>(s.layers.size());
+  c.layer = std::clamp(c.layer, 0, layers - 1);
+  ImGui::SetNextItemWidth(200 * ctx.ui_scale);
+  ImGui::SliderInt("layer##proj", &c.layer, 0, layers - 1);
+  const auto& l = s.layers[c.layer];
+  if (!l.has_P_l && !l.has_P_w) {
+    ImGui::TextWrapped("%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
+                       core::to_string(s.spec.attention.kind));
+    return;
+  }
+  ImGui::TextWrapped("TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
+  struct Item {
+    const char* name;
+    const Projection* p;
+  };
+  std::vector<Item> items;
+  if (l.has_P_l) items.push_back({"P_l (logits, h_k x h)", &l.P_l});
+  if (l.has_P_w) items.push_back({"P_w (weights, h x h_v)", &l.P_w});
+  if (l.has_P_l && l.has_P_w) items.push_back({"P_l x P_w", &l.P_lw});
+  const float w = ImGui::GetContentRegionAvail().x / items.size() - ImGui::GetStyle().ItemSpacing.x;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) ImGui::SameLine();
+    ImGui::BeginGroup();
+    // Wrap the numbers at the map's own width: a group wider than its map pushes the next map out of view.
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+    widgets::HeatmapStyle style;
+    style.title = items[i].name;
+    style.colormap = widgets::Colormap::Diverging;
+    style.auto_range = false;
+    style.vmin = -1;
+    style.vmax = 1;
+    style.version = s.version;
+    style.size = ImVec2(w, 0);
+    style.tooltip_format = "in head %s -> out head %s: %.3f";
+    const auto& m = items[i].p->normalised;
+    widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
+    if (std::isnan(items[i].p->det)) ImGui::TextWrapped("not square; smallest singular value %.3g", items[i].p->smallest_sv);
+    else
+      ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g", std::abs(items[i].p->det),
+                         items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
+    ImGui::PopTextWrapPos();
+    tooltip("TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"
+            "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
+            "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
+    ImGui::EndGroup();
+  }
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,41 @@
+// The lab's summary: the model, its costs (TH §5) and the papers' bottleneck badges.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+
+namespace headroom::gui {
+namespace {
+
+const ImVec4 kBadgeLrb(0.85f, 0.35f, 0.25f, 1.0f);
+const ImVec4 kBadgeVb(0.55f, 0.40f, 0.85f, 1.0f);
+const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
+
+}  // namespace
+
+void draw_lab_summary(const LabSnapshot& s) {
+  // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
+  ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
+  ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
+                     s.n, human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
+                     human_count(double(s.parameters)).c_str(), s.compute_ms);
+  tooltip("Costs by TH §5, computed for this spec and n (not copied from a table).");
+  for (const auto& b : s.bottlenecks) {
+    const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;
+    ImGui::PushStyleColor(ImGuiCol_Button, color);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, color);
+    const std::string label = b.paper + " " + b.section + "##" + b.id;
+    ImGui::SmallButton(label.c_str());
+    ImGui::PopStyleColor(2);
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", b.message.c_str());
+  }
+  if (s.bottlenecks.empty())
+    ImGui::TextDisabled("No bottleneck at this n: every head reaches every attention pattern (rank cap >= n - 1, LRB Thm 1).");
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,117 @@
+// The lab's Theorem 1 tab: LRB Theorem 1 live (target, reached, difference, error vs d_p).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+#include "app/gui/views/lab_theorem_panel.h"
+#include "widgets/heatmap.h"
+#include "widgets/line_plot.h"
+
+namespace headroom::gui {
+
+void LabTheoremPanel::update(const LabControls& c, const LabSnapshot* snapshot) {
+  if (c.tab != LabTab::Theorem) return;
+  std::string key;
+  const TheoremRequest t = theorem_request_of(c, snapshot, &key);
+  if (key == key_) return;
+  key_ = key;
+  posted_ = demo_.post(t);
+}
+
+bool LabTheoremPanel::settled() const {
+  return drawn_ && drawn_->request_id >= posted_ && (drawn_->curve_complete || !drawn_->error.empty());
+}
+
+void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
+  const char* patterns[] = {"identity", "previous token", "uniform", "random", "a head's map", "self vs past"};
+  int p = static_cast<int>(c.pattern);
+  ImGui::SetNextItemWidth(180 * ctx.ui_scale);
+  if (ImGui::Combo("target", &p, patterns, 6)) c.pattern = static_cast<TargetPattern>(p);
+  ImGui::SameLine();
+  if (c.pattern == TargetPattern::HeadMap) {
+    ImGui::SetNextItemWidth(120 * ctx.ui_scale);
+    ImGui::SliderInt("head##thm", &c.theorem_head, 0, 63);
+  } else {
+    ImGui::SetNextItemWidth(160 * ctx.ui_scale);
+    ImGui::SliderInt("n##thm", &c.theorem_n, 2, 24);
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(200 * ctx.ui_scale);
+  ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 32);
+  ImGui::SameLine();
+  ImGui::Checkbox("causal##thm", &c.theorem_causal);
+  help_marker("LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
+              "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
+              "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
+              "every target is reached exactly from d_p = floor(n/2); 'self vs past' only approximately, with ever "
+              "larger weights, until n - 1. Below, the best fit (L-BFGS, float64). Proof and measurements: "
+              "docs/causal_threshold.md.");
+  auto t = demo_.snapshot();
+  drawn_ = t;
+  if (!t->error.empty()) {
+    ImGui::TextColored(kProblem, "%s", t->error.c_str());
+    return;
+  }
+  if (!t->ready) {
+    ImGui::TextDisabled("computing...");
+    return;
+  }
+  ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s", t->causal ? "causal" : "full",
+              t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
+  ImGui::PushTextWrapPos(0.0f);
+  if (t->d_p >= t->every_pattern_threshold)
+    ImGui::TextDisabled("d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
+                        t->every_pattern_threshold, t->causal ? "causal " : "");
+  else if (t->causal && t->d_p >= t->generic_threshold)
+    ImGui::TextDisabled("floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly; structured "
+                        "ones like 'self vs past' only approximately, with ever larger weights.",
+                        t->generic_threshold, t->every_pattern_threshold);
+  else
+    ImGui::TextDisabled("d_p < %d = %s: almost every %spattern is out of reach, even approximately; the fit's error stays.",
+                        t->generic_threshold,
+                        t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
+  ImGui::PopTextWrapPos();
+  const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
+  const Matrix* mats[] = {&t->target, &t->reached, &t->difference};
+  const char* names[] = {"target P", "reached softmax", "difference"};
+  for (int i = 0; i < 3; ++i) {
+    if (i) ImGui::SameLine();
+    widgets::HeatmapStyle style;
+    style.title = names[i];
+    style.size = ImVec2(w, 0);
+    style.version = t->request_id * 4 + (t->curve_complete ? 1 : 0);
+    if (i == 2) {
+      style.colormap = widgets::Colormap::Diverging;
+      style.auto_range = false;
+      const float e = std::max(1e-6f, static_cast<float>(t->max_abs_error));
+      style.vmin = -e;
+      style.vmax = e;
+    } else {
+      style.auto_range = false;
+      style.vmin = 0;
+      style.vmax = 1;
+    }
+    style.tooltip_format = "query %s -> key %s: %.4f";
+    widgets::Heatmap(names[i], mats[i]->data(), mats[i]->rows, mats[i]->cols, style);
+  }
+  if (!t->curve_dp.empty() && widgets::BeginPlot("error vs head size##thm_curve", ImVec2(-1, -1))) {
+    widgets::SetupAxes("head size d_p", "max |reached - P|", widgets::PlotFlags_LogY);
+    std::vector<float> floor(t->curve_error.size());
+    for (size_t i = 0; i < floor.size(); ++i) floor[i] = std::max(1e-12f, t->curve_error[i]);
+    widgets::PlotLine("error", t->curve_dp.data(), floor.data(), static_cast<int>(floor.size()));
+    const float ny[2] = {1e-12f, 1.0f};
+    const float every[2] = {float(t->every_pattern_threshold), float(t->every_pattern_threshold)};
+    widgets::PlotLine("d_p = n - 1: every pattern", every, ny, 2, IM_COL32(230, 90, 60, 255));
+    if (t->causal) {
+      const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
+      widgets::PlotLine("d_p = floor(n/2): random causal patterns", generic, ny, 2, IM_COL32(90, 170, 230, 255));
+    }
+    widgets::EndPlot();
+  }
+}
+
+}  // namespace headroom::gui

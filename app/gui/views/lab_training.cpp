@@ -1,0 +1,45 @@
+// The lab's live training controls and loss curve.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+#include "widgets/line_plot.h"
+
+namespace headroom::gui {
+
+void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post) {
+  ImGui::Spacing();
+  ImGui::TextUnformatted("Live training");
+  ImGui::Separator();
+  if (ImGui::Button(c.training ? "Pause" : "Train")) c.training = !c.training;
+  tooltip("Train on the synthetic task in the background (Space).");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(c.training);
+  if (ImGui::Button("Step")) post(1, false);
+  tooltip("One optimiser step (S).");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) post(0, true);
+  tooltip("Re-initialise the weights from the seed (R).");
+  ImGui::SliderFloat("lr", &c.lr, 1e-4f, 1e-2f, "%.4f", ImGuiSliderFlags_Logarithmic);
+  if (!s.valid) return;
+  ImGui::Text("step %lld  %s", static_cast<long long>(s.training.step), s.training.task.c_str());
+  if (!s.training.loss.empty()) {
+    ImGui::SameLine();
+    ImGui::Text("loss %.3f", s.training.loss.back());
+    if (widgets::BeginPlot("##loss", ImVec2(-1, 150 * ctx.ui_scale))) {
+      widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);
+      widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(), static_cast<int>(s.training.loss.size()));
+      widgets::EndPlot();
+    }
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("Changing the input, causal or the task keeps the weights; changing a shape starts over.");
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace headroom::gui
