@@ -123,3 +123,44 @@ TEST(LabControls, StoredModelsRoundTripThroughTheControls) {
     EXPECT_EQ(back.vocab, "bpe:2000");
   }
 }
+
+TEST(LabControls, TheoremRequestFollowsTheControlsAndAHeadsMap) {
+  LabControls c;
+  c.pattern = TargetPattern::SelfVsPast;
+  c.theorem_n = 9;
+  c.theorem_dp = 4;
+  c.theorem_causal = true;
+  c.seed = 3;
+  std::string key, key2;
+  TheoremRequest t = theorem_request_of(c, nullptr, &key);
+  EXPECT_EQ(t.pattern, TargetPattern::SelfVsPast);
+  EXPECT_EQ(t.n, 9);
+  EXPECT_EQ(t.d_p, 4);
+  EXPECT_TRUE(t.causal);
+  EXPECT_EQ(t.seed, 3u);
+  c.theorem_dp = 5;
+  theorem_request_of(c, nullptr, &key2);
+  EXPECT_NE(key, key2);  // a new d_p is a new request
+
+  // A head's map: the chosen layer's head, at that map's own n; a new snapshot is a new request.
+  LabSnapshot s;
+  s.valid = true;
+  s.version = 7;
+  s.layers.resize(2);
+  s.layers[1].W.resize(3, Matrix{5, 5, std::vector<float>(25, 0.2f)});
+  s.layers[1].W[2].v[0] = 0.9f;
+  c.pattern = TargetPattern::HeadMap;
+  c.layer = 1;
+  c.theorem_head = 99;  // clamped to the last head
+  t = theorem_request_of(c, &s, &key);
+  EXPECT_EQ(t.n, 5);
+  ASSERT_EQ(t.head_map.v.size(), 25u);
+  EXPECT_FLOAT_EQ(t.head_map.v[0], 0.9f);
+  s.version = 8;
+  theorem_request_of(c, &s, &key2);
+  EXPECT_NE(key, key2);
+  // No snapshot yet: the controls' n.
+  t = theorem_request_of(c, nullptr, nullptr);
+  EXPECT_EQ(t.n, 9);
+  EXPECT_TRUE(t.head_map.v.empty());
+}
