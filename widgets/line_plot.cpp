@@ -69,7 +69,7 @@ ImRect layout_plot_area(const PlotState& st) {
   const float top = g_plot.title.empty() ? line * 0.5f : line + 6.0f;
   const float bottom = line + 9.0f + (g_plot.x_label.empty() ? 0.0f : line + 2.0f);
   return ImRect(ImVec2(std::floor(f.Min.x + left), std::floor(f.Min.y + top)),
-                ImVec2(std::floor(f.Max.x - 10.0f), std::floor(f.Max.y - bottom)));
+                ImVec2(std::floor(f.Max.x - 10.0f - st.legend_reserve), std::floor(f.Max.y - bottom)));
 }
 
 // Mouse input on last frame's legend and this frame's plot area: legend clicks, wheel
@@ -81,7 +81,9 @@ void handle_input(PlotState& st, ImGuiWindow* window) {
   const bool log_x = flags & PlotFlags_LogX;
   const bool inputs = !(flags & PlotFlags_NoInputs);
   const ImRect& plot = g_plot.plot;
-  g_plot.hovered = ImGui::ItemHoverable(plot, g_plot.id);
+  ImRect hover_area = plot;  // the plot and a legend beside it
+  hover_area.Max.x += st.legend_reserve;
+  g_plot.hovered = ImGui::ItemHoverable(hover_area, g_plot.id);
   g_plot.over_legend = g_plot.hovered && st.legend.Contains(io.MousePos) && !(flags & PlotFlags_NoLegend);
   if (g_plot.over_legend && inputs && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
     const int row = static_cast<int>((io.MousePos.y - st.legend.Min.y - ImGui::GetStyle().FramePadding.y) /
@@ -219,6 +221,14 @@ void SetupAxisLimitsX(double lo, double hi, PlotCond cond) {
   g_plot.limits_x = {std::min(lo, hi), std::max(lo, hi)};
 }
 
+namespace {
+PlotBox g_last_area, g_last_legend;
+PlotBox box_of(const ImRect& r) { return PlotBox{r.Min.x, r.Min.y, r.Max.x, r.Max.y}; }
+}  // namespace
+
+PlotBox GetLastPlotArea() { return g_last_area; }
+PlotBox GetLastPlotLegend() { return g_last_legend; }
+
 PlotRange GetPlotLimitsX() {
   setup_finish();
   const PlotState& st = *g_plot.st;
@@ -304,8 +314,11 @@ void EndPlot() {
   for (int i = 0; i < g_plot.series_used; ++i)
     g_plot.series[i].hidden = contains(st.hidden, g_plot.series[i].label_id);
   const ImRect& f = g_plot.frame;
-  const ImRect& plot = g_plot.plot;
+  ImRect& plot = g_plot.plot;  // narrowed below when the legend must go beside the plot
   const float line = ImGui::GetTextLineHeight();
+  // Decide the legend's place on the plot's full width (what it had before a legend beside it).
+  plot.Max.x += st.legend_reserve;
+  st.legend_reserve = 0.0f;
 
   // X range: the user's, the set limits, or fit to the (visible) data.
   double dlo = HUGE_VAL, dhi = -HUGE_VAL;
@@ -322,37 +335,68 @@ void EndPlot() {
     st.x = has_data ? fit_range(dlo, dhi, log_x, 0.0) : fit_range(0, 1, log_x, 0.0);
   if (log_x && !(st.x.lo > 0.0)) st.x = fit_range(has_data ? dlo : 1.0, has_data ? dhi : 10.0, true, 0.0);
   st.shown = true;
-  const AxisMap xm{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
 
-  // Decimate, then fit y to what is visible.
-  const int pixels = std::max(1, static_cast<int>(plot.GetWidth()));
-  double ylo = HUGE_VAL, yhi = -HUGE_VAL;
+  // Decimate to the plot's width, then fit y to what is visible.
+  AxisMap xm, ym;
   int points = 0;
-  // Inclusive with a little slack: a log-x fit round-trips through log10/pow, so a point at
-  // the data's end can sit a hair outside the range and would drop out of the y fit.
-  const double slack = 1e-9 * std::max({std::abs(st.x.lo), std::abs(st.x.hi), 1.0});
-  auto in_x = [&](double x) { return x >= st.x.lo - slack && x <= st.x.hi + slack; };
-  for (int i = 0; i < g_plot.series_used; ++i) {
-    PlotSeries& s = g_plot.series[i];
-    s.line.clear();
-    s.band.clear();
-    if (s.hidden || s.n <= 0) continue;
-    if (s.kind == SeriesKind::Line) {
-      s.line = decimate_minmax(s.xs, s.ys, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
-      for (const DecimatedPoint& p : s.line)
-        if (in_x(p.x)) ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
-      points += static_cast<int>(s.line.size());
-    } else if (s.kind == SeriesKind::Shaded) {
-      s.band = decimate_band(s.xs, s.ylo, s.yhi, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
-      for (const DecimatedBandPoint& p : s.band)
-        if (in_x(p.x)) ylo = std::min(ylo, p.lo), yhi = std::max(yhi, p.hi);
-      points += static_cast<int>(s.band.size());
+  auto fit_data = [&]() {
+    xm = AxisMap{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
+    const int pixels = std::max(1, static_cast<int>(plot.GetWidth()));
+    double ylo = HUGE_VAL, yhi = -HUGE_VAL;
+    points = 0;
+    // Inclusive with a little slack: a log-x fit round-trips through log10/pow, so a point at
+    // the data's end can sit a hair outside the range and would drop out of the y fit.
+    const double slack = 1e-9 * std::max({std::abs(st.x.lo), std::abs(st.x.hi), 1.0});
+    auto in_x = [&](double x) { return x >= st.x.lo - slack && x <= st.x.hi + slack; };
+    for (int i = 0; i < g_plot.series_used; ++i) {
+      PlotSeries& s = g_plot.series[i];
+      s.line.clear();
+      s.band.clear();
+      if (s.hidden || s.n <= 0) continue;
+      if (s.kind == SeriesKind::Line) {
+        s.line = decimate_minmax(s.xs, s.ys, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
+        for (const DecimatedPoint& p : s.line)
+          if (in_x(p.x)) ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
+        points += static_cast<int>(s.line.size());
+      } else if (s.kind == SeriesKind::Shaded) {
+        s.band = decimate_band(s.xs, s.ylo, s.yhi, s.n, st.x.lo, st.x.hi, pixels, log_x, log_y);
+        for (const DecimatedBandPoint& p : s.band)
+          if (in_x(p.x)) ylo = std::min(ylo, p.lo), yhi = std::max(yhi, p.hi);
+        points += static_cast<int>(s.band.size());
+      }
+    }
+    AxisRange yr = g_plot.fixed_y ? g_plot.y_fixed
+                   : (ylo <= yhi ? fit_range(ylo, yhi, log_y, 0.06) : fit_range(log_y ? 1 : 0, log_y ? 10 : 1, log_y, 0.0));
+    if (log_y && !(yr.lo > 0.0)) yr = fit_range(std::max(yr.hi * 1e-3, 1e-12), std::max(yr.hi, 1e-9), true, 0.0);
+    ym = AxisMap{yr.lo, yr.hi, log_y, plot.Max.y, plot.Min.y};
+  };
+  fit_data();
+
+  // The legend never covers data: the first corner with none under it, else beside the plot
+  // (the plot narrows for it), unless the plot is too narrow to give up the room.
+  detail::Legend legend;
+  const ImVec2 lsize = (flags & PlotFlags_NoLegend) ? ImVec2(0.0f, 0.0f) : detail::legend_size();
+  if (lsize.x > 0.0f) {
+    legend.row_h = line;
+    const auto corners = detail::legend_corners(plot, lsize);
+    const bool fits = lsize.x + 12.0f < plot.GetWidth() && lsize.y + 12.0f < plot.GetHeight();
+    legend.rect = corners[0];
+    bool placed = false;
+    for (const ImRect& c : corners)
+      if (fits && !detail::data_under(c, xm, ym)) {
+        legend.rect = c;
+        placed = true;
+        break;
+      }
+    if (!placed) {
+      // Beside the plot, at most 40% of its width (labels elided beyond that).
+      const float width = std::min(lsize.x, plot.GetWidth() * 0.4f), room = width + 10.0f;
+      plot.Max.x -= room;
+      st.legend_reserve = room;  // next frame's input maps the mouse on the narrower plot
+      fit_data();
+      legend.rect = ImRect(ImVec2(plot.Max.x + 6.0f, plot.Min.y), ImVec2(plot.Max.x + 6.0f + width, plot.Min.y + lsize.y));
     }
   }
-  AxisRange yr = g_plot.fixed_y ? g_plot.y_fixed
-                 : (ylo <= yhi ? fit_range(ylo, yhi, log_y, 0.06) : fit_range(log_y ? 1 : 0, log_y ? 10 : 1, log_y, 0.0));
-  if (log_y && !(yr.lo > 0.0)) yr = fit_range(std::max(yr.hi * 1e-3, 1e-12), std::max(yr.hi, 1e-9), true, 0.0);
-  const AxisMap ym{yr.lo, yr.hi, log_y, plot.Max.y, plot.Min.y};
 
   // Axes.
   const int x_target = std::max(2, static_cast<int>(plot.GetWidth() / (ImGui::GetFontSize() * 5.5f)));
@@ -366,7 +410,6 @@ void EndPlot() {
   detail::draw_y_axis(dl, plot, ym, yt, true);
 
   // Series: bands under lines, markers over them, then legend and hover.
-  const detail::Legend legend = (flags & PlotFlags_NoLegend) ? detail::Legend{} : detail::legend_layout(plot);
   st.legend = legend.rect;
   st.legend_row_h = legend.row_h;
   st.legend_rows.clear();
@@ -384,11 +427,14 @@ void EndPlot() {
   for (int i = 0; i < g_plot.series_used; ++i)
     if (g_plot.series[i].kind == SeriesKind::VLine && !g_plot.series[i].hidden)
       detail::draw_vline(dl, g_plot.series[i], plot, xm);
-  detail::draw_legend(dl, legend, hot_row);
-  if (g_plot.hovered && !(flags & PlotFlags_NoHover) && !st.panning && !over_legend && has_data)
+  if (g_plot.hovered && !(flags & PlotFlags_NoHover) && !st.panning && !over_legend && has_data &&
+      io.MousePos.x >= plot.Min.x && io.MousePos.x <= plot.Max.x)
     detail::hover_tooltip(dl, plot, xm, ym, xm.from_pixel(io.MousePos.x));
   dl->PopClipRect();
   dl->AddRect(plot.Min, plot.Max, ImGui::GetColorU32(ImGuiCol_Border));
+  detail::draw_legend(dl, legend, hot_row);  // after the clip: it may sit beside the plot
+  g_last_area = box_of(plot);
+  g_last_legend = box_of(legend.rect);
 
   // Labels.
   const ImU32 tc = detail::text_color();
@@ -414,7 +460,7 @@ void EndPlot() {
   if (g_plot.svg_out) {
     const int w = g_plot.svg_w > 0 ? g_plot.svg_w : static_cast<int>(f.GetWidth());
     const int h = g_plot.svg_h > 0 ? g_plot.svg_h : static_cast<int>(f.GetHeight());
-    *g_plot.svg_out = render_svg(detail::capture_svg(st.x, yr), w, h);
+    *g_plot.svg_out = render_svg(detail::capture_svg(st.x, AxisRange{ym.lo, ym.hi}), w, h);
     g_plot.svg_out = nullptr;
   }
   fs.plot_points += points;

@@ -68,6 +68,17 @@ struct PlotRange {
   bool Contains(double v) const { return v >= min && v <= max; }
 };
 
+// Screen rectangles of the plot area (inside the axes) and of its legend as the last EndPlot()
+// drew them (legend empty when there was none). The legend never covers data: it takes the
+// first corner of the plot (top-right, top-left, bottom-right, bottom-left) with no data under
+// it, else a column beside the plot (at most 40% of its width, long labels elided).
+struct PlotBox {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x1 <= x0 || y1 <= y0; }
+};
+PlotBox GetLastPlotArea();
+PlotBox GetLastPlotLegend();
+
 // Starts a plot. `title_id` follows ImGui's "Visible title##unique id" convention
 // (an empty visible part draws no title). size.x <= 0: available width (+ size.x when
 // negative); size.y == 0: a default height; size.y < 0: available height + size.y.

@@ -58,11 +58,10 @@ void draw_vline(ImDrawList* dl, const PlotSeries& s, const ImRect& plot, const A
   dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y), s.color, 1.5f);
 }
 
-Legend legend_layout(const ImRect& plot) {
+ImVec2 legend_size() {
   const PlotContext& g = plot_context();
   const ImGuiStyle& style = ImGui::GetStyle();
-  Legend L;
-  L.row_h = ImGui::GetTextLineHeight();
+  const float row_h = ImGui::GetTextLineHeight();
   float w = 0.0f;
   int rows = 0;
   for (int i = 0; i < g.series_used; ++i) {
@@ -71,11 +70,76 @@ Legend legend_layout(const ImRect& plot) {
     w = std::max(w, ImGui::CalcTextSize(s.label, visible_text_end(s.label)).x);
     ++rows;
   }
-  if (rows == 0) return L;
+  if (rows == 0) return ImVec2(0.0f, 0.0f);
   const ImVec2 pad = style.FramePadding;
-  const ImVec2 size(pad.x * 2 + L.row_h * 1.2f + style.ItemInnerSpacing.x + w, pad.y * 2 + rows * L.row_h);
-  L.rect = ImRect(ImVec2(plot.Max.x - size.x - 6.0f, plot.Min.y + 6.0f), ImVec2(plot.Max.x - 6.0f, plot.Min.y + 6.0f + size.y));
-  return L;
+  return ImVec2(pad.x * 2 + row_h * 1.2f + style.ItemInnerSpacing.x + w, pad.y * 2 + rows * row_h);
+}
+
+std::vector<ImRect> legend_corners(const ImRect& plot, const ImVec2& size) {
+  constexpr float m = 6.0f;  // margin from the plot's edges
+  const float l = plot.Min.x + m, r = plot.Max.x - m - size.x, t = plot.Min.y + m, b = plot.Max.y - m - size.y;
+  auto box = [&](float x, float y) { return ImRect(ImVec2(x, y), ImVec2(x + size.x, y + size.y)); };
+  return {box(r, t), box(l, t), box(r, b), box(l, b)};
+}
+
+bool segment_hits_rect(const ImVec2& a, const ImVec2& b, const ImRect& r) {
+  if (r.Contains(a) || r.Contains(b)) return true;
+  // Liang-Barsky: clip the segment's parameter range against the four edges.
+  double t0 = 0.0, t1 = 1.0;
+  const double dx = b.x - a.x, dy = b.y - a.y;
+  const double p[4] = {-dx, dx, -dy, dy};
+  const double q[4] = {a.x - r.Min.x, r.Max.x - a.x, a.y - r.Min.y, r.Max.y - a.y};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0.0) {
+      if (q[i] < 0.0) return false;  // parallel to this edge and outside it
+      continue;
+    }
+    const double t = q[i] / p[i];
+    if (p[i] < 0.0) t0 = std::max(t0, t);
+    else t1 = std::min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym) {
+  const PlotContext& g = plot_context();
+  // A few pixels of air around the box: a line grazing its edge still reads as covered.
+  ImRect box = r;
+  box.Expand(3.0f);
+  for (int i = 0; i < g.series_used; ++i) {
+    const PlotSeries& s = g.series[i];
+    if (s.hidden) continue;
+    if (s.kind == SeriesKind::VLine) {
+      if (!(s.vx >= std::min(xm.lo, xm.hi) && s.vx <= std::max(xm.lo, xm.hi))) continue;
+      const float x = xm.to_pixel(s.vx);
+      if (x >= box.Min.x && x <= box.Max.x) return true;
+      continue;
+    }
+    if (s.kind == SeriesKind::Line) {
+      ImVec2 prev;
+      bool have_prev = false;
+      for (const DecimatedPoint& p : s.line) {
+        const ImVec2 q(xm.to_pixel(p.x), ym.to_pixel(p.y));
+        if (have_prev && !p.gap_before ? segment_hits_rect(prev, q, box) : box.Contains(q)) return true;
+        if (s.marker_radius > 0.0f && box.Contains(q)) return true;
+        prev = q;
+        have_prev = true;
+      }
+    } else if (s.kind == SeriesKind::Shaded) {
+      ImVec2 plo, phi;
+      bool have_prev = false;
+      for (const DecimatedBandPoint& p : s.band) {
+        const ImVec2 lo(xm.to_pixel(p.x), ym.to_pixel(p.lo)), hi(xm.to_pixel(p.x), ym.to_pixel(p.hi));
+        // The band's vertical extent at this x, and its two edges since the last point.
+        if (segment_hits_rect(lo, hi, box)) return true;
+        if (have_prev && !p.gap_before && (segment_hits_rect(plo, lo, box) || segment_hits_rect(phi, hi, box))) return true;
+        plo = lo, phi = hi;
+        have_prev = true;
+      }
+    }
+  }
+  return false;
 }
 
 int legend_row_at(const Legend& L, const ImVec2& p) {
@@ -117,8 +181,17 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
         dl->AddLine(ImVec2(sx + swatch * 0.5f, y + 1.0f), ImVec2(sx + swatch * 0.5f, y + line - 1.0f), col, 2.0f);
         break;
     }
-    dl->AddText(ImVec2(sx + swatch + style.ItemInnerSpacing.x, y),
-                s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ImGui::GetColorU32(ImGuiCol_Text), s.label, end);
+    const float tx = sx + swatch + style.ItemInnerSpacing.x, room = L.rect.Max.x - pad.x - tx;
+    const ImU32 text_col = s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ImGui::GetColorU32(ImGuiCol_Text);
+    if (ImGui::CalcTextSize(s.label, end).x <= room + 0.5f) {
+      dl->AddText(ImVec2(tx, y), text_col, s.label, end);
+    } else {  // a narrowed legend: the label elided (the hover tooltip names the series in full)
+      const float dots = ImGui::CalcTextSize("...").x;
+      const char* cut = end;
+      while (cut > s.label && ImGui::CalcTextSize(s.label, cut).x + dots > room) --cut;
+      const std::string shown = std::string(s.label, cut) + "...";
+      dl->AddText(ImVec2(tx, y), text_col, shown.c_str());
+    }
     y += line;
   }
 }

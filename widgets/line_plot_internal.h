@@ -47,6 +47,7 @@ struct PlotState {
   // Legend as drawn last frame: input is handled before this frame's series are known.
   ImRect legend;
   float legend_row_h = 0.0f;
+  float legend_reserve = 0.0f;  // width the plot gave up last frame for a legend beside it
   std::vector<ImGuiID> legend_rows;  // label id per row
   // Left-button press that started inside the plot area (not on the legend).
   bool pressed = false;
@@ -85,12 +86,19 @@ struct PlotContext {
 
 PlotContext& plot_context();
 
-// Legend geometry: a box in the plot's top-right corner, one row per labeled series.
+// Legend geometry: one row per labeled series. EndPlot puts it in the first corner of the plot
+// (top-right, top-left, bottom-right, bottom-left) where it covers no data, else beside the plot.
 struct Legend {
   ImRect rect;
   float row_h = 0.0f;
 };
-Legend legend_layout(const ImRect& plot);
+ImVec2 legend_size();  // (0, 0) when no series has a label
+// The four candidate boxes of `size` inside `plot`, in order of preference.
+std::vector<ImRect> legend_corners(const ImRect& plot, const ImVec2& size);
+// Whether the shown data (line points and segments, band edges, vertical lines) touches `r`.
+bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym);
+// Whether the segment a-b meets the rectangle (inside or crossing it).
+bool segment_hits_rect(const ImVec2& a, const ImVec2& b, const ImRect& r);
 int legend_row_at(const Legend& L, const ImVec2& p);  // index into series, or -1
 void draw_legend(ImDrawList* dl, const Legend& L, int hot_row);
 

@@ -327,3 +327,70 @@ TEST_F(PlotInteraction, ZoomStateDoesNotLeakIntoANewImGuiContext) {
   EXPECT_FALSE(r.user);
   EXPECT_TRUE(std::isnan(r.limits.min));
 }
+
+// --- the legend never covers data -------------------------------------------------
+
+namespace {
+
+// Draws one 900 x 350 plot of `ys` (x = 0, 1, ...) with two labelled series, frames times;
+// returns the plot area and the legend of the last frame.
+std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vector<float>& a, const std::vector<float>& b,
+                                                  int frames = 3) {
+  std::vector<float> xs(a.size());
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i);
+  for (int f = 0; f < frames; ++f) {
+    headroom::widgets::testing::set_mouse(kOutside, 0.0f, false);
+    ImGui::NewFrame();
+    hw::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+    ImGui::Begin("legend", nullptr, ImGuiWindowFlags_NoDecoration);
+    if (hw::BeginPlot(id, ImVec2(900, 350))) {
+      hw::SetupAxes("x", "y");
+      hw::PlotLine("first series", xs.data(), a.data(), static_cast<int>(a.size()));
+      hw::PlotLine("second series", xs.data(), b.data(), static_cast<int>(b.size()));
+      hw::EndPlot();
+    }
+    ImGui::End();
+    ImGui::Render();
+  }
+  return {hw::GetLastPlotArea(), hw::GetLastPlotLegend()};
+}
+
+bool inside(const hw::PlotBox& in, const hw::PlotBox& out) {
+  return in.x0 >= out.x0 && in.x1 <= out.x1 && in.y0 >= out.y0 && in.y1 <= out.y1;
+}
+
+}  // namespace
+
+TEST(PlotLegend, TakesTheFirstCornerWithoutDataUnderIt) {
+  headroom::widgets::testing::create_headless_imgui_context();
+  // Rising lines: the top-right and bottom-left corners hold data, the top-left is free.
+  std::vector<float> a, b;
+  for (int i = 0; i <= 100; ++i) a.push_back(static_cast<float>(i)), b.push_back(static_cast<float>(i) * 0.9f);
+  auto [area, legend] = legend_frames("##rising", a, b);
+  ASSERT_FALSE(legend.empty());
+  EXPECT_TRUE(inside(legend, area));
+  EXPECT_LT(legend.x0 - area.x0, 20.0f);  // left
+  EXPECT_LT(legend.y0 - area.y0, 20.0f);  // top
+  // A flat line along the bottom and a peak in the middle: both top corners are free, and the
+  // top-right one is preferred.
+  std::vector<float> flat(101, 0.0f), peak;
+  for (int i = 0; i <= 100; ++i) peak.push_back(10.0f - std::abs(static_cast<float>(i) - 50.0f) * 0.2f);
+  std::tie(area, legend) = legend_frames("##peak", flat, peak);
+  EXPECT_TRUE(inside(legend, area));
+  EXPECT_LT(area.x1 - legend.x1, 20.0f);  // right
+  ImGui::DestroyContext();
+}
+
+TEST(PlotLegend, GoesBesideThePlotWhenEveryCornerHoldsData) {
+  headroom::widgets::testing::create_headless_imgui_context();
+  // A zigzag between the bottom and the top covers all four corners.
+  std::vector<float> a, b;
+  for (int i = 0; i <= 200; ++i) a.push_back(i % 2 ? 1.0f : 0.0f), b.push_back(i % 2 ? 0.0f : 1.0f);
+  const auto [area, legend] = legend_frames("##zigzag", a, b);
+  ASSERT_FALSE(legend.empty());
+  EXPECT_GE(legend.x0, area.x1);  // right of the plot area, not over it
+  EXPECT_LT(area.x1, 900.0f - 40.0f);  // the plot gave up room for it
+  ImGui::DestroyContext();
+}
