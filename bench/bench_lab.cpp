@@ -44,7 +44,11 @@ nlohmann::json measure(int L, int d, int h, int n, int samples) {
       engine_ms.push_back(engine.snapshot()->compute_ms);
     }
   }
-  return {{"L", L}, {"d", d}, {"h", h}, {"n", n}, {"snapshot_ms_median", median(latency)},
+  return {{"L", L},
+          {"d", d},
+          {"h", h},
+          {"n", n},
+          {"snapshot_ms_median", median(latency)},
           {"compute_ms_median", median(engine_ms)}};
 }
 }  // namespace

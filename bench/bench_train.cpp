@@ -97,7 +97,8 @@ nlohmann::json measure_overhead(core::Trainer& tr, double step_ms) {
     const double ckpt_ms = best_ms(3, [&] {
       auto state = tr.save_state();
       core::StFile weights;
-      for (const auto& p : tr.model()->named_parameters()) weights.tensors.push_back(core::to_st_tensor(p.key(), p.value()));
+      for (const auto& p : tr.model()->named_parameters())
+        weights.tensors.push_back(core::to_st_tensor(p.key(), p.value()));
       const auto a = core::encode_safetensors(state), b = core::encode_safetensors(weights);
       db::Progress pr{id, "bench", ++step, {{"train_loss", step, 0, 0, 1.0}}, {}};
       pr.artifacts.push_back({"checkpoint", step, db::BlobView(a.data(), a.size())});
@@ -107,8 +108,14 @@ nlohmann::json measure_overhead(core::Trainer& tr, double step_ms) {
     });
     const double commit_ms = best_ms(5, [&] {
       ++step;
-      store.commit_progress({id, "bench", step, {{"train_loss", step, 0, 0, 1.0}, {"lr", step, 0, 0, 1.0},
-                                                 {"grad_norm", step, 0, 0, 1.0}, {"tokens_per_s", step, 0, 0, 1.0}}, {}});
+      store.commit_progress({id,
+                             "bench",
+                             step,
+                             {{"train_loss", step, 0, 0, 1.0},
+                              {"lr", step, 0, 0, 1.0},
+                              {"grad_norm", step, 0, 0, 1.0},
+                              {"tokens_per_s", step, 0, 0, 1.0}},
+                             {}});
     });
     const double eval_ms = best_ms(2, [&] { tr.evaluate(); });
     const core::TrainSpec defaults;
@@ -148,7 +155,8 @@ int main(int argc, char** argv) {
   app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: the worker's choice)");
   app.add_flag("--peak", peak, "also measure the sgemm peak");
   app.add_option("--profile", profile, "also write a Chrome trace of one more step (LibTorch's profiler) to this file");
-  app.add_flag("--overhead", overhead, "also measure what logging, checkpoints and validation add at the default intervals");
+  app.add_flag("--overhead", overhead,
+               "also measure what logging, checkpoints and validation add at the default intervals");
   CLI11_PARSE(app, argc, argv);
 
   worker::configure_training_process(threads);
@@ -176,12 +184,17 @@ int main(int argc, char** argv) {
   int64_t weights = 0;
   for (const auto& p : tr.model()->named_parameters())
     if (p.key().find("tok.") != 0 && p.key().find("pos.") != 0 && p.value().dim() >= 2) weights += p.value().numel();
-  const double attn = 2.0 * 2.0 * n * (m.attention.heads_k * m.attention.d_k + m.attention.heads_v * m.attention.d_v) / 2 * layers;
+  const double attn =
+      2.0 * 2.0 * n * (m.attention.heads_k * m.attention.d_k + m.attention.heads_v * m.attention.d_v) / 2 * layers;
   const double flops_per_token = 6.0 * weights + 3.0 * attn;
   const double tok_s = double(steps) * batch * n / secs;
-  nlohmann::json out = {{"impl", "headroom"},        {"attention", kind},      {"heads", heads},
-                        {"tokens_per_s", tok_s},     {"step_ms", secs / steps * 1e3},
-                        {"flops_per_token", flops_per_token}, {"gflops", tok_s * flops_per_token / 1e9}};
+  nlohmann::json out = {{"impl", "headroom"},
+                        {"attention", kind},
+                        {"heads", heads},
+                        {"tokens_per_s", tok_s},
+                        {"step_ms", secs / steps * 1e3},
+                        {"flops_per_token", flops_per_token},
+                        {"gflops", tok_s * flops_per_token / 1e9}};
   if (peak) {
     const double p = sgemm_peak_gflops();
     out["sgemm_peak_gflops"] = p;

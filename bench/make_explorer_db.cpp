@@ -39,9 +39,20 @@ int main(int argc, char** argv) {
     const std::string kind = kinds[r % 4];
     const int h = heads[(r / 4) % 5], seed = (r / 20) % 2, width = 64 << ((r / 40) % 3);
     nlohmann::json config = {
-        {"model", {{"width", width}, {"depth", 4}, {"context", 128}, {"vocab", 256}, {"embed_rank", 0},
-                   {"attention", {{"kind", kind}, {"heads", h}, {"heads_k", h}, {"heads_v", h}, {"d_k", width / h},
-                                  {"d_v", width / h}, {"causal", true}}}}},
+        {"model",
+         {{"width", width},
+          {"depth", 4},
+          {"context", 128},
+          {"vocab", 256},
+          {"embed_rank", 0},
+          {"attention",
+           {{"kind", kind},
+            {"heads", h},
+            {"heads_k", h},
+            {"heads_v", h},
+            {"d_k", width / h},
+            {"d_v", width / h},
+            {"causal", true}}}}},
         {"train", {{"steps", steps}, {"batch", 32}, {"seed", seed}, {"corpus", "kjv"}, {"tokenizer", "bytes"}}}};
     db::NewRun run;
     run.suite_id = suite;

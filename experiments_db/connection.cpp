@@ -30,18 +30,11 @@ void throw_sqlite_error(const ConnectionState& state, int rc, std::string_view d
       message += state.read_only ? " (this connection was opened read-only; open the file read-write to change it)"
                                  : " (the file or its folder is not writable)";
       break;
-    case SQLITE_FULL:
-      message += " (the disk is full)";
-      break;
+    case SQLITE_FULL: message += " (the disk is full)"; break;
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      message += " (the file is damaged or is not an SQLite database)";
-      break;
-    case SQLITE_TOOBIG:
-      message += " (a single value may be at most 1 GB in SQLite)";
-      break;
-    default:
-      break;
+    case SQLITE_NOTADB: message += " (the file is damaged or is not an SQLite database)"; break;
+    case SQLITE_TOOBIG: message += " (a single value may be at most 1 GB in SQLite)"; break;
+    default: break;
   }
   throw DbError(message, rc);
 }
@@ -163,22 +156,22 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
     case FileKind::Directory:
       throw DbError(path + ": is a directory; give the path of an experiments database file such as " +
                     (fs::path(path) / "runs.sqlite").string());
-    case FileKind::NotSqlite:
-      throw DbError(not_ours(path, "it is not an SQLite file at all"));
+    case FileKind::NotSqlite: throw DbError(not_ours(path, "it is not an SQLite file at all"));
     case FileKind::Missing:
       if (mode != OpenMode::Create) {
-        throw DbError(path + ": does not exist (nothing was created); check the path, or create the database "
-                             "first, e.g. by enqueueing a suite with headroom-worker");
+        throw DbError(path +
+                      ": does not exist (nothing was created); check the path, or create the database "
+                      "first, e.g. by enqueueing a suite with headroom-worker");
       }
       break;
     case FileKind::Empty:
       if (mode != OpenMode::Create) {
-        throw DbError(path + ": is an empty file, not a Headroom experiments database yet; open it with "
-                             "headroom-worker to create one (the file was not changed)");
+        throw DbError(path +
+                      ": is an empty file, not a Headroom experiments database yet; open it with "
+                      "headroom-worker to create one (the file was not changed)");
       }
       break;
-    case FileKind::LooksLikeSqlite:
-      break;
+    case FileKind::LooksLikeSqlite: break;
   }
 
   // Inspect an existing file through a read-only connection first: a
@@ -190,8 +183,9 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
     Connection reader(std::move(state));
     const SchemaProbe found = probe(reader);
     if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
-      throw DbError(path + ": is an empty SQLite database, not a Headroom experiments database yet; open it with "
-                           "headroom-worker to create one (the file was not changed)");
+      throw DbError(path +
+                    ": is an empty SQLite database, not a Headroom experiments database yet; open it with "
+                    "headroom-worker to create one (the file was not changed)");
     }
     if (mode == OpenMode::ReadOnly) {
       if (found.state == SchemaState::Older) {

@@ -13,7 +13,7 @@ namespace headroom::db::detail {
 // pointers held by its statements and transactions.
 struct ConnectionState {
   sqlite3* db = nullptr;
-  std::string path;        // as given by the caller; used in every message
+  std::string path;  // as given by the caller; used in every message
   bool read_only = false;
   int savepoint_counter = 0;
 };

@@ -40,10 +40,11 @@ void refresh_metric_blocks(Connection& connection, std::int64_t series_id, std::
 
 void rebuild_metric_blocks(Connection& connection, std::int64_t series_id) {
   connection.prepare("DELETE FROM metric_blocks WHERE series_id = ?").bind(1, series_id).step();
-  connection.prepare(
-                "INSERT INTO metric_blocks (series_id, level, block, min_value, max_value) "
-                "SELECT ?1, 1, step >> 4, min(value), max(value) FROM metrics WHERE series_id = ?1 "
-                "GROUP BY step >> 4")
+  connection
+      .prepare(
+          "INSERT INTO metric_blocks (series_id, level, block, min_value, max_value) "
+          "SELECT ?1, 1, step >> 4, min(value), max(value) FROM metrics WHERE series_id = ?1 "
+          "GROUP BY step >> 4")
       .bind(1, series_id)
       .step();
   Statement up = connection.prepare(
@@ -64,8 +65,7 @@ void trim_metric_blocks(Connection& connection, std::int64_t run_id, std::int64_
   list.bind(1, run_id);
   while (list.step()) series.push_back(list.column_int64(0));
   // A level-L block b starts at b << 4L; it lies after `step` when b > step >> 4L.
-  Statement drop = connection.prepare(
-      "DELETE FROM metric_blocks WHERE series_id = ?1 AND block > (?2 >> (4 * level))");
+  Statement drop = connection.prepare("DELETE FROM metric_blocks WHERE series_id = ?1 AND block > (?2 >> (4 * level))");
   for (const std::int64_t id : series) {
     drop.bind(1, id).bind(2, step);
     drop.step();

@@ -25,7 +25,7 @@ struct SuiteRecord {
   std::string name;
   std::string source_toml;  // the suite file as it was enqueued, for provenance
   std::string scale;
-  double created_at = 0;    // Unix seconds
+  double created_at = 0;  // Unix seconds
 };
 
 struct NewRun {
@@ -38,7 +38,7 @@ struct NewRun {
   // order), which is the same on every machine that enqueues the same suite.
   std::optional<std::int64_t> shard_key;
   std::int64_t param_count = 0;
-  std::string software_version;          // Headroom version that enqueued it
+  std::string software_version;  // Headroom version that enqueued it
 };
 
 struct RunRecord {
@@ -47,7 +47,7 @@ struct RunRecord {
   std::string suite_name;  // empty when the run belongs to no suite
   std::string name;
   RunStatus status = RunStatus::Queued;
-  std::string worker;      // last worker that claimed it; empty if never claimed
+  std::string worker;  // last worker that claimed it; empty if never claimed
   std::string config_json;
   std::int64_t seed = 0;
   std::int64_t shard_key = 0;
@@ -55,8 +55,8 @@ struct RunRecord {
   std::int64_t current_step = 0;  // last step whose progress was committed
   std::int64_t attempts = 0;      // how often it was claimed; > 1 means resumed
   std::string software_version;
-  std::string error_text;         // set by fail(); empty otherwise
-  double created_at = 0;          // Unix seconds, like all times here
+  std::string error_text;  // set by fail(); empty otherwise
+  double created_at = 0;   // Unix seconds, like all times here
   std::optional<double> started_at;
   std::optional<double> finished_at;
   std::optional<double> heartbeat_at;
@@ -67,8 +67,8 @@ struct RunRecord {
 struct MetricRow {
   std::string name;
   std::int64_t step = 0;
-  std::int64_t tokens = 0;      // tokens seen when the value was measured
-  double wall_seconds = 0;      // training wall time when it was measured
+  std::int64_t tokens = 0;  // tokens seen when the value was measured
+  double wall_seconds = 0;  // training wall time when it was measured
   double value = 0;
 };
 
@@ -101,9 +101,9 @@ struct Progress {
 struct CurveBucket {
   std::int64_t step_first = 0;  // first and last stored step inside the bucket
   std::int64_t step_last = 0;
-  double min = 0;               // NaN values are ignored; NaN if all were NaN
+  double min = 0;  // NaN values are ignored; NaN if all were NaN
   double max = 0;
-  double last = 0;              // value at step_last
+  double last = 0;  // value at step_last
   // x coordinates of the last point, for plotting against tokens or time.
   std::int64_t last_tokens = 0;
   double last_wall_seconds = 0;

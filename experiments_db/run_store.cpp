@@ -64,8 +64,7 @@ void RunStore::require_run(std::int64_t run_id) {
 
 // --- suites -----------------------------------------------------------------
 
-std::int64_t RunStore::ensure_suite(const std::string& name, const std::string& source_toml,
-                                    const std::string& scale) {
+std::int64_t RunStore::ensure_suite(const std::string& name, const std::string& source_toml, const std::string& scale) {
   if (name.empty()) throw DbError(connection_.path() + ": a suite needs a non-empty name");
   Transaction transaction(connection_);
   Statement insert = connection_.prepare(
@@ -81,8 +80,7 @@ std::int64_t RunStore::ensure_suite(const std::string& name, const std::string& 
 }
 
 std::vector<SuiteRecord> RunStore::list_suites() {
-  Statement statement =
-      connection_.prepare("SELECT id, name, source_toml, scale, created_at FROM suites ORDER BY id");
+  Statement statement = connection_.prepare("SELECT id, name, source_toml, scale, created_at FROM suites ORDER BY id");
   std::vector<SuiteRecord> suites;
   while (statement.step()) {
     suites.push_back({statement.column_int64(0), statement.column_text(1), statement.column_text(2),
@@ -195,8 +193,7 @@ RETURNING id)sql");
   claim.bind(4, shard_count).bind(5, shard_index);
   if (!claim.step()) return std::nullopt;
   const std::int64_t id = claim.column_int64(0);
-  while (claim.step()) {
-  }
+  while (claim.step()) {}
   std::optional<RunRecord> run = get_run(id);
   transaction.commit();
   return run;
@@ -250,8 +247,8 @@ bool RunStore::finish(std::int64_t run_id, const std::string& worker_id) {
 }
 
 bool RunStore::fail(std::int64_t run_id, const std::string& worker_id, const std::string& error_text) {
-  return update_owned_run(run_id, worker_id,
-                          "status = 'failed', finished_at = ?3, heartbeat_at = ?3, error_text = ?4", &error_text);
+  return update_owned_run(run_id, worker_id, "status = 'failed', finished_at = ?3, heartbeat_at = ?3, error_text = ?4",
+                          &error_text);
 }
 
 bool RunStore::release(std::int64_t run_id, const std::string& worker_id) {

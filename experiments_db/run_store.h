@@ -161,8 +161,8 @@ class RunStore {
   // curve_work runs curve() and returns the SQLite virtual-machine steps it
   // took: a deterministic measure of its work (unlike time).
   std::vector<std::string> explain_curve_plan();
-  std::int64_t curve_work(std::int64_t run_id, const std::string& metric, std::int64_t step_lo,
-                          std::int64_t step_hi, int buckets);
+  std::int64_t curve_work(std::int64_t run_id, const std::string& metric, std::int64_t step_lo, std::int64_t step_hi,
+                          int buckets);
 
   // Streams (run, metric, step, tokens, wall, value) rows ordered by run id,
   // metric name, step, for all runs or one. Reads a consistent snapshot. The

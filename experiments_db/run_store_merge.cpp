@@ -40,8 +40,9 @@ std::optional<std::string> nonempty(const std::string& text) {
 MergeReport RunStore::merge_from(const std::string& other_path) {
   std::error_code error;
   if (std::filesystem::equivalent(connection_.path(), other_path, error)) {
-    throw DbError(other_path + ": is the database being merged into; merge other files (e.g. shard outputs) "
-                               "into it instead");
+    throw DbError(other_path +
+                  ": is the database being merged into; merge other files (e.g. shard outputs) "
+                  "into it instead");
   }
   // Opening read-only refuses foreign, damaged and newer files untouched.
   Connection source = Connection::open(other_path, OpenMode::ReadOnly);
@@ -78,12 +79,12 @@ MergeReport RunStore::merge_from(const std::string& other_path) {
   Statement insert_series = connection_.prepare("INSERT INTO metric_series (run_id, name) VALUES (?, ?)");
   Statement source_metrics =
       source.prepare("SELECT step, tokens, wall_seconds, value FROM metrics WHERE series_id = ? ORDER BY step");
-  Statement insert_metric = connection_.prepare(
-      "INSERT INTO metrics (series_id, step, tokens, wall_seconds, value) VALUES (?, ?, ?, ?, ?)");
+  Statement insert_metric =
+      connection_.prepare("INSERT INTO metrics (series_id, step, tokens, wall_seconds, value) VALUES (?, ?, ?, ?, ?)");
   Statement source_artifacts =
       source.prepare("SELECT step, kind, bytes, created_at FROM artifacts WHERE run_id = ? ORDER BY kind, step");
-  Statement insert_artifact = connection_.prepare(
-      "INSERT INTO artifacts (run_id, step, kind, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
+  Statement insert_artifact =
+      connection_.prepare("INSERT INTO artifacts (run_id, step, kind, bytes, created_at) VALUES (?, ?, ?, ?, ?)");
 
   for (const RunRecord& run : incoming.list_runs()) {
     if (std::optional<RunRecord> existing = find_run(run.name)) {

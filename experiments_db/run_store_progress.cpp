@@ -118,8 +118,8 @@ void RunStore::append_metrics(std::int64_t run_id, const std::vector<MetricRow>&
                     std::to_string(row.step) + " has an empty name; every metric needs a name such as \"loss\"");
     }
     if (row.step < 0) {
-      throw DbError(connection_.path() + ": metric '" + row.name + "' of run " + std::to_string(run_id) +
-                    " has step " + std::to_string(row.step) + "; steps count from 0");
+      throw DbError(connection_.path() + ": metric '" + row.name + "' of run " + std::to_string(run_id) + " has step " +
+                    std::to_string(row.step) + "; steps count from 0");
     }
     auto found = series.find(row.name);
     if (found == series.end()) found = series.emplace(row.name, series_id(run_id, row.name, true)).first;
@@ -139,8 +139,8 @@ void RunStore::put_artifact(std::int64_t run_id, std::int64_t step, const std::s
                   "\" or \"" + std::string(kTalkingHeadsArtifact) + "\"");
   }
   if (step < 0) {
-    throw DbError(connection_.path() + ": artifact '" + kind + "' of run " + std::to_string(run_id) +
-                  " has step " + std::to_string(step) + "; steps count from 0");
+    throw DbError(connection_.path() + ": artifact '" + kind + "' of run " + std::to_string(run_id) + " has step " +
+                  std::to_string(step) + "; steps count from 0");
   }
   Transaction transaction(connection_);
   require_run(run_id);
@@ -217,8 +217,7 @@ std::optional<Artifact> RunStore::artifact_at(std::int64_t run_id, const std::st
 }
 
 std::vector<std::int64_t> RunStore::artifact_steps(std::int64_t run_id, const std::string& kind) {
-  Statement select =
-      connection_.prepare("SELECT step FROM artifacts WHERE run_id = ? AND kind = ? ORDER BY step");
+  Statement select = connection_.prepare("SELECT step FROM artifacts WHERE run_id = ? AND kind = ? ORDER BY step");
   select.bind(1, run_id).bind(2, kind);
   std::vector<std::int64_t> steps;
   while (select.step()) steps.push_back(select.column_int64(0));

@@ -133,8 +133,8 @@ SchemaProbe inspect_schema(Connection& connection) {
   }
 
   std::vector<std::string> tables;
-  Statement list = connection.prepare(
-      "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name LIMIT 4");
+  Statement list =
+      connection.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name LIMIT 4");
   while (list.step()) tables.push_back(printable(list.column_text(0)));
   const bool empty = tables.empty() && pragma_int(connection, "SELECT count(*) FROM sqlite_schema") == 0;
 

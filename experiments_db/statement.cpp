@@ -26,11 +26,9 @@ std::string sql_for_message(const char* text) {
 
 }  // namespace
 
-Statement::Statement(sqlite3_stmt* stmt, const detail::ConnectionState* owner)
-    : stmt_(stmt), owner_(owner) {}
+Statement::Statement(sqlite3_stmt* stmt, const detail::ConnectionState* owner) : stmt_(stmt), owner_(owner) {}
 
-Statement::Statement(Statement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), owner_(other.owner_) {}
+Statement::Statement(Statement&& other) noexcept : stmt_(std::exchange(other.stmt_, nullptr)), owner_(other.owner_) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
@@ -103,9 +101,7 @@ void Statement::reset() { sqlite3_reset(stmt_); }
 
 void Statement::clear_bindings() { sqlite3_clear_bindings(stmt_); }
 
-bool Statement::column_is_null(int column) const {
-  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
-}
+bool Statement::column_is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 std::int64_t Statement::column_int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 
@@ -139,12 +135,8 @@ std::optional<double> Statement::column_optional_double(int column) const {
   return column_double(column);
 }
 
-std::int64_t Statement::vm_steps() const {
-  return sqlite3_stmt_status(stmt_, SQLITE_STMTSTATUS_VM_STEP, 0);
-}
+std::int64_t Statement::vm_steps() const { return sqlite3_stmt_status(stmt_, SQLITE_STMTSTATUS_VM_STEP, 0); }
 
-std::string Statement::sql() const {
-  return sql_for_message(stmt_ != nullptr ? sqlite3_sql(stmt_) : nullptr);
-}
+std::string Statement::sql() const { return sql_for_message(stmt_ != nullptr ? sqlite3_sql(stmt_) : nullptr); }
 
 }  // namespace headroom::db

@@ -11,6 +11,7 @@ PACKAGES=(
   libimgui-dev libglfw3-dev libgl-dev
   bible-kjv fonts-dejavu-core               # the real corpus; the GUI's font
   xvfb xauth xdotool libgl1-mesa-dri        # GUI tests in a virtual display (Mesa llvmpipe renders there)
+  clang-format                              # the style check (tests/format_check.sh)
 )
 
 missing=()

@@ -14,6 +14,7 @@ struct Rgb {
 };
 
 // matplotlib's viridis, all 256 entries (Smith, van der Walt, Firing; CC0).
+// clang-format off
 constexpr Rgb kViridis[256] = {
 {0.267004f, 0.004874f, 0.329415f}, {0.268510f, 0.009605f, 0.335427f}, {0.269944f, 0.014625f, 0.341379f},
 {0.271305f, 0.019942f, 0.347269f}, {0.272594f, 0.025563f, 0.353093f}, {0.273809f, 0.031497f, 0.358853f},
@@ -112,6 +113,7 @@ constexpr Rgb kDiverging[11] = {
     {0xd6 / 255.f, 0x60 / 255.f, 0x4d / 255.f}, {0xb2 / 255.f, 0x18 / 255.f, 0x2b / 255.f},
     {0x67 / 255.f, 0x00 / 255.f, 0x1f / 255.f},
 };
+// clang-format on
 
 constexpr Rgb kHighContrast[2] = {{0.f, 0.f, 0.f}, {1.f, 1.f, 1.f}};
 

@@ -15,7 +15,8 @@ int search(const float* xs, int n, double v, bool upper) {
     const int mid = lo + (hi - lo) / 2;
     const double x = x_at(xs, mid);
     const bool before = upper ? (x <= v) : (x < v);
-    if (before) lo = mid + 1; else hi = mid;
+    if (before) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
@@ -63,8 +64,8 @@ Span visible_span(const float* xs, int n, double x_lo, double x_hi) {
 
 }  // namespace
 
-std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, int n, double x_lo,
-                                            double x_hi, int pixels, bool log_x, bool log_y) {
+std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, int n, double x_lo, double x_hi,
+                                            int pixels, bool log_x, bool log_y) {
   std::vector<DecimatedPoint> out;
   Columns cols;
   if (n <= 0 || ys == nullptr || !make_columns(x_lo, x_hi, pixels, log_x, &cols)) return out;
@@ -79,7 +80,8 @@ std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, in
   auto ok = [&](int i) { return valid_value(x_at(xs, i), log_x) && valid_value(ys[i], log_y); };
 
   if (span.before >= 0) {
-    if (ok(span.before)) emit(span.before); else pending_gap = true;
+    if (ok(span.before)) emit(span.before);
+    else pending_gap = true;
   }
 
   int col = -1, imin = -1, imax = -1;
@@ -96,7 +98,8 @@ std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, in
 
   for (int i = span.i0; i < span.i1; ++i) {
     if (!ok(i)) {
-      if (imin >= 0) trailing_gap = true; else pending_gap = true;
+      if (imin >= 0) trailing_gap = true;
+      else pending_gap = true;
       continue;
     }
     const int c = cols.of(x_at(xs, i));
@@ -118,13 +121,11 @@ std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, in
   return out;
 }
 
-std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo, const float* yhi,
-                                              int n, double x_lo, double x_hi, int pixels,
-                                              bool log_x, bool log_y) {
+std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo, const float* yhi, int n, double x_lo,
+                                              double x_hi, int pixels, bool log_x, bool log_y) {
   std::vector<DecimatedBandPoint> out;
   Columns cols;
-  if (n <= 0 || ylo == nullptr || yhi == nullptr || !make_columns(x_lo, x_hi, pixels, log_x, &cols))
-    return out;
+  if (n <= 0 || ylo == nullptr || yhi == nullptr || !make_columns(x_lo, x_hi, pixels, log_x, &cols)) return out;
   const Span span = visible_span(xs, n, x_lo, x_hi);
   out.reserve(static_cast<size_t>(std::min(n, pixels + 2)));
 
@@ -140,7 +141,8 @@ std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo,
 
   if (span.before >= 0) {
     const int i = span.before;
-    if (ok(i)) emit({x_at(xs, i), ylo[i], yhi[i], false}); else pending_gap = true;
+    if (ok(i)) emit({x_at(xs, i), ylo[i], yhi[i], false});
+    else pending_gap = true;
   }
   int col = -1;
   bool have = false, trailing_gap = false;
@@ -153,7 +155,8 @@ std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo,
   };
   for (int i = span.i0; i < span.i1; ++i) {
     if (!ok(i)) {
-      if (have) trailing_gap = true; else pending_gap = true;
+      if (have) trailing_gap = true;
+      else pending_gap = true;
       continue;
     }
     const int c = cols.of(x_at(xs, i));

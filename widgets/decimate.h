@@ -28,15 +28,13 @@ struct DecimatedBandPoint {
 //  - NaN/Inf y (and y <= 0 when log_y, x <= 0 when log_x) are gaps: they are
 //    never emitted; the next emitted point gets gap_before = true.
 //  - With log_x, columns are spaced evenly in log10(x), as the axis draws them.
-std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, int n, double x_lo,
-                                            double x_hi, int pixels, bool log_x = false,
-                                            bool log_y = false);
+std::vector<DecimatedPoint> decimate_minmax(const float* xs, const float* ys, int n, double x_lo, double x_hi,
+                                            int pixels, bool log_x = false, bool log_y = false);
 
 // The same for a band (e.g. mean +- std): per column the smallest lo and the largest hi,
 // at the x of the column's first sample. Size <= pixels + 2.
-std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo, const float* yhi,
-                                              int n, double x_lo, double x_hi, int pixels,
-                                              bool log_x = false, bool log_y = false);
+std::vector<DecimatedBandPoint> decimate_band(const float* xs, const float* ylo, const float* yhi, int n, double x_lo,
+                                              double x_hi, int pixels, bool log_x = false, bool log_y = false);
 
 // Index of the sample whose x is nearest to x (xs ascending, nullptr = index); -1 if n <= 0.
 int nearest_index(const float* xs, int n, double x);

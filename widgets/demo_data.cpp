@@ -15,9 +15,9 @@ const char* const kSentence =
     "the face of the waters . And God said , Let there be light : and there was light . And God "
     "saw the light , that it was good : and God divided the light from the darkness .";
 
-const char* const kPatternNames[] = {"previous", "self", "first token", "uniform", "local",
-                                     "same word", "punctuation", "induction", "two back", "'God'",
-                                     "peaky", "recency", "sink+prev", "sentence", "next word", "dense"};
+const char* const kPatternNames[] = {"previous",    "self",      "first token", "uniform", "local", "same word",
+                                     "punctuation", "induction", "two back",    "'God'",   "peaky", "recency",
+                                     "sink+prev",   "sentence",  "next word",   "dense"};
 
 bool is_punct(const std::string& t) { return t == "." || t == "," || t == ";" || t == ":"; }
 
@@ -152,7 +152,7 @@ std::vector<std::vector<float>> make_stress_maps(int count, int n) {
       for (int k = 0; k <= q; ++k) {
         const float dq = static_cast<float>(q - k - offset * (h % 3));
         float v = -dq * dq / (2.0f * width * width);
-        if (h % 4 == 1 && k == 0) v += 4.0f;                      // attention sink
+        if (h % 4 == 1 && k == 0) v += 4.0f;                            // attention sink
         if (h % 6 == 2) v += 1.5f * std::sin(0.05f * k * (1 + h % 3));  // stripes
         m[static_cast<size_t>(q) * n + k] = v;
       }

@@ -18,21 +18,21 @@ struct DemoData {
   int heads = 0;
   std::vector<std::vector<float>> head_maps;  // heads x (tokens*tokens), rows sum to 1
   std::vector<const float*> head_ptrs;
-  std::vector<std::string> head_names;        // "h3 previous"
-  std::vector<const char*> head_titles;       // points into head_names
-  std::vector<std::string> head_short;        // "h3"
+  std::vector<std::string> head_names;   // "h3 previous"
+  std::vector<const char*> head_titles;  // points into head_names
+  std::vector<std::string> head_short;   // "h3"
   std::vector<const char*> head_labels;
 
   std::vector<float> mixing;  // heads x heads, values in [-1, 1]
 
   int points = 0;
-  std::vector<float> steps;      // 1..points (positive, so log-x works)
-  std::vector<float> train;      // raw training loss
-  std::vector<float> train_ema;  // smoothed
-  std::vector<float> val;        // validation loss
+  std::vector<float> steps;             // 1..points (positive, so log-x works)
+  std::vector<float> train;             // raw training loss
+  std::vector<float> train_ema;         // smoothed
+  std::vector<float> val;               // validation loss
   std::vector<float> band_lo, band_hi;  // train_ema +- rolling std
 
-  std::vector<float> spectrum;   // descending singular values
+  std::vector<float> spectrum;  // descending singular values
   int rank = 0, cap = 0;
 };
 

@@ -6,8 +6,8 @@
 
 namespace headroom::widgets::detail {
 
-void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const ImVec2& top_center,
-                     ImU32 col, const char* text, const char* text_end) {
+void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const ImVec2& top_center, ImU32 col,
+                     const char* text, const char* text_end) {
   const ImVec2 sz = font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, text, text_end);
   // Render horizontally at the clip rect's corner, where ImGui's CPU-side culling keeps
   // every glyph, then rotate the new vertices into place: (x, y) -> (y, -x).
@@ -49,11 +49,11 @@ const char* clip_label(const char* label, int max_chars, char* buf, int buf_size
 }
 
 ImU32 palette_color(int i) {
-  static const ImU32 kTab10[10] = {
-      IM_COL32(31, 119, 180, 255), IM_COL32(255, 127, 14, 255), IM_COL32(44, 160, 44, 255),
-      IM_COL32(214, 39, 40, 255),  IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
-      IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255), IM_COL32(188, 189, 34, 255),
-      IM_COL32(23, 190, 207, 255)};
+  static const ImU32 kTab10[10] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 14, 255),
+                                   IM_COL32(44, 160, 44, 255),   IM_COL32(214, 39, 40, 255),
+                                   IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
+                                   IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255),
+                                   IM_COL32(188, 189, 34, 255),  IM_COL32(23, 190, 207, 255)};
   return kTab10[((i % 10) + 10) % 10];
 }
 
@@ -69,14 +69,15 @@ float max_tick_label_width(const std::vector<AxisTick>& ticks) {
   return w;
 }
 
-void draw_x_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& xm,
-                 const std::vector<AxisTick>& ticks, bool grid) {
+void draw_x_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const std::vector<AxisTick>& ticks, bool grid) {
   const ImU32 tc = text_color(0.85f), gc = grid_color(), mc = text_color(0.5f);
   float last_right = -FLT_MAX;
   for (const AxisTick& t : ticks) {
     const float x = std::round(xm.to_pixel(t.value)) + 0.5f;
     if (x < plot.Min.x - 0.5f || x > plot.Max.x + 0.5f) continue;
-    if (grid) dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y), t.major ? gc : ImGui::GetColorU32(ImGuiCol_Text, 0.05f));
+    if (grid)
+      dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y),
+                  t.major ? gc : ImGui::GetColorU32(ImGuiCol_Text, 0.05f));
     dl->AddLine(ImVec2(x, plot.Max.y), ImVec2(x, plot.Max.y + (t.major ? 4.0f : 2.0f)), mc);
     if (t.label.empty()) continue;
     const ImVec2 sz = ImGui::CalcTextSize(t.label.c_str());
@@ -88,8 +89,7 @@ void draw_x_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& xm,
   }
 }
 
-void draw_y_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& ym,
-                 const std::vector<AxisTick>& ticks, bool grid) {
+void draw_y_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& ym, const std::vector<AxisTick>& ticks, bool grid) {
   const ImU32 tc = text_color(0.85f), gc = grid_color(), mc = text_color(0.5f);
   float last_top = FLT_MAX;
   for (const AxisTick& t : ticks) {  // ascending values: bottom to top
@@ -106,8 +106,7 @@ void draw_y_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& ym,
   }
 }
 
-void dashed_vline(ImDrawList* dl, float x, float y0, float y1, ImU32 col, float thickness, float dash,
-                  float gap) {
+void dashed_vline(ImDrawList* dl, float x, float y0, float y1, ImU32 col, float thickness, float dash, float gap) {
   if (y1 < y0) std::swap(y0, y1);
   for (float y = y0; y < y1; y += dash + gap)
     dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + dash, y1)), col, thickness);

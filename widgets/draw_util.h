@@ -14,8 +14,8 @@ namespace headroom::widgets::detail {
 
 // Text rotated 90 degrees counter-clockwise (reads bottom-to-top), its END at
 // top_center.y and centered on top_center.x: the look of rotated matplotlib tick labels.
-void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const ImVec2& top_center,
-                     ImU32 col, const char* text, const char* text_end = nullptr);
+void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const ImVec2& top_center, ImU32 col,
+                     const char* text, const char* text_end = nullptr);
 
 // `label` cut to max_chars UTF-8 code points with ".." appended when longer.
 // Returns buf (or label itself when it already fits). max_chars <= 0: no limit.
@@ -35,14 +35,12 @@ float max_tick_label_width(const std::vector<AxisTick>& ticks);
 
 // Grid lines + tick marks + labels below (x) or left of (y) `plot`.
 // Labels that would overlap the previous one are skipped.
-void draw_x_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& xm,
-                 const std::vector<AxisTick>& ticks, bool grid);
-void draw_y_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& ym,
-                 const std::vector<AxisTick>& ticks, bool grid);
+void draw_x_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const std::vector<AxisTick>& ticks, bool grid);
+void draw_y_axis(ImDrawList* dl, const ImRect& plot, const AxisMap& ym, const std::vector<AxisTick>& ticks, bool grid);
 
 // Dashed vertical line from y0 to y1 at x.
-void dashed_vline(ImDrawList* dl, float x, float y0, float y1, ImU32 col, float thickness = 1.0f,
-                  float dash = 5.0f, float gap = 3.0f);
+void dashed_vline(ImDrawList* dl, float x, float y0, float y1, ImU32 col, float thickness = 1.0f, float dash = 5.0f,
+                  float gap = 3.0f);
 
 // A one-line title centered on center_x at y, kept inside [min_x, max_x] and
 // ellipsized ("...") when it is wider than that.

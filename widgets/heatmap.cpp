@@ -25,7 +25,7 @@ struct TexEntry {
   bool auto_range = true;
   float req_lo = 0.0f, req_hi = 0.0f;  // the style's fixed range at upload time
   float req_pct = 100.0f;
-  float lo = 0.0f, hi = 1.0f;          // the range actually used
+  float lo = 0.0f, hi = 1.0f;  // the range actually used
   int last_frame = 0;
   // Label extents, measured once per (labels, version, font size).
   const char* const* row_labels = nullptr;
@@ -76,8 +76,7 @@ void upload(TexEntry& e, const float* values, int rows, int cols, const HeatmapS
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   if (!fresh && e.rows == rows && e.cols == cols)
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RGBA, GL_UNSIGNED_BYTE, g_scratch.data());
-  else
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, cols, rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, g_scratch.data());
+  else glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, cols, rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, g_scratch.data());
   glGenerateMipmap(GL_TEXTURE_2D);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(prev));
 
@@ -127,8 +126,8 @@ void draw_color_scale(ImDrawList* dl, const ImRect& r, Colormap map, float lo, f
     const float t0 = static_cast<float>(i) / segments, t1 = static_cast<float>(i + 1) / segments;
     const float y_bottom = bar.Max.y - t0 * bar.GetHeight(), y_top = bar.Max.y - t1 * bar.GetHeight();
     const ImU32 c_top = colormap_color(map, t1), c_bottom = colormap_color(map, t0);
-    dl->AddRectFilledMultiColor(ImVec2(bar.Min.x, y_top), ImVec2(bar.Max.x, y_bottom), c_top, c_top,
-                                c_bottom, c_bottom);
+    dl->AddRectFilledMultiColor(ImVec2(bar.Min.x, y_top), ImVec2(bar.Max.x, y_bottom), c_top, c_top, c_bottom,
+                                c_bottom);
   }
   dl->AddRect(bar.Min, bar.Max, ImGui::GetColorU32(ImGuiCol_Border));
   if (!(hi > lo)) return;
@@ -168,7 +167,8 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
   const ImGuiContext& g = *GImGui;
   const ImGuiID gid = window->GetID(id);
   if (values == nullptr || rows <= 0 || cols <= 0) {
-    ImGui::TextDisabled("%s: no data (%d x %d) - pass a rows x cols float array", style.title ? style.title : id, rows, cols);
+    ImGui::TextDisabled("%s: no data (%d x %d) - pass a rows x cols float array", style.title ? style.title : id, rows,
+                        cols);
     return false;
   }
 
@@ -266,7 +266,8 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
     const ImVec2 sw = ImGui::GetCursorScreenPos();
     const float h = ImGui::GetTextLineHeight();
     const float t = e.hi > e.lo ? (v - e.lo) / (e.hi - e.lo) : 0.5f;
-    ImGui::GetWindowDrawList()->AddRectFilled(sw + ImVec2(0, 2), sw + ImVec2(h - 4, h - 2), colormap_color(style.colormap, t));
+    ImGui::GetWindowDrawList()->AddRectFilled(sw + ImVec2(0, 2), sw + ImVec2(h - 4, h - 2),
+                                              colormap_color(style.colormap, t));
     ImGui::Dummy(ImVec2(h - 2, h));
     ImGui::SameLine();
     ImGui::TextUnformatted(text);
@@ -285,8 +286,8 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
   return pressed;
 }
 
-int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, int cols,
-                const char* const* titles, const HeatmapStyle& style, int selected, float min_tile) {
+int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, int cols, const char* const* titles,
+                const HeatmapStyle& style, int selected, float min_tile) {
   if (ImGui::GetCurrentWindow()->SkipItems || count <= 0) return -1;
   const ImGuiStyle& st = ImGui::GetStyle();
   ImGui::PushID(id);
@@ -296,7 +297,8 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float avail_w = (style.size.x > 0 ? style.size.x : avail.x) - scale_w;
   const float extra_h = ImGui::GetTextLineHeight() + st.ItemInnerSpacing.x * 0.5f;
-  const GridLayout grid = grid_layout(count, avail_w, style.size.y > 0 ? style.size.y : 0.0f, spacing, extra_h, min_tile);
+  const GridLayout grid =
+      grid_layout(count, avail_w, style.size.y > 0 ? style.size.y : 0.0f, spacing, extra_h, min_tile);
 
   int clicked = -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing, spacing));
@@ -326,7 +328,8 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
     ImGui::SameLine(0.0f, spacing);
     ImGui::BeginGroup();
     ImGui::Dummy(ImVec2(1, extra_h));
-    ColorScale("##scale", style.colormap, style.vmin, style.vmax, ImVec2(ColorScaleWidth(), std::max(grid_h - extra_h, 1.0f)));
+    ColorScale("##scale", style.colormap, style.vmin, style.vmax,
+               ImVec2(ColorScaleWidth(), std::max(grid_h - extra_h, 1.0f)));
     ImGui::EndGroup();
   }
   ImGui::PopID();

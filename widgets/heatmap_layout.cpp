@@ -36,8 +36,7 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutInput& in) {
   return out;
 }
 
-GridLayout grid_layout(int count, float avail_w, float avail_h, float spacing, float extra_h,
-                       float min_tile) {
+GridLayout grid_layout(int count, float avail_w, float avail_h, float spacing, float extra_h, float min_tile) {
   GridLayout best;
   if (count <= 0 || !(avail_w > 0.0f)) return best;
   for (int cols = 1; cols <= count; ++cols) {

@@ -11,15 +11,15 @@ namespace headroom::widgets {
 
 struct HeatmapLayoutInput {
   ImVec2 origin{0, 0};
-  float width = 0.0f;         // total width available to the widget
-  float height = 0.0f;        // total height; <= 0 derives it from the cell size
+  float width = 0.0f;   // total width available to the widget
+  float height = 0.0f;  // total height; <= 0 derives it from the cell size
   int rows = 1, cols = 1;
-  bool square_cells = true;   // attention maps read best with square cells
-  float title_h = 0.0f;       // 0 when there is no title
-  float row_label_w = 0.0f;   // widest row label, 0 when row labels are hidden
-  float col_label_h = 0.0f;   // widest (rotated) column label, 0 when hidden
-  float scale_w = 0.0f;       // color scale bar plus its tick labels, 0 when hidden
-  float gap = 4.0f;           // spacing between the parts
+  bool square_cells = true;  // attention maps read best with square cells
+  float title_h = 0.0f;      // 0 when there is no title
+  float row_label_w = 0.0f;  // widest row label, 0 when row labels are hidden
+  float col_label_h = 0.0f;  // widest (rotated) column label, 0 when hidden
+  float scale_w = 0.0f;      // color scale bar plus its tick labels, 0 when hidden
+  float gap = 4.0f;          // spacing between the parts
 };
 
 struct HeatmapLayout {
@@ -40,8 +40,7 @@ struct GridLayout {
 // with `spacing` between tiles, choosing the column count that makes tiles largest.
 // avail_h <= 0 means unbounded (the caller scrolls). Tiles never shrink below
 // min_tile: then the grid is as wide as fits and grows downwards.
-GridLayout grid_layout(int count, float avail_w, float avail_h, float spacing, float extra_h,
-                       float min_tile);
+GridLayout grid_layout(int count, float avail_w, float avail_h, float spacing, float extra_h, float min_tile);
 
 // Show every k-th of n labels along extent_px so that labels label_px tall do not overlap.
 int label_stride(int n, float extent_px, float label_px);

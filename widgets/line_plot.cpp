@@ -56,7 +56,8 @@ bool contains(const std::vector<ImGuiID>& v, ImGuiID id) { return std::find(v.be
 
 void toggle(std::vector<ImGuiID>& v, ImGuiID id) {
   auto it = std::find(v.begin(), v.end(), id);
-  if (it == v.end()) v.push_back(id); else v.erase(it);
+  if (it == v.end()) v.push_back(id);
+  else v.erase(it);
 }
 
 // The plot area inside the frame: title above, y label + tick labels left, tick labels +
@@ -311,8 +312,7 @@ void EndPlot() {
   if (!g_plot.layout_ok) return;
   const PlotFlags flags = g_plot.flags;
   const bool log_x = flags & PlotFlags_LogX, log_y = flags & PlotFlags_LogY;
-  for (int i = 0; i < g_plot.series_used; ++i)
-    g_plot.series[i].hidden = contains(st.hidden, g_plot.series[i].label_id);
+  for (int i = 0; i < g_plot.series_used; ++i) g_plot.series[i].hidden = contains(st.hidden, g_plot.series[i].label_id);
   const ImRect& f = g_plot.frame;
   ImRect& plot = g_plot.plot;  // narrowed below when the legend must go beside the plot
   const float line = ImGui::GetTextLineHeight();
@@ -366,7 +366,8 @@ void EndPlot() {
       }
     }
     AxisRange yr = g_plot.fixed_y ? g_plot.y_fixed
-                   : (ylo <= yhi ? fit_range(ylo, yhi, log_y, 0.06) : fit_range(log_y ? 1 : 0, log_y ? 10 : 1, log_y, 0.0));
+                                  : (ylo <= yhi ? fit_range(ylo, yhi, log_y, 0.06)
+                                                : fit_range(log_y ? 1 : 0, log_y ? 10 : 1, log_y, 0.0));
     if (log_y && !(yr.lo > 0.0)) yr = fit_range(std::max(yr.hi * 1e-3, 1e-12), std::max(yr.hi, 1e-9), true, 0.0);
     ym = AxisMap{yr.lo, yr.hi, log_y, plot.Max.y, plot.Min.y};
   };
@@ -394,7 +395,8 @@ void EndPlot() {
       plot.Max.x -= room;
       st.legend_reserve = room;  // next frame's input maps the mouse on the narrower plot
       fit_data();
-      legend.rect = ImRect(ImVec2(plot.Max.x + 6.0f, plot.Min.y), ImVec2(plot.Max.x + 6.0f + width, plot.Min.y + lsize.y));
+      legend.rect =
+          ImRect(ImVec2(plot.Max.x + 6.0f, plot.Min.y), ImVec2(plot.Max.x + 6.0f + width, plot.Min.y + lsize.y));
     }
   }
 
@@ -442,14 +444,16 @@ void EndPlot() {
     detail::draw_title(dl, f.Min.x, f.Max.x, plot.GetCenter().x, f.Min.y + 1.0f, tc, g_plot.title.c_str());
   if (!g_plot.x_label.empty()) {
     const ImVec2 sz = ImGui::CalcTextSize(g_plot.x_label.c_str());
-    dl->AddText(ImVec2(plot.GetCenter().x - sz.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f), g_plot.x_label.c_str());
+    dl->AddText(ImVec2(plot.GetCenter().x - sz.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f),
+                g_plot.x_label.c_str());
   }
   if (!g_plot.y_label.empty() && ImGui::CalcTextSize(g_plot.y_label.c_str()).x <= plot.GetHeight())
-    detail::AddTextVertical(dl, ImGui::GetFont(), ImGui::GetFontSize(),
-                            ImVec2(f.Min.x + 6.0f + line * 0.5f,
-                                   plot.GetCenter().y - ImGui::CalcTextSize(g_plot.y_label.c_str()).x * 0.5f),
-                            detail::text_color(0.8f), g_plot.y_label.c_str());
-  if (ImGui::BeginPopupEx(g_plot.id, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings)) {
+    detail::AddTextVertical(
+        dl, ImGui::GetFont(), ImGui::GetFontSize(),
+        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(g_plot.y_label.c_str()).x * 0.5f),
+        detail::text_color(0.8f), g_plot.y_label.c_str());
+  if (ImGui::BeginPopupEx(g_plot.id, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar |
+                                         ImGuiWindowFlags_NoSavedSettings)) {
     if (ImGui::MenuItem("Fit to data", "double-click")) st.user_x = false;
     if (ImGui::MenuItem("Show all series")) st.hidden.clear();
     if (ImGui::MenuItem("Export PNG"))

@@ -46,8 +46,8 @@ namespace headroom::widgets {
 
 enum PlotFlags_ : int {
   PlotFlags_None = 0,
-  PlotFlags_LogX = 1 << 0,      // log10 x axis (non-positive x are skipped)
-  PlotFlags_LogY = 1 << 1,      // log10 y axis (non-positive y are gaps)
+  PlotFlags_LogX = 1 << 0,  // log10 x axis (non-positive x are skipped)
+  PlotFlags_LogY = 1 << 1,  // log10 y axis (non-positive y are gaps)
   PlotFlags_NoLegend = 1 << 2,
   PlotFlags_NoHover = 1 << 3,   // no crosshair/tooltip
   PlotFlags_NoInputs = 1 << 4,  // no zoom/pan/legend clicks
@@ -132,12 +132,11 @@ bool IsPlotClicked();
 // color 0 picks the next palette color.
 // marker_radius > 0 also draws a dot of that radius (pixels) at every drawn point, for sparse
 // series such as a table's rows, where a point at the plot's edge would otherwise vanish.
-void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color = 0,
-              float thickness = 1.5f, float marker_radius = 0.0f);
+void PlotLine(const char* label, const float* xs, const float* ys, int n, ImU32 color = 0, float thickness = 1.5f,
+              float marker_radius = 0.0f);
 
 // A filled band between ylo and yhi (e.g. mean +- std over seeds); drawn under the lines.
-void PlotShaded(const char* label, const float* xs, const float* ylo, const float* yhi, int n,
-                ImU32 color = 0);
+void PlotShaded(const char* label, const float* xs, const float* ylo, const float* yhi, int n, ImU32 color = 0);
 
 // A vertical marker at x (e.g. the step opened in the lab), drawn over every series across
 // the plot's height; not drawn when x is outside the shown range. It has a legend entry

@@ -27,8 +27,8 @@ void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const Axi
     const DecimatedBandPoint& b = s.band[i];
     if (b.gap_before) continue;
     const float x0 = xm.to_pixel(a.x), x1 = xm.to_pixel(b.x);
-    dl->AddQuadFilled(ImVec2(x0, ym.to_pixel(a.lo)), ImVec2(x1, ym.to_pixel(b.lo)),
-                      ImVec2(x1, ym.to_pixel(b.hi)), ImVec2(x0, ym.to_pixel(a.hi)), col);
+    dl->AddQuadFilled(ImVec2(x0, ym.to_pixel(a.lo)), ImVec2(x1, ym.to_pixel(b.lo)), ImVec2(x1, ym.to_pixel(b.hi)),
+                      ImVec2(x0, ym.to_pixel(a.hi)), col);
   }
   dl->Flags = flags;
 }
@@ -36,10 +36,8 @@ void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const Axi
 void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym) {
   static std::vector<ImVec2> scratch;
   auto flush = [&]() {
-    if (scratch.size() >= 2)
-      dl->AddPolyline(scratch.data(), static_cast<int>(scratch.size()), s.color, 0, s.thickness);
-    else if (scratch.size() == 1)
-      dl->AddCircleFilled(scratch[0], s.thickness, s.color);
+    if (scratch.size() >= 2) dl->AddPolyline(scratch.data(), static_cast<int>(scratch.size()), s.color, 0, s.thickness);
+    else if (scratch.size() == 1) dl->AddCircleFilled(scratch[0], s.thickness, s.color);
     scratch.clear();
   };
   scratch.clear();
@@ -49,7 +47,8 @@ void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const Axi
   }
   flush();
   if (s.marker_radius > 0.0f)
-    for (const DecimatedPoint& p : s.line) dl->AddCircleFilled(ImVec2(xm.to_pixel(p.x), ym.to_pixel(p.y)), s.marker_radius, s.color);
+    for (const DecimatedPoint& p : s.line)
+      dl->AddCircleFilled(ImVec2(xm.to_pixel(p.x), ym.to_pixel(p.y)), s.marker_radius, s.color);
 }
 
 void draw_vline(ImDrawList* dl, const PlotSeries& s, const ImRect& plot, const AxisMap& xm) {
@@ -133,7 +132,8 @@ bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym) {
         const ImVec2 lo(xm.to_pixel(p.x), ym.to_pixel(p.lo)), hi(xm.to_pixel(p.x), ym.to_pixel(p.hi));
         // The band's vertical extent at this x, and its two edges since the last point.
         if (segment_hits_rect(lo, hi, box)) return true;
-        if (have_prev && !p.gap_before && (segment_hits_rect(plo, lo, box) || segment_hits_rect(phi, hi, box))) return true;
+        if (have_prev && !p.gap_before && (segment_hits_rect(plo, lo, box) || segment_hits_rect(phi, hi, box)))
+          return true;
         plo = lo, phi = hi;
         have_prev = true;
       }
@@ -169,7 +169,8 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
     if (!has_legend_entry(s)) continue;
     const char* end = visible_text_end(s.label);
     if (i == hot_row)
-      dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line), ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.5f));
+      dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line),
+                        ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.5f));
     const ImU32 col = s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : s.color;
     const float sx = L.rect.Min.x + pad.x, cy = y + line * 0.5f;
     switch (s.kind) {

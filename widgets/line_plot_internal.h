@@ -47,7 +47,7 @@ struct PlotState {
   // Legend as drawn last frame: input is handled before this frame's series are known.
   ImRect legend;
   float legend_row_h = 0.0f;
-  float legend_reserve = 0.0f;  // width the plot gave up last frame for a legend beside it
+  float legend_reserve = 0.0f;       // width the plot gave up last frame for a legend beside it
   std::vector<ImGuiID> legend_rows;  // label id per row
   // Left-button press that started inside the plot area (not on the legend).
   bool pressed = false;

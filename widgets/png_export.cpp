@@ -32,7 +32,9 @@ bool write_png_rgba(const std::string& path, int w, int h, const uint8_t* rgba, 
   // Probe first: stbi_write_png only says "failed", fopen tells us why.
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
-    if (error) *error = "cannot create '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
+    if (error)
+      *error =
+          "cannot create '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
     return false;
   }
   std::fclose(f);
@@ -51,8 +53,10 @@ bool save_framebuffer_png(const std::string& path, int x, int y, int w, int h, s
   const int x0 = std::max(0, x), y0 = std::max(0, y);
   const int x1 = std::min(fb_w, x + w), y1 = std::min(fb_h, y + h);
   if (x1 <= x0 || y1 <= y0) {
-    if (error) *error = "rectangle " + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) + "+" +
-                        std::to_string(y) + " is outside the " + std::to_string(fb_w) + "x" + std::to_string(fb_h) + " framebuffer";
+    if (error)
+      *error = "rectangle " + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x) + "+" +
+               std::to_string(y) + " is outside the " + std::to_string(fb_w) + "x" + std::to_string(fb_h) +
+               " framebuffer";
     return false;
   }
   const int cw = x1 - x0, ch = y1 - y0;

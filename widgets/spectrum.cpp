@@ -99,7 +99,8 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
   const ImU32 deficit_col = IM_COL32(230, 80, 60, 255);
   if (rank >= 0 && cap > rank) {
     const float x0 = xm.to_pixel(rank + 0.5), x1 = xm.to_pixel(cap + 0.5);
-    dl->AddRectFilled(ImVec2(x0, plot.Min.y), ImVec2(x1, plot.Max.y), (deficit_col & ~IM_COL32_A_MASK) | (38u << IM_COL32_A_SHIFT));
+    dl->AddRectFilled(ImVec2(x0, plot.Min.y), ImVec2(x1, plot.Max.y),
+                      (deficit_col & ~IM_COL32_A_MASK) | (38u << IM_COL32_A_SHIFT));
   }
 
   const ImGuiIO& io = ImGui::GetIO();
@@ -154,8 +155,7 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
       const ImVec2 ts = ImGui::CalcTextSize(text);
       if (ts.x < xm.to_pixel(cap + 0.5) - xm.to_pixel(rank + 0.5))
         dl->AddText(ImVec2(mid - ts.x * 0.5f, plot.Min.y + line * 1.5f), deficit_col, text);
-      else
-        marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false, &cap_rect);
+      else marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false, &cap_rect);
     }
   }
   dl->PopClipRect();
@@ -165,12 +165,14 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
   if (has_title) detail::draw_title(dl, f.Min.x, f.Max.x, plot.GetCenter().x, f.Min.y + 1.0f, tc, title_id, title_end);
   if (style.x_label) {
     const ImVec2 ts = ImGui::CalcTextSize(style.x_label);
-    dl->AddText(ImVec2(plot.GetCenter().x - ts.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f), style.x_label);
+    dl->AddText(ImVec2(plot.GetCenter().x - ts.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f),
+                style.x_label);
   }
   if (style.y_label && ImGui::CalcTextSize(style.y_label).x <= plot.GetHeight())
-    detail::AddTextVertical(dl, ImGui::GetFont(), ImGui::GetFontSize(),
-                            ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(style.y_label).x * 0.5f),
-                            detail::text_color(0.8f), style.y_label);
+    detail::AddTextVertical(
+        dl, ImGui::GetFont(), ImGui::GetFontSize(),
+        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(style.y_label).x * 0.5f),
+        detail::text_color(0.8f), style.y_label);
 
   if (hot >= 0) {
     ImGui::BeginTooltip();
@@ -185,9 +187,11 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
     ImGui::EndTooltip();
   }
   if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Right)) ImGui::OpenPopupEx(id);
-  if (ImGui::BeginPopupEx(id, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings)) {
+  if (ImGui::BeginPopupEx(
+          id, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings)) {
     if (ImGui::MenuItem("Export PNG"))
-      request_panel_export(f.Min, f.Max, timestamped_png_name("", has_title ? std::string(title_id, title_end) : "spectrum"));
+      request_panel_export(f.Min, f.Max,
+                           timestamped_png_name("", has_title ? std::string(title_id, title_end) : "spectrum"));
     ImGui::EndPopup();
   }
   return hot;

@@ -10,19 +10,19 @@
 namespace headroom::widgets {
 
 struct SpectrumStyle {
-  bool log_y = true;                 // spectra span decades; linear hides the tail
+  bool log_y = true;  // spectra span decades; linear hides the tail
   const char* x_label = "index i";
   const char* y_label = "singular value";
   const char* value_format = "%.4g";  // tooltip format for one singular value
-  float tolerance = 0.0f;            // > 0: dashed horizontal line (the rank threshold)
-  ImU32 bar_color = 0;               // 0: the theme's accent
-  ImU32 tail_color = 0;              // bars beyond `rank`; 0: grey
+  float tolerance = 0.0f;             // > 0: dashed horizontal line (the rank threshold)
+  ImU32 bar_color = 0;                // 0: the theme's accent
+  ImU32 tail_color = 0;               // bars beyond `rank`; 0: grey
 };
 
 // Bars for sv[0..n) (descending singular values; NaN/negative bars are skipped).
 // rank / cap < 0 omit that marker. `title_id` uses "Title##id" like BeginPlot().
 // size as in BeginPlot(). Returns the index under the mouse, or -1.
-int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap,
-                 const ImVec2& size = ImVec2(0, 0), const SpectrumStyle& style = {});
+int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap, const ImVec2& size = ImVec2(0, 0),
+                 const SpectrumStyle& style = {});
 
 }  // namespace headroom::widgets

@@ -11,8 +11,8 @@
 namespace headroom::widgets {
 namespace {
 
-constexpr double kFont = 12.0;               // font-size of every text
-constexpr double kCharW = 0.6 * kFont;       // estimated average glyph width (sans-serif)
+constexpr double kFont = 12.0;          // font-size of every text
+constexpr double kCharW = 0.6 * kFont;  // estimated average glyph width (sans-serif)
 constexpr const char* kTextColor = "#222222";
 
 void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -75,7 +75,8 @@ bool clip_segment(Pt a, Pt b, const SvgLayout& L, Pt* ca, Pt* cb) {
       continue;
     }
     const double t = q[i] / p[i];
-    if (p[i] < 0.0) t0 = std::max(t0, t); else t1 = std::min(t1, t);
+    if (p[i] < 0.0) t0 = std::max(t0, t);
+    else t1 = std::min(t1, t);
     if (t0 > t1) return false;
   }
   *ca = {a.x + t0 * dx, a.y + t0 * dy};
@@ -88,7 +89,8 @@ bool inside(Pt p, const SvgLayout& L) { return p.x >= L.left && p.x <= L.right &
 // Writes one contiguous run of pixel points as polylines clipped to the plot rectangle.
 void emit_run(std::string* out, const std::vector<Pt>& run, const SvgLayout& L, const std::string& style) {
   if (run.size() == 1) {
-    if (inside(run[0], L)) appendf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"1.5\" %s/>\n", run[0].x, run[0].y, style.c_str());
+    if (inside(run[0], L))
+      appendf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"1.5\" %s/>\n", run[0].x, run[0].y, style.c_str());
     return;
   }
   std::vector<Pt> cur;
@@ -176,7 +178,9 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
           "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"%g\">\n",
           width, height, width, height, kFont);
-  appendf(&s, "<defs><clipPath id=\"plotarea\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/></clipPath></defs>\n",
+  appendf(&s,
+          "<defs><clipPath id=\"plotarea\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+          "height=\"%.2f\"/></clipPath></defs>\n",
           L.left, L.top, pw, ph);
   appendf(&s, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
 
@@ -192,9 +196,10 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
   for (const AxisTick& t : L.y_ticks) {
     const double y = ym.to_pixel(t.value);
     if (t.major)
-      appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e0e0e0\"/>\n", L.left, y, L.right, y);
-    appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#666666\"/>\n", L.left - (t.major ? 4.0 : 2.0),
-            y, L.left, y);
+      appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e0e0e0\"/>\n", L.left, y, L.right,
+              y);
+    appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#666666\"/>\n",
+            L.left - (t.major ? 4.0 : 2.0), y, L.left, y);
   }
   s += "</g>\n";
   appendf(&s, "<g class=\"xticks\" fill=\"%s\" text-anchor=\"middle\">\n", kTextColor);
@@ -229,7 +234,8 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
         auto clampy = [](double v) { return std::clamp(v, -1e5, 1e5); };
         s += "<path d=\"";
         for (size_t i = a; i < b; ++i)
-          appendf(&s, "%s%.2f,%.2f ", i == a ? "M" : "L", clampy(xm.to_pixel(band[i].x)), clampy(ym.to_pixel(band[i].hi)));
+          appendf(&s, "%s%.2f,%.2f ", i == a ? "M" : "L", clampy(xm.to_pixel(band[i].x)),
+                  clampy(ym.to_pixel(band[i].hi)));
         for (size_t i = b; i-- > a;)
           appendf(&s, "L%.2f,%.2f ", clampy(xm.to_pixel(band[i].x)), clampy(ym.to_pixel(band[i].lo)));
         appendf(&s, "Z\" fill=\"%s\" fill-opacity=\"%.3f\"/>\n", fill.c_str(), opacity);
@@ -248,7 +254,8 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
     const std::vector<DecimatedPoint> pts =
         decimate_minmax(fx.data(), fy.data(), static_cast<int>(n), xr.lo, xr.hi, pixels, plot.log_x, plot.log_y);
     std::string style;
-    appendf(&style, "stroke=\"%s\" stroke-width=\"%.2f\"", hex_rgb(ser.color).c_str(), static_cast<double>(ser.thickness));
+    appendf(&style, "stroke=\"%s\" stroke-width=\"%.2f\"", hex_rgb(ser.color).c_str(),
+            static_cast<double>(ser.thickness));
     if (alpha01(ser.color) < 1.0) appendf(&style, " stroke-opacity=\"%.3f\"", alpha01(ser.color));
     std::vector<Pt> run;
     for (const DecimatedPoint& p : pts) {
@@ -273,8 +280,10 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
   }
   s += "</g>\n";
 
-  appendf(&s, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"#444444\"/>\n",
-          L.left, L.top, pw, ph);
+  appendf(
+      &s,
+      "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"#444444\"/>\n",
+      L.left, L.top, pw, ph);
 
   // Legend: top-right inside the plot area, one row per labeled series.
   int rows = 0, chars = 0;
@@ -285,7 +294,9 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
     const double row_h = kFont * 1.4, pad = 5.0, swatch = 18.0;
     const double lw = pad * 3 + swatch + chars * kCharW, lh = pad * 2 + rows * row_h;
     const double lx = L.right - 6.0 - lw, ly = L.top + 6.0;
-    appendf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#bbbbbb\"/>\n",
+    appendf(&s,
+            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#ffffff\" fill-opacity=\"0.85\" "
+            "stroke=\"#bbbbbb\"/>\n",
             lx, ly, lw, lh);
     double y = ly + pad;
     for (const SvgPlot::Series& ser : plot.series) {
@@ -293,13 +304,13 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
       const double cy = y + row_h * 0.5;
       const std::string col = hex_rgb(ser.color);
       if (!ser.ys.empty())
-        appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"2\"/>\n", lx + pad, cy,
-                lx + pad + swatch, cy, col.c_str());
+        appendf(&s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+                lx + pad, cy, lx + pad + swatch, cy, col.c_str());
       else
-        appendf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" fill-opacity=\"%.3f\"/>\n", lx + pad,
-                cy - row_h * 0.3, swatch, row_h * 0.6, col.c_str(), 0.45 * alpha01(ser.color));
-      appendf(&s, "<text x=\"%.2f\" y=\"%.2f\" fill=\"%s\">%s</text>\n", lx + pad * 2 + swatch, cy + kFont * 0.35, kTextColor,
-              xml_escape(ser.label).c_str());
+        appendf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" fill-opacity=\"%.3f\"/>\n",
+                lx + pad, cy - row_h * 0.3, swatch, row_h * 0.6, col.c_str(), 0.45 * alpha01(ser.color));
+      appendf(&s, "<text x=\"%.2f\" y=\"%.2f\" fill=\"%s\">%s</text>\n", lx + pad * 2 + swatch, cy + kFont * 0.35,
+              kTextColor, xml_escape(ser.label).c_str());
       y += row_h;
     }
   }
@@ -307,14 +318,18 @@ std::string render_svg(const SvgPlot& plot, int width, int height) {
 
   // Title and axis labels.
   if (!plot.title.empty())
-    appendf(&s, "<text class=\"title\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"%g\" fill=\"%s\">%s</text>\n",
-            (L.left + L.right) * 0.5, kFont + 3.0, kFont + 1.0, kTextColor, xml_escape(plot.title).c_str());
+    appendf(
+        &s,
+        "<text class=\"title\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"%g\" fill=\"%s\">%s</text>\n",
+        (L.left + L.right) * 0.5, kFont + 3.0, kFont + 1.0, kTextColor, xml_escape(plot.title).c_str());
   if (!plot.x_label.empty())
     appendf(&s, "<text class=\"xlabel\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" fill=\"%s\">%s</text>\n",
             (L.left + L.right) * 0.5, height - 6.0, kTextColor, xml_escape(plot.x_label).c_str());
   if (!plot.y_label.empty()) {
     const double x = 8.0 + kFont * 0.8, y = (L.top + L.bottom) * 0.5;
-    appendf(&s, "<text class=\"ylabel\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" transform=\"rotate(-90 %.2f %.2f)\" fill=\"%s\">%s</text>\n",
+    appendf(&s,
+            "<text class=\"ylabel\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" transform=\"rotate(-90 %.2f %.2f)\" "
+            "fill=\"%s\">%s</text>\n",
             x, y, x, y, kTextColor, xml_escape(plot.y_label).c_str());
   }
   s += "</svg>\n";

@@ -43,8 +43,8 @@ struct SvgPlot {
 // want to annotate the SVG): the plot rectangle in SVG pixels and the axis ticks.
 struct SvgLayout {
   double left = 0, top = 0, right = 0, bottom = 0;  // plot area, y grows downwards
-  int x_tick_target = 2, y_tick_target = 2;          // target_count passed to axis_ticks
-  std::vector<AxisTick> x_ticks, y_ticks;     // nice_ticks / log_ticks of the ranges
+  int x_tick_target = 2, y_tick_target = 2;         // target_count passed to axis_ticks
+  std::vector<AxisTick> x_ticks, y_ticks;           // nice_ticks / log_ticks of the ranges
 };
 SvgLayout svg_layout(const SvgPlot& plot, int width, int height);
 

@@ -163,10 +163,12 @@ void ShowWidgetsDemoContents() {
   // 4. Training curves: 3 series x 20,000 points and a band, decimated per pixel.
   const float plot_w = std::floor((avail.x - st.ItemSpacing.x) * 0.6f);
   ImGui::BeginChild("##curves", ImVec2(plot_w, bottom_h), false, child);
-  if (BeginPlot("Training curves (3 x 20,000 points; wheel: zoom, drag: pan, double-click: fit)##curves", ImVec2(-1, -1))) {
+  if (BeginPlot("Training curves (3 x 20,000 points; wheel: zoom, drag: pan, double-click: fit)##curves",
+                ImVec2(-1, -1))) {
     SetupAxes("step", "loss", (o.log_x ? PlotFlags_LogX : 0) | (o.log_y ? PlotFlags_LogY : 0));
     if (o.show_band)
-      PlotShaded("train EMA \xC2\xB1 std", d.steps.data(), d.band_lo.data(), d.band_hi.data(), d.points, IM_COL32(255, 127, 14, 255));
+      PlotShaded("train EMA \xC2\xB1 std", d.steps.data(), d.band_lo.data(), d.band_hi.data(), d.points,
+                 IM_COL32(255, 127, 14, 255));
     PlotLine("train", d.steps.data(), d.train.data(), d.points, IM_COL32(31, 119, 180, 200), 1.0f);
     PlotLine("train EMA", d.steps.data(), d.train_ema.data(), d.points, IM_COL32(255, 127, 14, 255), 2.0f);
     PlotLine("validation", d.steps.data(), d.val.data(), d.points, IM_COL32(44, 160, 44, 255), 2.0f);
@@ -180,8 +182,8 @@ void ShowWidgetsDemoContents() {
   SpectrumStyle ss;
   ss.log_y = o.spectrum_log;
   ss.tolerance = 1e-4f;
-  SpectrumBars("Singular values of W_Q W_K^T (d_head = 16)##spectrum", d.spectrum.data(), static_cast<int>(d.spectrum.size()),
-               d.rank, d.cap, ImVec2(-1, -1), ss);
+  SpectrumBars("Singular values of W_Q W_K^T (d_head = 16)##spectrum", d.spectrum.data(),
+               static_cast<int>(d.spectrum.size()), d.rank, d.cap, ImVec2(-1, -1), ss);
   ImGui::EndChild();
 }
 

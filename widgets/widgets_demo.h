@@ -10,9 +10,9 @@ namespace headroom::widgets {
 struct WidgetsDemoOptions {
   int selected_head = 0;
   Colormap colormap = Colormap::Viridis;
-  bool fixed_range = false;   // heads on a fixed [0, 1] range with one shared color scale
-  bool animate = false;       // recompute the maps every frame (re-upload only, in stress mode)
-  bool stress = false;        // 32 heads of 256 x 256 instead of 16 of 64 x 64
+  bool fixed_range = false;  // heads on a fixed [0, 1] range with one shared color scale
+  bool animate = false;      // recompute the maps every frame (re-upload only, in stress mode)
+  bool stress = false;       // 32 heads of 256 x 256 instead of 16 of 64 x 64
   bool log_x = false;
   bool log_y = true;
   bool spectrum_log = true;

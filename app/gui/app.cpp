@@ -33,7 +33,6 @@ void on_glfw_error(int code, const char* description) {
   (void)code;
 }
 
-
 double now_seconds() {
   using clock = std::chrono::steady_clock;
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
@@ -278,7 +277,8 @@ bool App::automation_done() const {
 void App::after_render() {
   glReadBuffer(GL_BACK);
   for (const widgets::ExportResult& r : widgets::process_panel_exports(ImGui::GetIO().DisplayFramebufferScale)) {
-    if (r.ok) set_status("Exported " + r.path); else set_status("Export failed: " + r.error, true);
+    if (r.ok) set_status("Exported " + r.path);
+    else set_status("Export failed: " + r.error, true);
   }
   if (screenshot_countdown_ == 0) save_screenshot(screenshot_request_, true);
   if (screenshot_countdown_ >= 0) --screenshot_countdown_;
@@ -407,7 +407,8 @@ void App::draw_menu_bar() {
   }
   if (ImGui::BeginMenu("View")) {
     for (size_t i = 0; i < views_.size(); ++i)
-      if (ImGui::MenuItem(views_[i]->name(), nullptr, current_ == static_cast<int>(i))) pending_select_ = static_cast<int>(i);
+      if (ImGui::MenuItem(views_[i]->name(), nullptr, current_ == static_cast<int>(i)))
+        pending_select_ = static_cast<int>(i);
     ImGui::Separator();
     if (ImGui::MenuItem("Presentation mode", nullptr, presentation_)) {
       presentation_ = !presentation_;

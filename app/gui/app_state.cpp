@@ -31,7 +31,8 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
 bool write_json_file(const std::string& path, const nlohmann::json& j, std::string* error) {
   std::ofstream out(path, std::ios::trunc);
   if (!out) {
-    if (error) *error = "cannot write '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
+    if (error)
+      *error = "cannot write '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
     return false;
   }
   out << j.dump(2) << "\n";

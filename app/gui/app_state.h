@@ -16,10 +16,10 @@ struct AppStateInputs {
   std::string view;  // the tab shown in the last frame
   int window_width = 0, window_height = 0;
   int framebuffer_width = 0, framebuffer_height = 0;
-  int frames = 0;            // frames rendered
-  int heatmaps_drawn = 0;    // in the last frame
-  int heatmap_uploads = 0;   // in the last frame
-  int plots_drawn = 0;       // in the last frame
+  int frames = 0;                     // frames rendered
+  int heatmaps_drawn = 0;             // in the last frame
+  int heatmap_uploads = 0;            // in the last frame
+  int plots_drawn = 0;                // in the last frame
   long blocking_io_on_ui_thread = 0;  // SQL or checkpoint decodes that ran on the UI thread (a bug)
   bool presentation = false;
   std::vector<std::string> views;  // all registered views, in tab order

@@ -50,10 +50,12 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   CLI::App app{"Headroom: a desktop lab for multi-head attention and its rank bottlenecks.", "headroom"};
   app.add_option("--scene", o.scene_path, "JSON scene file to open (its \"view\" selects the tab)");
   app.add_option("--screenshot", o.screenshot_path, "render --frames frames, save the whole window as this PNG, exit");
-  app.add_option("--frames", o.frames, "frames to render before --screenshot/--state-out exit (default 5 with --screenshot)");
+  app.add_option("--frames", o.frames,
+                 "frames to render before --screenshot/--state-out exit (default 5 with --screenshot)");
   app.add_option("--size", size_text, "window size WIDTHxHEIGHT (default 1280x800)");
   app.add_option("--state-out", o.state_out, "write the app state as JSON to this file on exit");
-  app.add_option("--bench-frames", o.bench_frames, "render N frames with vsync off, print frame-time stats as one JSON line, exit");
+  app.add_option("--bench-frames", o.bench_frames,
+                 "render N frames with vsync off, print frame-time stats as one JSON line, exit");
   app.add_option("--db", o.db_path, "experiments database file");
   app.add_option("--view", o.view, "initial view (tab) by name, e.g. \"Widgets demo\"");
   app.add_flag("--presentation", o.presentation, "large fonts and a high-contrast theme for projectors");
@@ -92,8 +94,7 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
     return usage("--screenshot needs a file name, e.g. --screenshot out.png");
   if (app.count("--state-out") && o.state_out.empty())
     return usage("--state-out needs a file name, e.g. --state-out state.json");
-  if (app.count("--view") && o.view.empty())
-    return usage("--view needs a view name, e.g. --view \"Widgets demo\"");
+  if (app.count("--view") && o.view.empty()) return usage("--view needs a view name, e.g. --view \"Widgets demo\"");
   *options = o;
   return {true, kExitOk};
 }

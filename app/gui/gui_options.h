@@ -31,11 +31,11 @@ struct GuiOptions {
   int width = kDefaultWidth;    // --size
   int height = kDefaultHeight;
   bool size_given = false;
-  std::string state_out;        // --state-out: app state JSON written on exit
-  int bench_frames = 0;         // --bench-frames: measured frames (vsync off), prints one JSON line
-  std::string db_path;          // --db: experiments database (used by the lab views)
-  std::string view;             // --view: initial tab, by name
-  bool presentation = false;    // --presentation: large fonts, high-contrast theme
+  std::string state_out;      // --state-out: app state JSON written on exit
+  int bench_frames = 0;       // --bench-frames: measured frames (vsync off), prints one JSON line
+  std::string db_path;        // --db: experiments database (used by the lab views)
+  std::string view;           // --view: initial tab, by name
+  bool presentation = false;  // --presentation: large fonts, high-contrast theme
 
   // Runs a fixed number of frames and exits; no settings are read or written.
   bool automation() const { return !screenshot_path.empty() || bench_frames > 0 || frames > 0; }

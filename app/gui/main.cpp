@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   // file reports any that ran here (the GUI tests require none).
   headroom::io::mark_ui_thread();
   headroom::gui::GuiOptions options;
-  const headroom::gui::ParseResult parsed = headroom::gui::parse_gui_options(argc, argv, &options, std::cout, std::cerr);
+  const headroom::gui::ParseResult parsed =
+      headroom::gui::parse_gui_options(argc, argv, &options, std::cout, std::cerr);
   if (!parsed.run) return parsed.exit_code;
   headroom::gui::App app(std::move(options));
   return app.run();

@@ -16,7 +16,8 @@ bool parse_scene_text(const std::string& text, const std::string& path, Scene* s
     std::string what = e.what();
     const size_t cut = what.find("] ");
     if (cut != std::string::npos) what = what.substr(cut + 2);
-    *error = "scene file '" + path + "' is not valid JSON: " + what + " - fix the file or write a scene like {\"view\": \"Widgets demo\"}";
+    *error = "scene file '" + path + "' is not valid JSON: " + what +
+             " - fix the file or write a scene like {\"view\": \"Widgets demo\"}";
     return false;
   }
   if (!j.is_object()) {
@@ -42,7 +43,8 @@ bool parse_scene_text(const std::string& text, const std::string& path, Scene* s
 bool load_scene_file(const std::string& path, Scene* scene, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *error = "cannot read scene file '" + path + "': " + std::strerror(errno) + " - pass the path of an existing JSON scene file";
+    *error = "cannot read scene file '" + path + "': " + std::strerror(errno) +
+             " - pass the path of an existing JSON scene file";
     return false;
   }
   std::ostringstream ss;

@@ -14,7 +14,7 @@ namespace headroom::gui {
 
 struct Scene {
   std::string path;
-  std::string view;      // "" when the scene does not choose a view
+  std::string view;  // "" when the scene does not choose a view
   nlohmann::json data = nlohmann::json::object();
 };
 

@@ -9,7 +9,7 @@ namespace headroom::gui {
 
 struct Settings {
   std::string last_view;
-  int window_width = 0;   // 0: not stored
+  int window_width = 0;  // 0: not stored
   int window_height = 0;
 };
 

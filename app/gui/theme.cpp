@@ -18,8 +18,7 @@ bool file_exists(const char* path) {
 
 // Latin-1, Greek (sigma, lambda...), general punctuation (dashes, ellipsis),
 // arrows and math operators: what attention labels and axis captions use.
-const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E,
-                                0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
 
 ImVec4 rgb(int r, int g, int b, float a = 1.0f) { return ImVec4(r / 255.f, g / 255.f, b / 255.f, a); }
 
@@ -96,7 +95,10 @@ Fonts load_fonts(float pixel_scale) {
     fonts.sans = io.Fonts->AddFontFromFileTTF(kSansPath, px, &cfg, kGlyphRanges);
   }
   if (fonts.sans == nullptr) {
-    std::fprintf(stderr, "headroom: warning: font %s not found; using ImGui's built-in font (install fonts-dejavu-core for readable text)\n", kSansPath);
+    std::fprintf(stderr,
+                 "headroom: warning: font %s not found; using ImGui's built-in font (install fonts-dejavu-core for "
+                 "readable text)\n",
+                 kSansPath);
     ImFontConfig def;
     def.SizePixels = 13.0f * pixel_scale;
     fonts.sans = io.Fonts->AddFontDefault(&def);
@@ -108,7 +110,8 @@ Fonts load_fonts(float pixel_scale) {
 
 void apply_theme(bool presentation, float scale) {
   ImGuiStyle style;
-  if (presentation) high_contrast_colors(style); else dark_colors(style);
+  if (presentation) high_contrast_colors(style);
+  else dark_colors(style);
   style.WindowRounding = 0.0f;
   style.ChildRounding = 4.0f;
   style.FrameRounding = 4.0f;

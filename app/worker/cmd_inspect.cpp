@@ -37,7 +37,7 @@ struct InspectOptions {
 };
 
 const std::map<std::string, std::string> kFlagOfField = {
-    {"d_model", "--d-model"}, {"heads", "--heads"}, {"heads_k", "--heads-k"}, {"heads_v", "--heads-v"},
+    {"d_model", "--d-model"}, {"heads", "--heads"}, {"heads_k", "--heads-k"},      {"heads_v", "--heads-v"},
     {"d_k", "--dk"},          {"d_v", "--dv"},      {"dynamic_terms", "--dynamic"}};
 
 std::string flag_of(const std::string& field) {
@@ -76,7 +76,8 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
       {"logit_scale", fmt_g(logit_scale(spec))},
       {"logit_scale_note",
        "J = logit_scale * einsum(Q, K): Headroom multiplies the raw dot products by logit_scale (1/sqrt(d_k); 1 for "
-       "general-bilinear) instead of folding it into P_q as TH does. Self-attention: M = X. W, J, L, U are [n, m, heads]; "
+       "general-bilinear) instead of folding it into P_q as TH does. Self-attention: M = X. W, J, L, U are [n, m, "
+       "heads]; "
        "L is J after P_l, before the causal mask; W is the softmax of the masked L; U is W after P_w."},
   };
   write_safetensors_file(path, file);
@@ -113,13 +114,13 @@ int run_inspect(const InspectOptions& o) {
   std::vector<SpecProblem> problems;
   auto spec = make_attention_spec(req, &problems);
   if (!spec) {
-    for (const auto& p : problems) std::cerr << "headroom-worker inspect: " << flag_of(p.field) << ": " << p.message << "\n";
+    for (const auto& p : problems)
+      std::cerr << "headroom-worker inspect: " << flag_of(p.field) << ": " << p.message << "\n";
     return kExitBadInput;
   }
   const int m = o.m.value_or(o.n);
   if (o.n < 1 || m < 1) {
-    std::cerr << "headroom-worker inspect: " << (o.n < 1 ? "--n" : "--m")
-              << ": sequence lengths must be at least 1\n";
+    std::cerr << "headroom-worker inspect: " << (o.n < 1 ? "--n" : "--m") << ": sequence lengths must be at least 1\n";
     return kExitBadInput;
   }
   if (!o.dump.empty()) {
@@ -128,8 +129,9 @@ int run_inspect(const InspectOptions& o) {
                 << "), not " << m << "\n";
       return kExitBadInput;
     }
-    const int64_t elems = int64_t(o.n) * o.n * std::max({spec->heads, spec->heads_k, spec->heads_v}) * 4 +
-                          (spec->kind == AttentionKind::GeneralBilinear ? int64_t(2) * spec->d_model * spec->d_model * spec->heads : 0);
+    const int64_t elems =
+        int64_t(o.n) * o.n * std::max({spec->heads, spec->heads_k, spec->heads_v}) * 4 +
+        (spec->kind == AttentionKind::GeneralBilinear ? int64_t(2) * spec->d_model * spec->d_model * spec->heads : 0);
     if (elems > kMaxDumpElements) {
       std::cerr << "headroom-worker inspect: --dump at n = " << o.n << " would write ~" << elems * 4 / (1 << 20)
                 << " MiB of attention maps; use a smaller --n (the costs need no dump)\n";
@@ -187,7 +189,8 @@ int run_inspect(const InspectOptions& o) {
 
 Command register_inspect(CLI::App& root) {
   auto o = std::make_shared<InspectOptions>();
-  auto* app = root.add_subcommand("inspect", "Costs, bottlenecks and (with --dump) one forward pass of an attention layer");
+  auto* app =
+      root.add_subcommand("inspect", "Costs, bottlenecks and (with --dump) one forward pass of an attention layer");
   app->add_option("--attention", o->kind, "Attention kind: " + attention_kind_names())->required();
   app->add_option("--d-model", o->d_model, "Model width d (d_X = d_M = d_Y)")->required();
   app->add_option("--heads", o->heads, "Heads h (softmax heads for talking-heads kinds)")->required();

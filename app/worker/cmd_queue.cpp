@@ -46,7 +46,8 @@ int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool
       for (int i = 0; i < 20 && !stop_requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
-    if (!quiet && run->current_step > 0) std::cout << "resuming " << run->name << " from step " << run->current_step << "\n";
+    if (!quiet && run->current_step > 0)
+      std::cout << "resuming " << run->name << " from step " << run->current_step << "\n";
     std::string error;
     if (execute_run(store, *run, exec, &error) == RunOutcome::Failed) ++failed;
   }
@@ -61,9 +62,15 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
   if (len <= 0) throw std::runtime_error("cannot find this program's path to start more workers");
   self[len] = 0;
   for (int i = 0; i < count; ++i) {
-    std::vector<std::string> args = {self, "serve", "--db", db, "--quiet", "--shard",
+    std::vector<std::string> args = {self,
+                                     "serve",
+                                     "--db",
+                                     db,
+                                     "--quiet",
+                                     "--shard",
                                      std::to_string(shard.index) + "/" + std::to_string(shard.count),
-                                     "--stale-after", std::to_string(stale_after)};
+                                     "--stale-after",
+                                     std::to_string(stale_after)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -81,7 +88,8 @@ int run_suite(const QueueOptions& o) {
   try {
     if (o.db.empty() && !o.dry_run) throw std::invalid_argument("--db is required (or --dry-run to only validate)");
     shard = parse_shard(o.shard);
-    if (o.workers < 1 || o.workers > 64) throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
+    if (o.workers < 1 || o.workers > 64)
+      throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
     suite = load_suite(o.suite, o.scale);  // every problem surfaces before the DB is touched
   } catch (const std::invalid_argument& e) {
     std::cerr << "headroom-worker run: " << e.what() << "\n";
@@ -145,14 +153,16 @@ Command register_run(CLI::App& root) {
   auto o = std::make_shared<QueueOptions>();
   auto* app = root.add_subcommand("run", "Enqueue a suite (assets/suites/*.toml), then work until it is done");
   app->add_option("suite", o->suite, "Suite file")->required();
-  app->add_option("--scale", o->scale, "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
+  app->add_option("--scale", o->scale,
+                  "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
       ->check(CLI::IsMember({"quick", "full", "paper"}));
   auto* db = app->add_option("--db", o->db, "Experiments database (created if missing)");
   app->add_flag("--dry-run", o->dry_run, "Validate the suite and list its runs; touch no database");
   db->required(false);
   app->add_option("--workers", o->workers, "Worker processes on this machine (default 1)");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
-  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_option("--stale-after", o->stale_after,
+                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] { return run_suite(*o); }};
 }
@@ -160,9 +170,11 @@ Command register_run(CLI::App& root) {
 Command register_enqueue(CLI::App& root) {
   auto o = std::make_shared<QueueOptions>();
   o->enqueue_only = true;
-  auto* app = root.add_subcommand("enqueue", "Validate a suite and add its runs to the DB's queue; train nothing (see serve)");
+  auto* app =
+      root.add_subcommand("enqueue", "Validate a suite and add its runs to the DB's queue; train nothing (see serve)");
   app->add_option("suite", o->suite, "Suite file")->required();
-  app->add_option("--scale", o->scale, "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
+  app->add_option("--scale", o->scale,
+                  "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
       ->check(CLI::IsMember({"quick", "full", "paper"}));
   app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
   app->add_flag("--quiet", o->quiet, "No output");
@@ -175,7 +187,8 @@ Command register_serve(CLI::App& root) {
   app->add_option("--db", o->db, "Experiments database")->required();
   app->add_flag("--follow", o->follow, "Keep waiting for new work instead of exiting when the queue is empty");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
-  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_option("--stale-after", o->stale_after,
+                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] {
             Shard shard;

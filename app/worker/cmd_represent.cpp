@@ -50,8 +50,10 @@ std::string theorem_sentence(int d_p, int n, core::AttentionMask mask) {
     return "LRB Thm 1: d_p = " + dp + " >= n - 1 = " + std::to_string(t.every_pattern) + ": every positive " +
            (mask == core::AttentionMask::Causal ? "causal " : "") + "pattern is reachable (construction)";
   if (mask == core::AttentionMask::Causal && d_p >= t.generic)
-    return "causal, floor(n/2) = " + std::to_string(t.generic) + " <= d_p = " + dp + " < n - 1: almost every causal pattern "
-           "is reachable exactly and every one to any precision, but a few structured ones (e.g. self against a uniform "
+    return "causal, floor(n/2) = " + std::to_string(t.generic) + " <= d_p = " + dp +
+           " < n - 1: almost every causal pattern "
+           "is reachable exactly and every one to any precision, but a few structured ones (e.g. self against a "
+           "uniform "
            "past) only with ever larger weights; this is the best fit found";
   return std::string("d_p = ") + dp + " < " + std::to_string(t.generic) +
          (mask == core::AttentionMask::Causal ? " = floor(n/2) (causal)" : " = n - 1 (full)") +
@@ -101,13 +103,16 @@ int run_sweep(const RepresentOptions& o) {
       std::cerr << "headroom-worker represent: cannot write --csv " << o.csv << "\n";
       return kExitBadInput;
     }
-    csv << "mask,pattern,n,d_p,targets,reached,median_log_error,worst_log_error,median_max_logit,log_errors\n" << std::setprecision(6);
+    csv << "mask,pattern,n,d_p,targets,reached,median_log_error,worst_log_error,median_max_logit,log_errors\n"
+        << std::setprecision(6);
   }
-  if (!o.json) std::cout << "mask    pattern       n  d_p  reached  median max|log reached - log P|  worst  median max|logit|\n";
+  if (!o.json)
+    std::cout << "mask    pattern       n  d_p  reached  median max|log reached - log P|  worst  median max|logit|\n";
   const auto points = core::sweep_threshold(s, [&](const core::ThresholdPoint& p) {
     if (csv.is_open()) {
       csv << core::to_string(p.mask) << "," << core::to_string(p.target) << "," << p.n << "," << p.d_p << ","
-          << p.errors.size() << "," << p.reached << "," << p.median_error << "," << p.worst_error << "," << p.median_max_logit << ",";
+          << p.errors.size() << "," << p.reached << "," << p.median_error << "," << p.worst_error << ","
+          << p.median_max_logit << ",";
       for (size_t i = 0; i < p.errors.size(); ++i) csv << (i ? ";" : "") << p.errors[i];
       csv << "\n" << std::flush;
     }
@@ -115,8 +120,8 @@ int run_sweep(const RepresentOptions& o) {
       std::cout << std::left << std::setw(8) << core::to_string(p.mask) << std::setw(14) << core::to_string(p.target)
                 << std::right << std::setw(2) << p.n << std::setw(5) << p.d_p << std::setw(6) << p.reached << "/"
                 << std::left << std::setw(3) << p.errors.size() << std::right << std::scientific << std::setprecision(2)
-                << std::setw(13) << p.median_error << std::setw(13) << p.worst_error << std::setw(11) << p.median_max_logit
-                << std::defaultfloat << "\n"
+                << std::setw(13) << p.median_error << std::setw(13) << p.worst_error << std::setw(11)
+                << p.median_max_logit << std::defaultfloat << "\n"
                 << std::flush;
   });
   nlohmann::ordered_json thresholds = nlohmann::json::array();
@@ -201,18 +206,21 @@ Command register_represent(CLI::App& root) {
   auto o = std::make_shared<RepresentOptions>();
   auto* app = root.add_subcommand("represent", "LRB Theorem 1: reach a target attention matrix P from inputs X");
   app->add_option("--input", o->input, "X.csv: d rows x n columns (tokens are columns, LRB's convention)");
-  app->add_option("--target", o->target,
-                  "P.csv: n x n, columns (queries) summing to 1, positive where the query sees the key (causal: rows 0..j "
-                  "of column j; the rest 0)");
+  app->add_option(
+      "--target", o->target,
+      "P.csv: n x n, columns (queries) summing to 1, positive where the query sees the key (causal: rows 0..j "
+      "of column j; the rest 0)");
   app->add_option("--head-size", o->head_size, "Head size d_p");
   app->add_flag("--causal", o->causal, "Causal attention: query j sees keys 0..j (what every suite trains)");
   app->add_option("--seed", o->seed, "Seed for the fit's random starts (default 0); --sweep: the first target's seed");
-  app->add_option("--max-iter", o->max_iter, "L-BFGS iterations per start of the fit (default 400)")->check(CLI::Range(1, 100000));
+  app->add_option("--max-iter", o->max_iter, "L-BFGS iterations per start of the fit (default 400)")
+      ->check(CLI::Range(1, 100000));
   app->add_option("--sweep", o->sweep,
                   "Measure instead: for n in N_MIN:N_MAX and d_p = 1..n, fit drawn targets on X with d = 2n rows");
   app->add_option("--masks", o->masks, "--sweep: full, causal or full,causal (default)");
   app->add_option("--pattern", o->pattern, "--sweep: random (default) or self-vs-past targets");
-  app->add_option("--targets", o->targets, "--sweep: random targets per (mask, n) (default 10)")->check(CLI::Range(1, 10000));
+  app->add_option("--targets", o->targets, "--sweep: random targets per (mask, n) (default 10)")
+      ->check(CLI::Range(1, 10000));
   app->add_option("--restarts", o->restarts, "--sweep: random starts per fit (default 3)")->check(CLI::Range(1, 100));
   app->add_option("--csv", o->csv, "--sweep: also write every point (and every target's error) to this CSV");
   app->add_flag("--json", o->json, "Print one JSON object");

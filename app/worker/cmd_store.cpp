@@ -42,10 +42,14 @@ int run_status(const std::string& path, bool json) {
   for (const auto& r : runs) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
-    nlohmann::ordered_json j = {{"id", r.id},       {"name", r.name},
-                                {"suite", r.suite_name}, {"status", db::to_string(r.status)},
-                                {"step", r.current_step}, {"metrics", metrics},
-                                {"worker", r.worker}, {"attempts", r.attempts},
+    nlohmann::ordered_json j = {{"id", r.id},
+                                {"name", r.name},
+                                {"suite", r.suite_name},
+                                {"status", db::to_string(r.status)},
+                                {"step", r.current_step},
+                                {"metrics", metrics},
+                                {"worker", r.worker},
+                                {"attempts", r.attempts},
                                 {"param_count", r.param_count}};
     if (!r.error_text.empty()) j["error"] = r.error_text;
     out["runs"].push_back(j);
@@ -77,7 +81,8 @@ int run_export(const std::string& path, std::optional<int64_t> run) {
   }
   std::cout << "run,metric,step,value\n";
   store.export_rows(run, [](const db::ExportRow& r) {
-    std::printf("%lld,%s,%lld,%.9g\n", static_cast<long long>(r.run_id), r.metric.c_str(), static_cast<long long>(r.step), r.value);
+    std::printf("%lld,%s,%lld,%.9g\n", static_cast<long long>(r.run_id), r.metric.c_str(),
+                static_cast<long long>(r.step), r.value);
   });
   return kExitOk;
 }
@@ -130,7 +135,8 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 int run_export_results(const std::string& path, const std::string& out, int weights_per_suite) {
   if (!require_existing("export", path)) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
-    std::cerr << "headroom-worker export: " << out << " already exists; give --out a new file name (nothing is "
+    std::cerr << "headroom-worker export: " << out
+              << " already exists; give --out a new file name (nothing is "
                  "overwritten)\n";
     return kExitBadInput;
   }
@@ -147,7 +153,8 @@ int run_export_results(const std::string& path, const std::string& out, int weig
   for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
   std::set<int64_t> keep;
   for (auto& [suite, runs] : by_suite) {
-    std::stable_sort(runs.begin(), runs.end(), [](const db::RunRecord& a, const db::RunRecord& b) { return a.seed < b.seed; });
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const db::RunRecord& a, const db::RunRecord& b) { return a.seed < b.seed; });
     int kept = 0;
     for (const auto& r : runs) {
       if (kept >= weights_per_suite) break;
@@ -174,8 +181,9 @@ int run_export_results(const std::string& path, const std::string& out, int weig
   conn.exec("COMMIT");
   conn.exec("VACUUM");
   std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
-            << " bytes): " << store.list_runs().size() << " runs with their configs and metrics, final weights in F16 for "
-            << converted << " of them (at most " << weights_per_suite << " per suite), no checkpoints\n";
+            << " bytes): " << store.list_runs().size()
+            << " runs with their configs and metrics, final weights in F16 for " << converted << " of them (at most "
+            << weights_per_suite << " per suite), no checkpoints\n";
   return kExitOk;
 }
 
@@ -210,13 +218,15 @@ Command register_export(CLI::App& root) {
   auto results_only = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
   auto weights = std::make_shared<int>(6);
-  auto* app = root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
+  auto* app =
+      root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
   app->add_option("--db", *db, "Experiments database")->required();
   app->add_option("--run", *run, "Only this run id");
   app->add_flag("--csv", *csv, "CSV output (the default)");
-  app->add_flag("--results-only", *results_only,
-                "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
-                "a few runs per suite in F16");
+  app->add_flag(
+      "--results-only", *results_only,
+      "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
+      "a few runs per suite in F16");
   app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
   app->add_option("--weights-per-suite", *weights, "--results-only: runs per suite that keep final weights (default 6)")
       ->check(CLI::Range(0, 100000));

@@ -27,8 +27,8 @@ struct TrainOptions {
 };
 
 nlohmann::json config_json(const TrainOptions& o) {
-  nlohmann::json attention = {{"kind", o.kind}, {"d_model", o.d_model}, {"heads", o.heads},
-                              {"causal", !o.bidirectional}};
+  nlohmann::json attention = {
+      {"kind", o.kind}, {"d_model", o.d_model}, {"heads", o.heads}, {"causal", !o.bidirectional}};
   if (o.heads_k) attention["heads_k"] = *o.heads_k;
   if (o.heads_v) attention["heads_v"] = *o.heads_v;
   if (o.d_k) attention["d_k"] = *o.d_k;
@@ -39,8 +39,14 @@ nlohmann::json config_json(const TrainOptions& o) {
   if (!sched) throw std::invalid_argument("--schedule " + o.schedule + ": use cosine, inverse-sqrt or constant");
   t.schedule = *sched;
   return {{"model",
-           {{"vocab", o.vocab}, {"width", o.d_model}, {"depth", o.layers}, {"embed_rank", o.embed_rank},
-            {"pos_rank", o.pos_rank}, {"context", o.context}, {"mlp_ratio", o.mlp_ratio}, {"attention", attention}}},
+           {{"vocab", o.vocab},
+            {"width", o.d_model},
+            {"depth", o.layers},
+            {"embed_rank", o.embed_rank},
+            {"pos_rank", o.pos_rank},
+            {"context", o.context},
+            {"mlp_ratio", o.mlp_ratio},
+            {"attention", attention}}},
           {"train", core::to_json(t)}};
 }
 
@@ -131,8 +137,10 @@ Command register_train(CLI::App& root) {
             return std::string(flag) + " " + v + " is not a number";
           }
           if (r < 1)
-            return std::string(flag) + " " + v + " is not a rank: give 1..d to factorise (a rank-r embedding), or "
-                   "leave " + flag + " out for the unfactorised, full-rank embedding";
+            return std::string(flag) + " " + v +
+                   " is not a rank: give 1..d to factorise (a rank-r embedding), or "
+                   "leave " +
+                   flag + " out for the unfactorised, full-rank embedding";
           return {};
         },
         "RANK>=1");
@@ -156,7 +164,8 @@ Command register_train(CLI::App& root) {
   app->add_option("--eval-every", o->train.eval_every, "Validation loss every k steps (default 100)");
   app->add_option("--log-every", o->train.log_every, "Train metrics every k steps (default 10)");
   app->add_option("--checkpoint-every", o->train.checkpoint_every, "Checkpoint every K steps (default 500)");
-  app->add_option("--stale-after", o->stale_after, "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  app->add_option("--stale-after", o->stale_after,
+                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_train(*o); }};

@@ -32,8 +32,8 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path) {
       errno = 0;
       const double v = std::strtod(text.c_str(), &end);
       if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-        throw std::invalid_argument(path + ":" + std::to_string(line_no) + ": column " + std::to_string(col) +
-                                    " is '" + text + "', not a number");
+        throw std::invalid_argument(path + ":" + std::to_string(line_no) + ": column " + std::to_string(col) + " is '" +
+                                    text + "', not a number");
       row.push_back(v);
     }
     if (!rows.empty() && row.size() != rows.front().size())

@@ -17,13 +17,14 @@ int data_vocab_size(const std::string& corpus, const std::string& tokenizer) {
       size_t used = 0;
       const int v = std::stoi(tokenizer.substr(4), &used);
       if (used == tokenizer.size() - 4 && v > 0) return v;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   throw std::invalid_argument("unknown tokenizer '" + tokenizer + "': use bytes or bpe:<V> (e.g. bpe:2000)");
 }
 
-nlohmann::json to_json(const RunConfig& c) { return {{"model", core::to_json(c.model)}, {"train", core::to_json(c.train)}}; }
+nlohmann::json to_json(const RunConfig& c) {
+  return {{"model", core::to_json(c.model)}, {"train", core::to_json(c.train)}};
+}
 
 RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where_in) {
   // Field paths read "model.attention.heads"; a non-empty prefix goes in front with ": ".
@@ -38,8 +39,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   c.train = core::train_spec_from_json(j.value("train", nlohmann::json::object()), at("train"));
   if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus) &&
       access(c.train.corpus.c_str(), R_OK) != 0)
-    throw std::invalid_argument(at("train.corpus: no such file ") + c.train.corpus +
-                                "; use kjv (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
+    throw std::invalid_argument(
+        at("train.corpus: no such file ") + c.train.corpus +
+        "; use kjv (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
   int vocab = 0;
   try {
     vocab = data_vocab_size(c.train.corpus, c.train.tokenizer);

@@ -54,7 +54,8 @@ core::StFile talking_heads_snapshot(core::Trainer& tr) {
   for (size_t i = 0; i < blocks->size(); ++i) {
     auto* block = blocks[i]->as<core::TransformerBlockImpl>();
     for (const auto& [name, value] : block->attn->th_parameters())
-      if (name == "P_l" || name == "P_w") f.tensors.push_back(core::to_st_tensor("layer" + std::to_string(i) + "." + name, value));
+      if (name == "P_l" || name == "P_w")
+        f.tensors.push_back(core::to_st_tensor("layer" + std::to_string(i) + "." + name, value));
   }
   f.metadata["step"] = std::to_string(tr.current_step());
   return f;
@@ -62,8 +63,10 @@ core::StFile talking_heads_snapshot(core::Trainer& tr) {
 
 core::StFile weights_only(core::Trainer& tr) {
   core::StFile f;
-  for (const auto& item : tr.model()->named_parameters()) f.tensors.push_back(core::to_st_tensor(item.key(), item.value()));
-  f.metadata = {{"format", "headroom weights v1"}, {"step", std::to_string(tr.current_step())},
+  for (const auto& item : tr.model()->named_parameters())
+    f.tensors.push_back(core::to_st_tensor(item.key(), item.value()));
+  f.metadata = {{"format", "headroom weights v1"},
+                {"step", std::to_string(tr.current_step())},
                 {"model", core::to_json(tr.model_spec()).dump()}};
   return f;
 }
@@ -134,7 +137,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     std::vector<std::vector<uint8_t>> blobs;  // owns artifact bytes until committed
 
     if (auto ck = store.latest_artifact(run.id, std::string(db::kCheckpointArtifact))) {
-      const auto state = core::decode_safetensors(ck->bytes.data(), ck->bytes.size(), "run " + run.name + " checkpoint");
+      const auto state =
+          core::decode_safetensors(ck->bytes.data(), ck->bytes.size(), "run " + run.name + " checkpoint");
       tr.load_state(state);
       if (auto w = state.metadata.find("wall_seconds"); w != state.metadata.end()) wall = std::stod(w->second);
       store.delete_progress_after(run.id, ck->step);
@@ -143,7 +147,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       pending.metrics.push_back({"val_loss", 0, 0, 0.0, tr.evaluate()});
       if (th_kind) {
         blobs.push_back(core::encode_safetensors(talking_heads_snapshot(tr)));
-        pending.artifacts.push_back({std::string(db::kTalkingHeadsArtifact), 0, db::BlobView(blobs.back().data(), blobs.back().size())});
+        pending.artifacts.push_back(
+            {std::string(db::kTalkingHeadsArtifact), 0, db::BlobView(blobs.back().data(), blobs.back().size())});
       }
     }
     const int64_t start_step = tr.current_step();
@@ -158,7 +163,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       auto state = tr.save_state();
       state.metadata["wall_seconds"] = std::to_string(wall);
       blobs.push_back(core::encode_safetensors(state));
-      pending.artifacts.push_back({std::string(db::kCheckpointArtifact), step, db::BlobView(blobs.back().data(), blobs.back().size())});
+      pending.artifacts.push_back(
+          {std::string(db::kCheckpointArtifact), step, db::BlobView(blobs.back().data(), blobs.back().size())});
     };
     auto commit = [&](int64_t step) {
       pending.current_step = step;
@@ -195,7 +201,9 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       window_tokens += tr.tokens_per_step();
       last_loss = m.train_loss;
       const bool last = tr.finished();
-      if (!std::isfinite(m.train_loss)) throw std::runtime_error("training diverged at step " + std::to_string(m.step) + " (loss is " + std::to_string(m.train_loss) + "); lower lr");
+      if (!std::isfinite(m.train_loss))
+        throw std::runtime_error("training diverged at step " + std::to_string(m.step) + " (loss is " +
+                                 std::to_string(m.train_loss) + "); lower lr");
       if (m.step % ts.log_every == 0 || last) {
         pending.metrics.push_back({"train_loss", m.step, m.tokens, wall, m.train_loss});
         pending.metrics.push_back({"lr", m.step, m.tokens, wall, m.lr});
@@ -210,7 +218,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
         pending.metrics.push_back({"val_loss", m.step, m.tokens, wall, last_val});
         if (th_kind) {
           blobs.push_back(core::encode_safetensors(talking_heads_snapshot(tr)));
-          pending.artifacts.push_back({std::string(db::kTalkingHeadsArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+          pending.artifacts.push_back(
+              {std::string(db::kTalkingHeadsArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
         }
       }
       const bool checkpoint = m.step % ts.checkpoint_every == 0 || last;

@@ -29,8 +29,8 @@ void forward_stop_to(const std::vector<int>& pids);
 struct ExecOptions {
   std::string worker_id;
   bool quiet = false;
-  bool tty = false;                 // one updating line per run instead of plain lines
-  double commit_interval_s = 2.0;   // metrics reach the DB at least this often
+  bool tty = false;                // one updating line per run instead of plain lines
+  double commit_interval_s = 2.0;  // metrics reach the DB at least this often
   // Testing aid: exit the process abruptly (no unwinding, like SIGKILL) after this step.
   int64_t crash_after_step = -1;
 };

@@ -66,7 +66,8 @@ std::string require_string(const json& table, const char* key, const std::string
     if (required) throw std::invalid_argument(where + "." + key + ": missing (a string is required)");
     return {};
   }
-  if (!table[key].is_string()) throw std::invalid_argument(where + "." + key + ": expected a string, got " + table[key].dump());
+  if (!table[key].is_string())
+    throw std::invalid_argument(where + "." + key + ": expected a string, got " + table[key].dump());
   return table[key].get<std::string>();
 }
 
@@ -84,9 +85,11 @@ std::vector<ParamMatch> parse_matches(const json& doc, const std::string& path, 
     if (!t.is_object()) throw std::invalid_argument(where + ": must be a table ([[match]])");
     for (auto it = t.begin(); it != t.end(); ++it)
       if (it.key() != "tolerance" && it.key() != "note" && !is_scale_name(it.key()))
-        throw std::invalid_argument(where + "." + it.key() + ": unknown key (known: tolerance, note, quick, full, paper)");
+        throw std::invalid_argument(where + "." + it.key() +
+                                    ": unknown key (known: tolerance, note, quick, full, paper)");
     if (!t.contains("tolerance") || !t["tolerance"].is_number())
-      throw std::invalid_argument(where + ".tolerance: missing (a number: the relative spread max/min - 1 allowed, e.g. 0.02)");
+      throw std::invalid_argument(where +
+                                  ".tolerance: missing (a number: the relative spread max/min - 1 allowed, e.g. 0.02)");
     const double tol = t["tolerance"].get<double>();
     if (!(tol >= 0 && tol < 1))
       throw std::invalid_argument(where + ".tolerance: " + t["tolerance"].dump() + " must be in [0, 1) (0.02 = 2%)");
@@ -94,12 +97,14 @@ std::vector<ParamMatch> parse_matches(const json& doc, const std::string& path, 
     if (t.contains("note") && !t["note"].is_string()) throw std::invalid_argument(where + ".note: expected a string");
     bool any_scale = false;
     for (const std::string& sc : suite_scales()) any_scale = any_scale || t.contains(sc);
-    if (!any_scale) throw std::invalid_argument(where + ": names no runs (give quick, full or paper: a list of groups of run names)");
+    if (!any_scale)
+      throw std::invalid_argument(where + ": names no runs (give quick, full or paper: a list of groups of run names)");
     if (!t.contains(s.scale)) continue;  // no claim at this scale
     const json& groups = t[s.scale];
     const std::string swhere = where + "." + s.scale;
     if (!groups.is_array() || groups.empty())
-      throw std::invalid_argument(swhere + ": expected a list of groups, each a list of run names (\"label/key=value,...\")");
+      throw std::invalid_argument(swhere +
+                                  ": expected a list of groups, each a list of run names (\"label/key=value,...\")");
     for (size_t g = 0; g < groups.size(); ++g) {
       const json& group = groups[g];
       const std::string gw = swhere + "[" + std::to_string(g) + "]";
@@ -112,16 +117,18 @@ std::vector<ParamMatch> parse_matches(const json& doc, const std::string& path, 
         if (!n.is_string()) throw std::invalid_argument(gw + ": run names are strings, got " + n.dump());
         const auto it = by_name.find(n.get<std::string>());
         if (it == by_name.end())
-          throw std::invalid_argument(gw + ": no run \"" + n.get<std::string>() + "\" at scale " + s.scale +
-                                      " (names are <label>/<key>=<value>,... without the suite name; `run FILE --scale " +
-                                      s.scale + " --dry-run` lists them)");
+          throw std::invalid_argument(
+              gw + ": no run \"" + n.get<std::string>() + "\" at scale " + s.scale +
+              " (names are <label>/<key>=<value>,... without the suite name; `run FILE --scale " + s.scale +
+              " --dry-run` lists them)");
         pm.runs.push_back(it->second->name);
         pm.params.push_back(core::parameter_count(it->second->parsed.model));
       }
       const auto [lo, hi] = std::minmax_element(pm.params.begin(), pm.params.end());
       const double spread = static_cast<double>(*hi) / static_cast<double>(*lo) - 1.0;
       if (spread > tol) {
-        const auto i_lo = static_cast<size_t>(lo - pm.params.begin()), i_hi = static_cast<size_t>(hi - pm.params.begin());
+        const auto i_lo = static_cast<size_t>(lo - pm.params.begin()),
+                   i_hi = static_cast<size_t>(hi - pm.params.begin());
         std::ostringstream msg;
         msg.precision(3);
         msg << gw << ": claimed equal parameters, but " << pm.runs[i_hi] << " has " << *hi << " and " << pm.runs[i_lo]
@@ -158,25 +165,28 @@ Suite load_suite(const std::string& path, const std::string& scale) {
     doc = to_json_node(tbl, path);
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
-    msg << path << ":" << e.source().begin.line << ":" << e.source().begin.column << ": not valid TOML: "
-        << e.description();
+    msg << path << ":" << e.source().begin.line << ":" << e.source().begin.column
+        << ": not valid TOML: " << e.description();
     throw std::invalid_argument(msg.str());
   }
 
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     static const std::set<std::string> known = {"suite", "base", "scale", "grid", "match"};
     if (!known.count(it.key()))
-      throw std::invalid_argument(path + ": unknown table [" + it.key() +
-                                  "] (a suite has [suite], [base], [scale.quick], [scale.full], [scale.paper], [[grid]] "
-                                  "and [[match]])");
+      throw std::invalid_argument(
+          path + ": unknown table [" + it.key() +
+          "] (a suite has [suite], [base], [scale.quick], [scale.full], [scale.paper], [[grid]] "
+          "and [[match]])");
   }
-  if (!doc.contains("suite") || !doc["suite"].is_object()) throw std::invalid_argument(path + ": missing the [suite] table");
+  if (!doc.contains("suite") || !doc["suite"].is_object())
+    throw std::invalid_argument(path + ": missing the [suite] table");
   const json& meta = doc["suite"];
   const std::string mwhere = path + ": suite";
   for (auto it = meta.begin(); it != meta.end(); ++it) {
     static const std::set<std::string> known = {"name", "reproduces", "paper", "full_estimate", "reference", "x"};
     if (!known.count(it.key()))
-      throw std::invalid_argument(mwhere + "." + it.key() + ": unknown key (known: name, reproduces, paper, full_estimate, reference, x)");
+      throw std::invalid_argument(mwhere + "." + it.key() +
+                                  ": unknown key (known: name, reproduces, paper, full_estimate, reference, x)");
   }
   s.name = require_string(meta, "name", mwhere, true);
   s.reproduces = require_string(meta, "reproduces", mwhere, true);
@@ -191,7 +201,8 @@ Suite load_suite(const std::string& path, const std::string& scale) {
   if (!base.is_object()) throw std::invalid_argument(path + ": [base] must be a table");
   if (doc.contains("scale")) {
     const json& scales = doc["scale"];
-    if (!scales.is_object()) throw std::invalid_argument(path + ": scale must be tables [scale.quick], [scale.full], [scale.paper]");
+    if (!scales.is_object())
+      throw std::invalid_argument(path + ": scale must be tables [scale.quick], [scale.full], [scale.paper]");
     for (auto it = scales.begin(); it != scales.end(); ++it)
       if (!is_scale_name(it.key()))
         throw std::invalid_argument(path + ": scale." + it.key() + ": unknown scale (use quick, full and paper)");
@@ -220,7 +231,8 @@ Suite load_suite(const std::string& path, const std::string& scale) {
     if (!missing.empty()) {
       std::string msg = path + ": --scale paper: this suite has no paper scale: ";
       for (size_t i = 0; i < missing.size(); ++i) msg += (i ? "; " : "") + missing[i];
-      throw std::invalid_argument(msg + " (give every per-scale value a paper = ... entry, or run it at quick or full)");
+      throw std::invalid_argument(msg +
+                                  " (give every per-scale value a paper = ... entry, or run it at quick or full)");
     }
   }
 
@@ -240,7 +252,8 @@ Suite load_suite(const std::string& path, const std::string& scale) {
       if (is_per_scale(v)) {
         for (auto k = v.begin(); k != v.end(); ++k)
           if (!is_scale_name(k.key()))
-            throw std::invalid_argument(gwhere + "." + it.key() + "." + k.key() + ": unknown scale (use quick, full and paper)");
+            throw std::invalid_argument(gwhere + "." + it.key() + "." + k.key() +
+                                        ": unknown scale (use quick, full and paper)");
         if (!v.contains(scale)) throw std::invalid_argument(gwhere + "." + it.key() + ": has no " + scale + " values");
         v = v[scale];
       }

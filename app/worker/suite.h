@@ -54,7 +54,7 @@ struct ParamMatch {
 
 struct Suite {
   std::string path;
-  std::string source;      // the file's text, stored with the suite in the DB
+  std::string source;  // the file's text, stored with the suite in the DB
   std::string name, reproduces, paper, full_estimate, reference, x;
   std::string scale;
   std::vector<SuiteRun> runs;

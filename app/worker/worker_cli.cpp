@@ -14,8 +14,8 @@ int run_worker_cli(int argc, char** argv) {
   root.set_version_flag("--version", std::string("headroom-worker ") + HEADROOM_VERSION);
   root.require_subcommand(1);
   std::vector<Command> commands = {register_inspect(root), register_represent(root), register_train(root),
-                                   register_run(root),     register_enqueue(root),   register_serve(root),     register_status(root),
-                                   register_export(root),  register_merge(root)};
+                                   register_run(root),     register_enqueue(root),   register_serve(root),
+                                   register_status(root),  register_export(root),    register_merge(root)};
 
   try {
     root.parse(argc, argv);

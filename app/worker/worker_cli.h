@@ -9,8 +9,8 @@ namespace headroom::worker {
 
 // Exit codes shared by every command.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;    // the work itself failed (I/O, training diverged, ...)
-inline constexpr int kExitBadInput = 2;   // the user's input is wrong; nothing was changed
+inline constexpr int kExitFailure = 1;   // the work itself failed (I/O, training diverged, ...)
+inline constexpr int kExitBadInput = 2;  // the user's input is wrong; nothing was changed
 
 // A subcommand: CLI11 fills its options, then `run` does the work and returns the exit code.
 struct Command {

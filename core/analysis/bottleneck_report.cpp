@@ -13,8 +13,7 @@ int logit_rank_cap(const AttentionSpec& spec, int n, int m) {
   const int64_t nm = std::min(n, m), d = spec.d_model;
   const int64_t mixed = std::min<int64_t>(d, int64_t(spec.heads_k) * spec.d_k);
   switch (spec.kind) {
-    case AttentionKind::GeneralBilinear:
-      return static_cast<int>(std::min(nm, d));
+    case AttentionKind::GeneralBilinear: return static_cast<int>(std::min(nm, d));
     case AttentionKind::TalkingHeads:
     case AttentionKind::LogitsProj:
       // L_h = sum_k P_l[k,h] J_k = X (sum_k P_l[k,h] W_q,k W_k,k^T) X^T: a d x d middle of rank <= h_k·d_k.
@@ -23,8 +22,7 @@ int logit_rank_cap(const AttentionSpec& spec, int n, int m) {
       // TH app. A: L_h = sum_k diag(P_l[k,h] + R_Xl[:,k,h]) J_k + J_k diag(R_Ml[:,k,h]). The first sum is
       // (n x d)·X^T and the second X·(d x n), each of rank <= min(d, h_k·d_k); only the Ml term adds the second.
       return static_cast<int>(std::min<int64_t>(nm, mixed * ((spec.dynamic_terms & kDynamicMl) ? 2 : 1)));
-    default:
-      return static_cast<int>(std::min<int64_t>({nm, d, spec.d_k}));
+    default: return static_cast<int>(std::min<int64_t>({nm, d, spec.d_k}));
   }
 }
 
@@ -34,8 +32,8 @@ namespace {
 // tokens (docs/causal_threshold.md). Full attention reaches every pattern from n - 1 and almost
 // none below. Causal heads reach almost every pattern exactly from floor(n/2), and every one to
 // any precision, so only a cap below floor(n/2) is a bottleneck. "what" names the cap, e.g. "d_k = 8".
-std::optional<Bottleneck> reachability(int64_t cap, int n, bool causal, const std::string& what,
-                                       const std::string& id, const std::string& paper, const std::string& section,
+std::optional<Bottleneck> reachability(int64_t cap, int n, bool causal, const std::string& what, const std::string& id,
+                                       const std::string& paper, const std::string& section,
                                        const std::string& remedy) {
   const int threshold = causal ? n / 2 : n - 1;
   if (cap >= threshold) return std::nullopt;
@@ -68,17 +66,18 @@ std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
   const std::string head_what = a.d_k <= d ? "d_k = " + s(a.d_k) : "d = " + s(d) + " (d_k = " + s(a.d_k) + " > d)";
   std::string remedy;
   if (a.kind == AttentionKind::MultiHead)
-    remedy = "the standard head size d/h = " + s(a.d_k) + " shrinks as h grows (LRB eq. 8); a fixed head size d_p >= " +
-             s(a.causal ? n / 2 : n - 1) + " (fixed-head) removes it";
-  else if (!mixed)
-    remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it";
+    remedy = "the standard head size d/h = " + s(a.d_k) +
+             " shrinks as h grows (LRB eq. 8); a fixed head size d_p >= " + s(a.causal ? n / 2 : n - 1) +
+             " (fixed-head) removes it";
+  else if (!mixed) remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it";
   if (auto b = reachability(head_cap, n, a.causal, head_what, "lrb-head-rank", "LRB", "§2.3, Thm 1", remedy))
     out.push_back(*b);
   if (mixed && head_cap < (a.causal ? n / 2 : n - 1)) {
     const int cap = logit_rank_cap(a, n, n);
-    std::string msg = "P_l mixes the " + s(a.heads_k) + " key heads before the softmax, so each mixed logit matrix can reach rank " +
-                      (a.kind == AttentionKind::DynamicProj ? std::string("min(n, 2 min(d, h_k*d_k))") : "min(n, d, h_k*d_k)") +
-                      " = " + s(cap);
+    std::string msg =
+        "P_l mixes the " + s(a.heads_k) + " key heads before the softmax, so each mixed logit matrix can reach rank " +
+        (a.kind == AttentionKind::DynamicProj ? std::string("min(n, 2 min(d, h_k*d_k))") : "min(n, d, h_k*d_k)") +
+        " = " + s(cap);
     if (auto b = reachability(cap, n, a.causal, "its cap " + s(cap), "th-mixed-rank", "TH", "§4", ""))
       msg += ": " + b->message.substr(b->message.find("a rank deficit"));
     else
@@ -114,12 +113,15 @@ std::vector<Bottleneck> model_bottlenecks(const ModelSpec& m, int n, const Vocab
     out.push_back({"vb-vocab", "VB", "§5.2, Thm 1", msg});
   }
   if (m.embed_rank > 0 && m.embed_rank < m.width && m.embed_rank < used)
-    out.push_back({"vb-embed-rank", "VB", "§2.1, Thm 1",
-                   "embedding rank r = " + s(m.embed_rank) + " < width d = " + s(m.width) +
-                       ": log separation rank grows like L*min(r, d), so width beyond r = " + s(r) +
-                       " adds little; depth L = " + s(m.depth) + " still multiplies it (VB's bound assumes a rank-1 "
-                       "positional embedding, app. A.2; with positional rank r_e it is L*min(r + r_e, d), and this model's "
-                       "positional rank is " + s(effective_pos_rank(m)) + ")"});
+    out.push_back(
+        {"vb-embed-rank", "VB", "§2.1, Thm 1",
+         "embedding rank r = " + s(m.embed_rank) + " < width d = " + s(m.width) +
+             ": log separation rank grows like L*min(r, d), so width beyond r = " + s(r) +
+             " adds little; depth L = " + s(m.depth) +
+             " still multiplies it (VB's bound assumes a rank-1 "
+             "positional embedding, app. A.2; with positional rank r_e it is L*min(r + r_e, d), and this model's "
+             "positional rank is " +
+             s(effective_pos_rank(m)) + ")"});
   if (m.pos_rank > 0 && m.pos_rank < std::min(m.width, m.context))
     out.push_back({"vb-pos-rank", "VB", "App. C.4",
                    "positional embedding rank " + s(m.pos_rank) + " < min(d, n) = " + s(std::min(m.width, m.context)) +

@@ -37,7 +37,8 @@ std::vector<Spectrum> query_key_spectra(const AttentionLayerImpl& layer) {
 
 namespace {
 
-std::vector<Spectrum> spectra_from_values(const torch::Tensor& sv /* [H, k] descending, float64 */, int rows, int cols) {
+std::vector<Spectrum> spectra_from_values(const torch::Tensor& sv /* [H, k] descending, float64 */, int rows,
+                                          int cols) {
   std::vector<Spectrum> out;
   auto c = sv.contiguous();
   const int k = std::min(rows, cols);

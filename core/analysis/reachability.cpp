@@ -53,8 +53,8 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
           const uint64_t seed = s.seed + uint64_t(t);
           FitOptions fit = s.fit;
           fit.seed = seed;
-          const auto r = represent_attention(threshold_input(n, seed), threshold_target(s.target, n, mask, seed), dp,
-                                             mask, fit);
+          const auto r =
+              represent_attention(threshold_input(n, seed), threshold_target(s.target, n, mask, seed), dp, mask, fit);
           p.errors.push_back(r.max_log_error);
           logits.push_back(r.max_logit);
           if (r.max_log_error < kReachedTolerance) ++p.reached;

@@ -98,8 +98,8 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
     for (Eigen::Index i = 0; i < P.rows(); ++i) {
       if (!sees(mask, i, j)) {
         if (P(i, j) != 0) {
-          m << "P[" << i << "," << j << "] = " << P(i, j) << ": with causal attention query " << j
-            << " (column " << j << ") sees keys 0.." << j << " only, so P[i," << j << "] must be 0 for i > " << j
+          m << "P[" << i << "," << j << "] = " << P(i, j) << ": with causal attention query " << j << " (column " << j
+            << ") sees keys 0.." << j << " only, so P[i," << j << "] must be 0 for i > " << j
             << " (P is upper triangular in LRB's orientation: columns are queries)";
           return m.str();
         }
@@ -156,8 +156,8 @@ RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::
   return finish(std::move(r), X, P, mask);
 }
 
-RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                   AttentionMask mask, const FitOptions& options) {
+RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
+                                   const FitOptions& options) {
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const int64_t d = X.rows(), n = X.cols();
   const auto x = to_torch(X), p = to_torch(P);

@@ -29,18 +29,18 @@ enum class AttentionMask { Full, Causal };
 const char* to_string(AttentionMask mask);
 
 struct RepresentationResult {
-  std::string method;       // "construction" (LRB eqs. 4-7) or "fit" (LibTorch, float64)
-  Eigen::MatrixXd W_q, W_k; // d_p x d
-  Eigen::MatrixXd reached;  // n x n: the (masked) column softmax the weights produce
-  double max_abs_error = 0; // max |reached - P| over the entries a query sees
-  double max_log_error = 0; // max |log reached - log P| over the same: relative, fair to small entries
-  double max_logit = 0;     // max |logit| over all n x n entries, seen or masked: how far the weights went
-  int iterations = 0;       // optimiser iterations (fit only)
+  std::string method;        // "construction" (LRB eqs. 4-7) or "fit" (LibTorch, float64)
+  Eigen::MatrixXd W_q, W_k;  // d_p x d
+  Eigen::MatrixXd reached;   // n x n: the (masked) column softmax the weights produce
+  double max_abs_error = 0;  // max |reached - P| over the entries a query sees
+  double max_log_error = 0;  // max |log reached - log P| over the same: relative, fair to small entries
+  double max_logit = 0;      // max |logit| over all n x n entries, seen or masked: how far the weights went
+  int iterations = 0;        // optimiser iterations (fit only)
 };
 
 struct FitOptions {
-  int max_iterations = 400;   // L-BFGS iterations per restart
-  int restarts = 3;           // best of several random starts
+  int max_iterations = 400;  // L-BFGS iterations per restart
+  int restarts = 3;          // best of several random starts
   uint64_t seed = 0;
 };
 

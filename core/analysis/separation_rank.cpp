@@ -15,9 +15,9 @@ double log_multichoose(double n, double k) {
 
 double vb_log_separation_rank_bound(int depth, int embed_rank, int pos_rank, int d_x) {
   if (depth < 1 || embed_rank < 1 || pos_rank < 0)
-    throw std::invalid_argument("separation-rank bound needs depth >= 1, r >= 1, r_e >= 0 (got L = " +
-                                std::to_string(depth) + ", r = " + std::to_string(embed_rank) +
-                                ", r_e = " + std::to_string(pos_rank) + ")");
+    throw std::invalid_argument(
+        "separation-rank bound needs depth >= 1, r >= 1, r_e >= 0 (got L = " + std::to_string(depth) +
+        ", r = " + std::to_string(embed_rank) + ", r_e = " + std::to_string(pos_rank) + ")");
   const double r = d_x > 0 ? std::min(embed_rank, d_x) : embed_rank;
   const double three_l = std::pow(3.0, depth);
   const double rr = r + pos_rank;

@@ -17,8 +17,8 @@ Spectrum singular_spectrum(const Eigen::MatrixXd& a, double eps) {
   s.singular_values.assign(sv.data(), sv.data() + sv.size());
   const double smax = s.singular_values.empty() ? 0.0 : s.singular_values.front();
   s.tolerance = smax * std::max(s.rows, s.cols) * eps;
-  s.rank = static_cast<int>(std::count_if(s.singular_values.begin(), s.singular_values.end(),
-                                          [&](double v) { return v > s.tolerance; }));
+  s.rank = static_cast<int>(
+      std::count_if(s.singular_values.begin(), s.singular_values.end(), [&](double v) { return v > s.tolerance; }));
   return s;
 }
 

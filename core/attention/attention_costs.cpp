@@ -7,8 +7,8 @@ namespace headroom::core {
 AttentionCosts attention_costs(const AttentionSpec& s, int64_t n, int64_t m) {
   require_valid(s);
   if (n < 1 || m < 1)
-    throw std::invalid_argument("n and m (query and memory lengths) must be at least 1, got n = " +
-                                std::to_string(n) + ", m = " + std::to_string(m));
+    throw std::invalid_argument("n and m (query and memory lengths) must be at least 1, got n = " + std::to_string(n) +
+                                ", m = " + std::to_string(m));
   const int64_t d = s.d_model, hk = s.heads_k, h = s.heads, hv = s.heads_v, dk = s.d_k, dv = s.d_v;
   AttentionCosts c;
 
@@ -29,19 +29,21 @@ AttentionCosts attention_costs(const AttentionSpec& s, int64_t n, int64_t m) {
   c.mult_projections = n * d * dk * hk + m * d * dk * hk + m * d * dv * hv + n * d * dv * hv;
   c.mult_attention = n * m * dk * hk + n * m * dv * hv;
   if (has_logits_projection(s.kind)) {
-    c.params += hk * h;            // P_l[h_k,h]
+    c.params += hk * h;  // P_l[h_k,h]
     c.mult_talking += n * m * h * hk;
   }
   if (has_weights_projection(s.kind)) {
-    c.params += h * hv;            // P_w[h,h_v]
+    c.params += h * hv;  // P_w[h,h_v]
     c.mult_talking += n * m * h * hv;
   }
   if (s.kind == AttentionKind::DynamicProj) {
     // TH appendix A: P_Xl[d_X,h_k,h], P_Ml[d_M,h_k,h], P_Xw[d_X,h,h_v], P_Mw[d_M,h,h_v].
+    // clang-format off
     if (s.dynamic_terms & kDynamicXl) { c.params += d * hk * h; c.mult_dynamic += n * d * hk * h; }
     if (s.dynamic_terms & kDynamicMl) { c.params += d * hk * h; c.mult_dynamic += m * d * hk * h; }
     if (s.dynamic_terms & kDynamicXw) { c.params += d * h * hv; c.mult_dynamic += n * d * h * hv; }
     if (s.dynamic_terms & kDynamicMw) { c.params += d * h * hv; c.mult_dynamic += m * d * h * hv; }
+    // clang-format on
   }
   c.multiplies = c.mult_projections + c.mult_attention + c.mult_talking + c.mult_dynamic;
   return c;

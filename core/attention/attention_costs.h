@@ -19,8 +19,8 @@
 namespace headroom::core {
 
 struct AttentionCosts {
-  int64_t params = 0;     // parameters per attention layer
-  int64_t multiplies = 0; // scalar multiplications per layer, one sequence (batch 1)
+  int64_t params = 0;      // parameters per attention layer
+  int64_t multiplies = 0;  // scalar multiplications per layer, one sequence (batch 1)
   // The multiplies broken down the way TH's pseudo-code comments do.
   int64_t mult_projections = 0;  // Q, K, V and output projections
   int64_t mult_attention = 0;    // J = QK^T and O = UV (the n·m terms)

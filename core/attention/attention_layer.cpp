@@ -77,8 +77,8 @@ torch::Tensor AttentionLayerImpl::causal_mask(int64_t n, int64_t m, const torch:
 }
 
 torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace* trace) {
-  TORCH_CHECK(x.dim() == 3 && x.size(2) == spec_.d_model, "attention input must be [B, n, ", spec_.d_model,
-              "], got ", x.sizes());
+  TORCH_CHECK(x.dim() == 3 && x.size(2) == spec_.d_model, "attention input must be [B, n, ", spec_.d_model, "], got ",
+              x.sizes());
   if (spec_.kind == AttentionKind::GeneralBilinear) return forward_bilinear(x, trace);
 
   const int64_t B = x.size(0), n = x.size(1), m = n;
@@ -123,7 +123,7 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
     U = U + torch::einsum("bhnm,bmhv->bvnm", {W, r_mw});
   }
 
-  const auto O = torch::matmul(U, v);                                   // [B, h_v, n, d_v]
+  const auto O = torch::matmul(U, v);                                     // [B, h_v, n, d_v]
   const auto Y = O.transpose(1, 2).reshape({B, n, hv * dv}).matmul(w_o);  // [B, n, d]
 
   if (trace) {
@@ -139,9 +139,7 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace
 // extra small matmuls cost more than the skipped future part saves. At n = 128 (bench_train,
 // interleaved) four blocks against two: h = 8 the same, h = 32 multi-head 5-8% and talking-heads
 // ~8% faster per step.
-int64_t AttentionLayerImpl::causal_query_blocks(int64_t n) {
-  return n >= 128 ? 4 : n >= 64 ? 2 : 1;
-}
+int64_t AttentionLayerImpl::causal_query_blocks(int64_t n) { return n >= 128 ? 4 : n >= 64 ? 2 : 1; }
 
 torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const torch::Tensor& qkv) {
   // The same function as the traced path above, arranged for training speed (tested equal, values
@@ -176,7 +174,8 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
   const auto J = torch::bmm(q, kT).view({B, hk, n, m});
-  torch::Tensor L = p_l.defined() ? torch::bmm(p_l.t().expand({B, h, hk}), J.view({B, hk, n * m})).view({B, h, n, m}) : J;
+  torch::Tensor L =
+      p_l.defined() ? torch::bmm(p_l.t().expand({B, h, hk}), J.view({B, hk, n * m})).view({B, h, n, m}) : J;
   if (p_xl.defined()) L = L + torch::einsum("bknm,bnkh->bhnm", {J, x.matmul(p_xl).view({B, n, hk, h})});
   if (p_ml.defined()) L = L + torch::einsum("bknm,bmkh->bhnm", {J, x.matmul(p_ml).view({B, m, hk, h})});
   if (spec_.causal) L = L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity());
@@ -193,12 +192,12 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
 torch::Tensor AttentionLayerImpl::forward_bilinear(const torch::Tensor& x, AttentionTrace* trace) {
   // TH §6: L[n,m,h] = einsum(X, M, P); Y[n,d_Y] = einsum(W, M, Q). Self-attention: M = X.
   const int64_t n = x.size(1), m = n;
-  const auto xp = torch::einsum("bnx,xyh->bhny", {x, gb_p});        // [B, h, n, d_M]
+  const auto xp = torch::einsum("bnx,xyh->bhny", {x, gb_p});         // [B, h, n, d_M]
   const auto L = torch::matmul(xp, x.transpose(1, 2).unsqueeze(1));  // [B, h, n, m]
   const auto L_seen =
       spec_.causal ? L.masked_fill(causal_mask(n, m, x.device()), -std::numeric_limits<float>::infinity()) : L;
   const auto W = torch::softmax(L_seen, -1);
-  const auto wm = torch::matmul(W, x.unsqueeze(1));                  // [B, h, n, d_M]
+  const auto wm = torch::matmul(W, x.unsqueeze(1));  // [B, h, n, d_M]
   const auto Y = torch::einsum("bhny,yzh->bnz", {wm, gb_q});
   if (trace) {
     trace->J = L.detach().clone();

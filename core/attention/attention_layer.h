@@ -49,14 +49,14 @@ class AttentionLayerImpl : public torch::nn::Module {
   void set_th_parameter(const std::string& name, const torch::Tensor& value);
 
   // Stored parameters (storage layout, see attention_layer.cpp). Undefined where the kind has none.
-  torch::Tensor w_qkv;  // [d, 2*h_k*d_k + h_v*d_v]  columns: Q heads | K heads | V heads
-  torch::Tensor w_o;    // [h_v*d_v, d]
-  torch::Tensor p_l;    // [h_k, h]
-  torch::Tensor p_w;    // [h, h_v]
+  torch::Tensor w_qkv;       // [d, 2*h_k*d_k + h_v*d_v]  columns: Q heads | K heads | V heads
+  torch::Tensor w_o;         // [h_v*d_v, d]
+  torch::Tensor p_l;         // [h_k, h]
+  torch::Tensor p_w;         // [h, h_v]
   torch::Tensor p_xl, p_ml;  // [d, h_k*h]
   torch::Tensor p_xw, p_mw;  // [d, h*h_v]
-  torch::Tensor gb_p;   // [d, d, h]   (d_X, d_M, h)
-  torch::Tensor gb_q;   // [d, d, h]   (d_M, d_Y, h)
+  torch::Tensor gb_p;        // [d, d, h]   (d_X, d_M, h)
+  torch::Tensor gb_q;        // [d, d, h]   (d_M, d_Y, h)
 
  private:
   torch::Tensor forward_bilinear(const torch::Tensor& x, AttentionTrace* trace);

@@ -61,8 +61,7 @@ std::string attention_kind_names() {
 }
 
 bool has_logits_projection(AttentionKind kind) {
-  return kind == AttentionKind::TalkingHeads || kind == AttentionKind::LogitsProj ||
-         kind == AttentionKind::DynamicProj;
+  return kind == AttentionKind::TalkingHeads || kind == AttentionKind::LogitsProj || kind == AttentionKind::DynamicProj;
 }
 
 bool has_weights_projection(AttentionKind kind) {
@@ -70,29 +69,23 @@ bool has_weights_projection(AttentionKind kind) {
          kind == AttentionKind::DynamicProj;
 }
 
-bool is_talking_heads_family(AttentionKind kind) {
-  return has_logits_projection(kind) || has_weights_projection(kind);
-}
+bool is_talking_heads_family(AttentionKind kind) { return has_logits_projection(kind) || has_weights_projection(kind); }
 
 bool AttentionSpec::operator==(const AttentionSpec& o) const {
-  return kind == o.kind && d_model == o.d_model && heads_k == o.heads_k && heads == o.heads &&
-         heads_v == o.heads_v && d_k == o.d_k && d_v == o.d_v && causal == o.causal &&
+  return kind == o.kind && d_model == o.d_model && heads_k == o.heads_k && heads == o.heads && heads_v == o.heads_v &&
+         d_k == o.d_k && d_v == o.d_v && causal == o.causal &&
          (kind != AttentionKind::DynamicProj || dynamic_terms == o.dynamic_terms);
 }
 
 std::vector<SpecProblem> validate(const AttentionSpec& s) {
   std::vector<SpecProblem> problems;
-  auto add = [&](const char* field, std::string message) {
-    problems.push_back({field, std::move(message)});
-  };
+  auto add = [&](const char* field, std::string message) { problems.push_back({field, std::move(message)}); };
   const char* kind = to_string(s.kind);
 
   auto positive = [&](const char* field, int v, int max) {
-    if (v < 1)
-      add(field, std::string(field) + " = " + str(v) + " is impossible: it must be at least 1");
+    if (v < 1) add(field, std::string(field) + " = " + str(v) + " is impossible: it must be at least 1");
     else if (v > max)
-      add(field, std::string(field) + " = " + str(v) + " is beyond what Headroom runs (at most " +
-                     str(max) + ")");
+      add(field, std::string(field) + " = " + str(v) + " is beyond what Headroom runs (at most " + str(max) + ")");
   };
   positive("d_model", s.d_model, kMaxWidth);
   positive("heads", s.heads, kMaxHeads);
@@ -104,12 +97,12 @@ std::vector<SpecProblem> validate(const AttentionSpec& s) {
 
   auto one_head_count = [&](const char* why) {
     if (s.heads_k != s.heads)
-      add("heads_k", std::string(kind) + " has one head count (" + why + "), but heads_k = " +
-                         str(s.heads_k) + " differs from heads = " + str(s.heads) +
+      add("heads_k", std::string(kind) + " has one head count (" + why + "), but heads_k = " + str(s.heads_k) +
+                         " differs from heads = " + str(s.heads) +
                          "; drop heads_k, or use talking-heads for separate h_k / h / h_v");
     if (s.heads_v != s.heads)
-      add("heads_v", std::string(kind) + " has one head count (" + why + "), but heads_v = " +
-                         str(s.heads_v) + " differs from heads = " + str(s.heads) +
+      add("heads_v", std::string(kind) + " has one head count (" + why + "), but heads_v = " + str(s.heads_v) +
+                         " differs from heads = " + str(s.heads) +
                          "; drop heads_v, or use talking-heads for separate h_k / h / h_v");
   };
 
@@ -131,41 +124,41 @@ std::vector<SpecProblem> validate(const AttentionSpec& s) {
       }
       break;
     }
-    case AttentionKind::FixedHead:
-      one_head_count("LRB §3");
-      break;
+    case AttentionKind::FixedHead: one_head_count("LRB §3"); break;
     case AttentionKind::LogitsProj:
       if (s.heads_v != s.heads)
-        add("heads_v", "logits-proj has no weights projection, so the softmax heads feed the values directly and "
-                       "heads_v must equal heads = " + str(s.heads) + " (TH §7.1.3), not " + str(s.heads_v) +
-                       "; use talking-heads for a separate h_v");
+        add("heads_v",
+            "logits-proj has no weights projection, so the softmax heads feed the values directly and "
+            "heads_v must equal heads = " +
+                str(s.heads) + " (TH §7.1.3), not " + str(s.heads_v) + "; use talking-heads for a separate h_v");
       break;
     case AttentionKind::WeightsProj:
       if (s.heads_k != s.heads)
-        add("heads_k", "weights-proj has no logits projection, so the key heads are the softmax heads and "
-                       "heads_k must equal heads = " + str(s.heads) + " (TH §7.1.3), not " + str(s.heads_k) +
-                       "; use talking-heads for a separate h_k");
+        add("heads_k",
+            "weights-proj has no logits projection, so the key heads are the softmax heads and "
+            "heads_k must equal heads = " +
+                str(s.heads) + " (TH §7.1.3), not " + str(s.heads_k) + "; use talking-heads for a separate h_k");
       break;
-    case AttentionKind::TalkingHeads:
-      break;
+    case AttentionKind::TalkingHeads: break;
     case AttentionKind::DynamicProj:
       if ((s.dynamic_terms & kDynamicAll) == 0)
-        add("dynamic_terms", "dynamic-proj needs at least one of the dynamic projections Xl, Ml, Xw, Mw "
-                             "(TH appendix A); with none it is talking-heads");
+        add("dynamic_terms",
+            "dynamic-proj needs at least one of the dynamic projections Xl, Ml, Xw, Mw "
+            "(TH appendix A); with none it is talking-heads");
       break;
     case AttentionKind::GeneralBilinear:
       one_head_count("TH §6");
       if (s.d_k != s.d_model || s.d_v != s.d_model)
-        add("d_k", "general-bilinear has no per-head projections: its P[d_X,d_M,h] and Q[d_M,d_Y,h] make "
-                   "d_k = d_v = d_model = " + str(s.d_model) + " (TH §6, Table 1), not d_k = " + str(s.d_k) +
-                   ", d_v = " + str(s.d_v));
+        add("d_k",
+            "general-bilinear has no per-head projections: its P[d_X,d_M,h] and Q[d_M,d_Y,h] make "
+            "d_k = d_v = d_model = " +
+                str(s.d_model) + " (TH §6, Table 1), not d_k = " + str(s.d_k) + ", d_v = " + str(s.d_v));
       break;
   }
   return problems;
 }
 
-std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& r,
-                                                 std::vector<SpecProblem>* problems) {
+std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& r, std::vector<SpecProblem>* problems) {
   std::vector<SpecProblem> local;
   std::vector<SpecProblem>& out = problems ? *problems : local;
   out.clear();
@@ -186,11 +179,10 @@ std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& r,
     const bool divisible = r.heads > 0 && r.d_model > 0 && r.d_model % r.heads == 0;
     // Placeholder 1 when not divisible: validate() then reports the real problem (the heads).
     const int dp = divisible ? r.d_model / r.heads : 1;
-    if ((!r.d_k || !r.d_v) && !divisible && r.heads > 0 && r.d_model > 0 &&
-        r.kind != AttentionKind::MultiHead) {
-      out.push_back({r.d_k ? "d_v" : "d_k",
-                     "d_k and d_v default to d_model/heads, but d_model = " + str(r.d_model) +
-                         " is not divisible by heads = " + str(r.heads) + "; give d_k and d_v explicitly"});
+    if ((!r.d_k || !r.d_v) && !divisible && r.heads > 0 && r.d_model > 0 && r.kind != AttentionKind::MultiHead) {
+      out.push_back({r.d_k ? "d_v" : "d_k", "d_k and d_v default to d_model/heads, but d_model = " + str(r.d_model) +
+                                                " is not divisible by heads = " + str(r.heads) +
+                                                "; give d_k and d_v explicitly"});
       return std::nullopt;
     }
     s.d_k = r.d_k.value_or(dp);
@@ -221,10 +213,8 @@ double logit_scale(const AttentionSpec& spec) {
 std::string describe(const AttentionSpec& s) {
   std::ostringstream o;
   o << to_string(s.kind) << " d=" << s.d_model;
-  if (is_talking_heads_family(s.kind))
-    o << " h_k=" << s.heads_k << " h=" << s.heads << " h_v=" << s.heads_v;
-  else
-    o << " h=" << s.heads;
+  if (is_talking_heads_family(s.kind)) o << " h_k=" << s.heads_k << " h=" << s.heads << " h_v=" << s.heads_v;
+  else o << " h=" << s.heads;
   o << " d_k=" << s.d_k << " d_v=" << s.d_v;
   if (s.causal) o << " causal";
   return o.str();

@@ -45,9 +45,9 @@ enum DynamicTerm : unsigned {
 };
 
 // Queries: what each kind has. Used by costs, the module and the GUI alike.
-bool has_logits_projection(AttentionKind kind);   // P_l
-bool has_weights_projection(AttentionKind kind);  // P_w
-bool is_talking_heads_family(AttentionKind kind); // separate h_k / h / h_v exist
+bool has_logits_projection(AttentionKind kind);    // P_l
+bool has_weights_projection(AttentionKind kind);   // P_w
+bool is_talking_heads_family(AttentionKind kind);  // separate h_k / h / h_v exist
 
 // One self-attention layer: X = M, d_X = d_M = d_Y = d_model.
 struct AttentionSpec {
@@ -86,8 +86,7 @@ struct AttentionRequest {
 
 // Fills the defaults (h_k = h_v = h; d_k = d_v = d_model / h; general-bilinear: d_k = d_v =
 // d_model) and validates. On failure returns std::nullopt and fills `problems`.
-std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& request,
-                                                 std::vector<SpecProblem>* problems);
+std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& request, std::vector<SpecProblem>* problems);
 
 // Throws std::invalid_argument with all problems joined, if the spec is invalid.
 void require_valid(const AttentionSpec& spec);

@@ -19,18 +19,18 @@ using CblasGemm = void (*)(int, int, int, int, int, int, T, const T*, int, const
 
 template <typename T>
 CblasGemm<T> cblas_gemm() {
-  static const auto fn = reinterpret_cast<CblasGemm<T>>(
-      dlsym(RTLD_DEFAULT, std::is_same_v<T, float> ? "cblas_sgemm" : "cblas_dgemm"));
+  static const auto fn =
+      reinterpret_cast<CblasGemm<T>>(dlsym(RTLD_DEFAULT, std::is_same_v<T, float> ? "cblas_sgemm" : "cblas_dgemm"));
   return fn;
 }
 
 // Row-major C[M, N] = alpha op(A) op(B) + beta C.
 template <typename T>
-void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
-          const T* Bm, int64_t ldb, T beta, T* C, int64_t ldc) {
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* Bm,
+          int64_t ldb, T beta, T* C, int64_t ldc) {
   cblas_gemm<T>()(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, static_cast<int>(M),
-                  static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), Bm,
-                  static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+                  static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), Bm, static_cast<int>(ldb),
+                  beta, C, static_cast<int>(ldc));
 }
 
 // Runs fn(b) for every sequence b in [0, B), split over torch's intra-op threads (one contiguous
@@ -227,8 +227,10 @@ void backward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, const tor
       }
       // dQ_k[r0:r1] = s dJ_k K_k; dK_k[0:C] += s dJ_k^T Q_k[r0:r1].
       for (int64_t k = 0; k < hk; ++k) {
-        gemm<T>(false, false, R, dk, C, scale, dJ + k * A, C, x.k + k * dk, x.ld, 0, dx.q + blk.r0 * x.ld + k * dk, x.ld);
-        gemm<T>(true, false, C, dk, R, scale, dJ + k * A, C, x.q + blk.r0 * x.ld + k * dk, x.ld, beta, dx.k + k * dk, x.ld);
+        gemm<T>(false, false, R, dk, C, scale, dJ + k * A, C, x.k + k * dk, x.ld, 0, dx.q + blk.r0 * x.ld + k * dk,
+                x.ld);
+        gemm<T>(true, false, C, dk, R, scale, dJ + k * A, C, x.q + blk.r0 * x.ld + k * dk, x.ld, beta, dx.k + k * dk,
+                x.ld);
       }
     }
   });
@@ -244,7 +246,7 @@ struct FusedAttentionFn : public torch::autograd::Function<FusedAttentionFn> {
     const auto c_pl = p_l.numel() ? p_l.contiguous() : torch::Tensor();
     const auto c_pw = p_w.numel() ? p_w.contiguous() : torch::Tensor();
     auto out = qkv.scalar_type() == torch::kFloat64 ? forward_impl<double>(c_qkv, c_pl, c_pw, s, &saved)
-                                                     : forward_impl<float>(c_qkv, c_pl, c_pw, s, &saved);
+                                                    : forward_impl<float>(c_qkv, c_pl, c_pw, s, &saved);
     ctx->save_for_backward({c_qkv, c_pl, c_pw, saved.J, saved.W, saved.U});
     ctx->saved_data["heads_k"] = s.heads_k;
     ctx->saved_data["heads"] = s.heads;
@@ -274,8 +276,7 @@ struct FusedAttentionFn : public torch::autograd::Function<FusedAttentionFn> {
     torch::Tensor d_qkv, d_pl, d_pw;
     if (v[0].scalar_type() == torch::kFloat64)
       backward_impl<double>(v[0], v[1], v[2], s, saved, grad, &d_qkv, &d_pl, &d_pw);
-    else
-      backward_impl<float>(v[0], v[1], v[2], s, saved, grad, &d_qkv, &d_pl, &d_pw);
+    else backward_impl<float>(v[0], v[1], v[2], s, saved, grad, &d_qkv, &d_pl, &d_pw);
     return {d_qkv, d_pl, d_pw, torch::Tensor()};
   }
 };

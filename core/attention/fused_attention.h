@@ -4,8 +4,9 @@
 //   J_k = s Q_k K_k^T   L = P_l^T J   W = softmax(L + causal mask)   U = P_w^T W   O_v = U_v V_v
 // (P_l, P_w absent: L = J, U = W). Forwards and backwards work one sequence at a time, in
 // query-row blocks that skip the masked future, on cache-sized buffers, with the sequences split
-// across torch's intra-op threads (each BLAS call single-threaded: see parallel_matmul.h); every matmul is one BLAS call on strided pointers into Q|K|V, so heads are never
-// permuted into copies and the output comes out as [B, n, h_v d_v], ready for the output projection.
+// across torch's intra-op threads (each BLAS call single-threaded: see parallel_matmul.h); every matmul is one BLAS
+// call on strided pointers into Q|K|V, so heads are never permuted into copies and the output comes out as [B, n, h_v
+// d_v], ready for the output projection.
 #pragma once
 
 #include <torch/torch.h>
@@ -14,7 +15,7 @@ namespace headroom::core {
 
 struct FusedAttentionShape {
   int64_t heads_k = 1, heads = 1, heads_v = 1, d_k = 1, d_v = 1;
-  double scale = 1.0;        // s: multiplies Q K^T
+  double scale = 1.0;  // s: multiplies Q K^T
   bool causal = false;
   int64_t query_blocks = 1;  // causal only: rows split into this many blocks (block i sees keys < its end)
 };

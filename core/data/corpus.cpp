@@ -150,9 +150,10 @@ Corpus load_corpus(const std::string& name) {
       std::rename(tmp.c_str(), cached.c_str());
     }
   } else {
-    struct stat st{};
+    struct stat st {};
     if (::stat(name.c_str(), &st) != 0)
-      throw std::invalid_argument("corpus " + name + ": no such file; use kjv (built in) or a path to a UTF-8 text file");
+      throw std::invalid_argument("corpus " + name +
+                                  ": no such file; use kjv (built in) or a path to a UTF-8 text file");
     if (!S_ISREG(st.st_mode)) throw std::invalid_argument("corpus " + name + ": not a regular file");
     if (!read_file(name, &text)) throw std::invalid_argument("corpus " + name + ": cannot read the file");
     if (text.size() < 2) throw std::invalid_argument("corpus " + name + ": the file is empty; a corpus needs text");

@@ -7,9 +7,9 @@
 namespace headroom::core {
 
 struct Corpus {
-  std::string name;        // "kjv" or the file's path
-  std::string train;       // ~95% of the text
-  std::string validation;  // ~5%: every 20th block of ~8 KiB, cut at line ends (same for every run)
+  std::string name;          // "kjv" or the file's path
+  std::string train;         // ~95% of the text
+  std::string validation;    // ~5%: every 20th block of ~8 KiB, cut at line ends (same for every run)
   uint64_t fingerprint = 0;  // FNV-1a of the whole text: keys caches (e.g. BPE models)
 };
 

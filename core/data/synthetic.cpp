@@ -15,7 +15,8 @@ const char* to_string(SyntheticTask t) {
 }
 
 std::optional<SyntheticTask> parse_synthetic_task(const std::string& name) {
-  for (auto t : {SyntheticTask::Copy, SyntheticTask::Reverse, SyntheticTask::Induction, SyntheticTask::AssociativeRecall})
+  for (auto t :
+       {SyntheticTask::Copy, SyntheticTask::Reverse, SyntheticTask::Induction, SyntheticTask::AssociativeRecall})
     if (name == to_string(t)) return t;
   return std::nullopt;
 }

@@ -17,8 +17,8 @@ namespace {
 std::string printable(const std::string& piece) {
   std::string out;
   for (unsigned char c : piece) {
-    if (c == '\n') out += "\xE2\x8F\x8E";         // ⏎
-    else if (c == ' ') out += "\xE2\x90\xA3";     // ␣
+    if (c == '\n') out += "\xE2\x8F\x8E";      // ⏎
+    else if (c == ' ') out += "\xE2\x90\xA3";  // ␣
     else if (c == '\t') out += "\\t";
     else if (c < 0x20 || c == 0x7f) {
       char buf[8];
@@ -133,7 +133,10 @@ class BpeTokenizer final : public Tokenizer {
       if (c == ' ') s += kSpace;
       else s.push_back(c);
     }
-    struct Sym { size_t begin, len; int prev, next; };
+    struct Sym {
+      size_t begin, len;
+      int prev, next;
+    };
     std::vector<Sym> syms;
     for (size_t i = 0; i < s.size();) {
       const unsigned char c = s[i];
@@ -144,10 +147,12 @@ class BpeTokenizer final : public Tokenizer {
     }
     if (syms.empty()) return;
     syms.back().next = -1;
-    struct Cand { float score; int left; size_t len; };
-    auto worse = [](const Cand& a, const Cand& b) {
-      return a.score != b.score ? a.score < b.score : a.left > b.left;
+    struct Cand {
+      float score;
+      int left;
+      size_t len;
     };
+    auto worse = [](const Cand& a, const Cand& b) { return a.score != b.score ? a.score < b.score : a.left > b.left; };
     std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> agenda(worse);
     auto try_add = [&](int left) {
       if (left < 0) return;
@@ -205,7 +210,8 @@ std::unique_ptr<Tokenizer> make_byte_tokenizer() { return std::make_unique<ByteT
 
 std::unique_ptr<Tokenizer> make_bpe_tokenizer(const Corpus& corpus, int vocab) {
   if (vocab < 16 || vocab > 65536)
-    throw std::invalid_argument("BPE vocabulary " + std::to_string(vocab) + " is out of range: use 16..65536 (VB used 257, 500, 2000)");
+    throw std::invalid_argument("BPE vocabulary " + std::to_string(vocab) +
+                                " is out of range: use 16..65536 (VB used 257, 500, 2000)");
   char fp[32];
   std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(corpus.fingerprint));
   const std::string prefix = cache_dir() + "/bpe-" + fp + "-" + std::to_string(vocab);
@@ -218,20 +224,21 @@ std::unique_ptr<Tokenizer> make_bpe_tokenizer(const Corpus& corpus, int vocab) {
     std::ofstream(input, std::ios::binary) << corpus.train;
     int code = 0;
     std::string err;
-    run_program({"spm_train", "--input=" + input, "--model_prefix=" + tmp_prefix,
-                 "--vocab_size=" + std::to_string(vocab), "--model_type=bpe", "--character_coverage=1.0",
-                 "--normalization_rule_name=identity", "--remove_extra_whitespaces=false",
-                 "--max_sentence_length=100000", "--num_threads=2", "--minloglevel=2", "--unk_id=0",
-                 "--bos_id=-1", "--eos_id=-1", "--pad_id=-1"},
-                &code, &err);
+    run_program(
+        {"spm_train", "--input=" + input, "--model_prefix=" + tmp_prefix, "--vocab_size=" + std::to_string(vocab),
+         "--model_type=bpe", "--character_coverage=1.0", "--normalization_rule_name=identity",
+         "--remove_extra_whitespaces=false", "--max_sentence_length=100000", "--num_threads=2", "--minloglevel=2",
+         "--unk_id=0", "--bos_id=-1", "--eos_id=-1", "--pad_id=-1"},
+        &code, &err);
     std::remove(input.c_str());
     if (code != 0) {
       std::remove((tmp_prefix + ".model").c_str());
       std::remove((tmp_prefix + ".vocab").c_str());
       throw std::invalid_argument(
-          code == -1 ? "BPE tokenizers need sentencepiece's spm_train (Debian package sentencepiece); run scripts/setup.sh"
-                     : "spm_train could not build a BPE vocabulary of " + std::to_string(vocab) + " on corpus " +
-                           corpus.name + ": " + last_error_line(err));
+          code == -1
+              ? "BPE tokenizers need sentencepiece's spm_train (Debian package sentencepiece); run scripts/setup.sh"
+              : "spm_train could not build a BPE vocabulary of " + std::to_string(vocab) + " on corpus " + corpus.name +
+                    ": " + last_error_line(err));
     }
     std::rename((tmp_prefix + ".model").c_str(), model.c_str());
     std::rename((tmp_prefix + ".vocab").c_str(), vocab_file.c_str());

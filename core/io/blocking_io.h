@@ -34,8 +34,10 @@ inline void note_blocking_io(const char* what) {
   detail::g_blocking_on_ui.fetch_add(1);
   const char* last = detail::g_last_reported.exchange(what);
   if (!last || std::strcmp(last, what) != 0)
-    std::fprintf(stderr, "headroom: bug: %s ran on the UI thread (a frame waited for it); it belongs to a "
-                         "background owner (explorer loader, lab engine)\n", what);
+    std::fprintf(stderr,
+                 "headroom: bug: %s ran on the UI thread (a frame waited for it); it belongs to a "
+                 "background owner (explorer loader, lab engine)\n",
+                 what);
   assert(!"blocking I/O on the UI thread");
 }
 

@@ -21,9 +21,9 @@ struct SafetensorsError : std::runtime_error {
 
 struct StTensor {
   std::string name;
-  std::string dtype;             // "F32", "F64", "I64", "I32", "U8", "BOOL", "F16", "BF16"
+  std::string dtype;  // "F32", "F64", "I64", "I32", "U8", "BOOL", "F16", "BF16"
   std::vector<int64_t> shape;
-  std::vector<uint8_t> bytes;    // little-endian, row-major
+  std::vector<uint8_t> bytes;  // little-endian, row-major
 
   int64_t numel() const;
   // Typed views; throw SafetensorsError when the dtype differs.

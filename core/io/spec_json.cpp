@@ -28,8 +28,7 @@ int get_int(const nlohmann::json& j, const char* key, const std::string& where, 
     throw std::invalid_argument(where + "." + key + ": missing (an integer is required)");
   }
   const auto& v = j.at(key);
-  if (!v.is_number_integer())
-    throw std::invalid_argument(where + "." + key + ": expected an integer, got " + v.dump());
+  if (!v.is_number_integer()) throw std::invalid_argument(where + "." + key + ": expected an integer, got " + v.dump());
   return v.get<int>();
 }
 
@@ -64,17 +63,18 @@ std::string dynamic_terms_to_string(unsigned terms) {
 }
 
 nlohmann::json to_json(const AttentionSpec& s) {
-  nlohmann::json j = {{"kind", to_string(s.kind)}, {"d_model", s.d_model}, {"heads_k", s.heads_k},
-                      {"heads", s.heads},          {"heads_v", s.heads_v}, {"d_k", s.d_k},
-                      {"d_v", s.d_v},              {"causal", s.causal}};
+  nlohmann::json j = {
+      {"kind", to_string(s.kind)}, {"d_model", s.d_model}, {"heads_k", s.heads_k}, {"heads", s.heads},
+      {"heads_v", s.heads_v},      {"d_k", s.d_k},         {"d_v", s.d_v},         {"causal", s.causal}};
   if (s.kind == AttentionKind::DynamicProj) j["dynamic"] = dynamic_terms_to_string(s.dynamic_terms);
   return j;
 }
 
 nlohmann::json to_json(const ModelSpec& s) {
-  return {{"vocab", s.vocab},     {"width", s.width},         {"depth", s.depth},
-          {"embed_rank", s.embed_rank}, {"pos_rank", s.pos_rank}, {"context", s.context},
-          {"mlp_ratio", s.mlp_ratio},   {"attention", to_json(s.attention)}};
+  return {{"vocab", s.vocab},         {"width", s.width},
+          {"depth", s.depth},         {"embed_rank", s.embed_rank},
+          {"pos_rank", s.pos_rank},   {"context", s.context},
+          {"mlp_ratio", s.mlp_ratio}, {"attention", to_json(s.attention)}};
 }
 
 AttentionSpec attention_spec_from_json(const nlohmann::json& j, const std::string& where) {
@@ -120,10 +120,12 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
   m.pos_rank = get_int(j, "pos_rank", where, 0);
   m.context = get_int(j, "context", where, m.context);
   m.mlp_ratio = get_int(j, "mlp_ratio", where, m.mlp_ratio);
-  if (!j.contains("attention")) throw std::invalid_argument(where + ".attention: missing (an attention object is required)");
+  if (!j.contains("attention"))
+    throw std::invalid_argument(where + ".attention: missing (an attention object is required)");
   m.attention = attention_spec_from_json(j["attention"], where + ".attention");
   auto problems = validate(m);
-  if (!problems.empty()) throw std::invalid_argument(where + "." + problems.front().field + ": " + problems.front().message);
+  if (!problems.empty())
+    throw std::invalid_argument(where + "." + problems.front().field + ": " + problems.front().message);
   return m;
 }
 

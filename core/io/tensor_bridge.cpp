@@ -10,8 +10,8 @@ struct DtypePair {
   const char* st;
 };
 constexpr DtypePair kDtypes[] = {
-    {torch::kFloat32, "F32"}, {torch::kFloat64, "F64"}, {torch::kInt64, "I64"},
-    {torch::kInt32, "I32"},   {torch::kUInt8, "U8"},    {torch::kBool, "BOOL"},
+    {torch::kFloat32, "F32"}, {torch::kFloat64, "F64"},   {torch::kInt64, "I64"},
+    {torch::kInt32, "I32"},   {torch::kUInt8, "U8"},      {torch::kBool, "BOOL"},
     {torch::kHalf, "F16"},    {torch::kBFloat16, "BF16"},  // results-only exports store weights in 16 bits
 };
 
@@ -26,8 +26,8 @@ StTensor to_st_tensor(const std::string& name, const torch::Tensor& tensor) {
     if (!out.bytes.empty()) std::memcpy(out.bytes.data(), t.data_ptr(), out.bytes.size());
     return out;
   }
-  throw SafetensorsError("tensor " + name + " has a dtype Headroom does not store: " +
-                         std::string(c10::toString(t.scalar_type())));
+  throw SafetensorsError("tensor " + name +
+                         " has a dtype Headroom does not store: " + std::string(c10::toString(t.scalar_type())));
 }
 
 torch::Tensor from_st_tensor(const StTensor& st) {

@@ -59,12 +59,12 @@ int64_t parameter_count(const ModelSpec& s) {
   p += s.embed_rank > 0 ? V * s.embed_rank + int64_t(s.embed_rank) * d : V * d;  // token embedding
   p += s.pos_rank > 0 ? n * s.pos_rank + int64_t(s.pos_rank) * d : n * d;        // positions
   const int64_t hidden = int64_t(s.mlp_ratio) * d;
-  const int64_t block = 2 * (2 * d)                                 // two LayerNorms
+  const int64_t block = 2 * (2 * d)                                  // two LayerNorms
                         + attention_costs(s.attention, 1, 1).params  // attention (no biases)
                         + (s.mlp_ratio > 0 ? d * hidden + hidden + hidden * d + d : 0);
   p += s.depth * block;
-  p += 2 * d;          // final LayerNorm
-  p += d * V + V;      // untied output head with bias
+  p += 2 * d;      // final LayerNorm
+  p += d * V + V;  // untied output head with bias
   return p;
 }
 

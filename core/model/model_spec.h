@@ -10,13 +10,13 @@
 namespace headroom::core {
 
 struct ModelSpec {
-  int vocab = 256;       // V
-  int width = 64;        // d (VB: d_x); must equal attention.d_model
-  int depth = 2;         // L
-  int embed_rank = 0;    // r: token embedding factorised V x r · r x d (VB §5.1, ALBERT); 0 = unfactorised
-  int pos_rank = 0;      // positional embedding rank (VB C.4); 0 = unfactorised
-  int context = 64;      // n: the longest sequence the learned positions cover
-  int mlp_ratio = 4;     // feed-forward hidden = mlp_ratio * d
+  int vocab = 256;     // V
+  int width = 64;      // d (VB: d_x); must equal attention.d_model
+  int depth = 2;       // L
+  int embed_rank = 0;  // r: token embedding factorised V x r · r x d (VB §5.1, ALBERT); 0 = unfactorised
+  int pos_rank = 0;    // positional embedding rank (VB C.4); 0 = unfactorised
+  int context = 64;    // n: the longest sequence the learned positions cover
+  int mlp_ratio = 4;   // feed-forward hidden = mlp_ratio * d
   AttentionSpec attention;
 
   bool operator==(const ModelSpec& o) const;

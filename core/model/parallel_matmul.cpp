@@ -31,18 +31,16 @@ void split_rows(int64_t rows, int64_t work, const Fn& fn) {
 
 struct ParallelMatmulFn : public torch::autograd::Function<ParallelMatmulFn> {
   // x2 [M, in]; w as stored; bias [out] or empty. Returns [M, out].
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x2,
-                               const torch::Tensor& w, const torch::Tensor& bias, bool out_in) {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x2, const torch::Tensor& w,
+                               const torch::Tensor& bias, bool out_in) {
     const auto w_in_out = out_in ? w.t() : w;  // a view: BLAS reads the transpose in place
     const int64_t M = x2.size(0), in = x2.size(1), out = w_in_out.size(1);
     auto y = torch::empty({M, out}, x2.options());
     const bool has_bias = bias.numel() > 0;
     split_rows(M, M * in * out, [&](int64_t r0, int64_t r1) {
       auto ys = y.narrow(0, r0, r1 - r0);
-      if (has_bias)
-        at::addmm_out(ys, bias, x2.narrow(0, r0, r1 - r0), w_in_out);
-      else
-        at::mm_out(ys, x2.narrow(0, r0, r1 - r0), w_in_out);
+      if (has_bias) at::addmm_out(ys, bias, x2.narrow(0, r0, r1 - r0), w_in_out);
+      else at::mm_out(ys, x2.narrow(0, r0, r1 - r0), w_in_out);
     });
     ctx->save_for_backward({x2, w});
     ctx->saved_data["out_in"] = out_in;

@@ -14,9 +14,9 @@ namespace headroom::core {
 
 // What one forward pass saw, per layer.
 struct ModelTrace {
-  torch::Tensor embedded;                    // [B, n, d] token + position embedding (layer 0's input)
-  std::vector<torch::Tensor> attention_in;   // per layer: LN(x), the attention's input [B, n, d]
-  std::vector<AttentionTrace> attention;     // per layer: J, L, W, U
+  torch::Tensor embedded;                   // [B, n, d] token + position embedding (layer 0's input)
+  std::vector<torch::Tensor> attention_in;  // per layer: LN(x), the attention's input [B, n, d]
+  std::vector<AttentionTrace> attention;    // per layer: J, L, W, U
 };
 
 class TransformerBlockImpl : public torch::nn::Module {
@@ -46,9 +46,9 @@ class TransformerLMImpl : public torch::nn::Module {
   int64_t num_parameters() const;
 
   torch::nn::Embedding tok{nullptr};
-  torch::nn::Linear tok_proj{nullptr};   // r -> d, only when factorised
+  torch::nn::Linear tok_proj{nullptr};  // r -> d, only when factorised
   torch::nn::Embedding pos{nullptr};
-  torch::nn::Linear pos_proj{nullptr};   // r_pos -> d, only when factorised
+  torch::nn::Linear pos_proj{nullptr};  // r_pos -> d, only when factorised
   torch::nn::ModuleList blocks{nullptr};
   torch::nn::LayerNorm ln_f{nullptr};
   torch::nn::Linear head{nullptr};

@@ -96,12 +96,14 @@ TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where
     }
     const auto& def = known[it.key()];
     const auto& v = it.value();
-    const bool ok = def.is_string() ? v.is_string()
+    const bool ok = def.is_string()                                       ? v.is_string()
                     : def.is_number_integer() || def.is_number_unsigned() ? v.is_number_integer()
-                    : v.is_number();
+                                                                          : v.is_number();
     if (!ok)
       throw std::invalid_argument(where + "." + it.key() + ": expected " +
-                                  (def.is_string() ? "a string" : def.is_number_float() ? "a number" : "an integer") +
+                                  (def.is_string()         ? "a string"
+                                   : def.is_number_float() ? "a number"
+                                                           : "an integer") +
                                   ", got " + v.dump());
     merged[it.key()] = v;
   }

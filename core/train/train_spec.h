@@ -11,30 +11,30 @@
 namespace headroom::core {
 
 enum class LrSchedule {
-  Cosine,        // VB appendix C: linear warm-up, then cosine to min_lr_ratio * lr
-  InverseSqrt,   // LRB appendix C: linear warm-up, then lr * sqrt(warmup / step)
-  Constant,      // linear warm-up, then flat (the live lab)
+  Cosine,       // VB appendix C: linear warm-up, then cosine to min_lr_ratio * lr
+  InverseSqrt,  // LRB appendix C: linear warm-up, then lr * sqrt(warmup / step)
+  Constant,     // linear warm-up, then flat (the live lab)
 };
 const char* to_string(LrSchedule s);
 std::optional<LrSchedule> parse_lr_schedule(const std::string& name);  // "cosine", "inverse-sqrt", "constant"
 
 struct TrainSpec {
-  std::string corpus = "kjv";      // "kjv", a text file path, or a synthetic task (copy, reverse, induction, recall)
-  std::string tokenizer = "bytes"; // "bytes" or "bpe:<V>"; ignored for synthetic tasks
+  std::string corpus = "kjv";       // "kjv", a text file path, or a synthetic task (copy, reverse, induction, recall)
+  std::string tokenizer = "bytes";  // "bytes" or "bpe:<V>"; ignored for synthetic tasks
   int64_t steps = 1000;
   int batch = 16;
-  int seq_len = 0;                 // 0 = the model's context n
+  int seq_len = 0;  // 0 = the model's context n
   double lr = 1e-3;
   int warmup = 100;
   LrSchedule schedule = LrSchedule::Cosine;
   double min_lr_ratio = 0.0;
-  double weight_decay = 0.01;      // decoupled; matrices only (not biases, gains or embeddings' norms)
+  double weight_decay = 0.01;  // decoupled; matrices only (not biases, gains or embeddings' norms)
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  double clip = 1.0;               // global gradient-norm clip; 0 = off
-  int eval_every = 100;            // validation loss every k steps (and at the last step)
-  int eval_batches = 4;            // fixed validation batches
-  int log_every = 10;              // train metrics every k steps
-  int checkpoint_every = 500;      // checkpoint every K steps (and at the last step)
+  double clip = 1.0;           // global gradient-norm clip; 0 = off
+  int eval_every = 100;        // validation loss every k steps (and at the last step)
+  int eval_batches = 4;        // fixed validation batches
+  int log_every = 10;          // train metrics every k steps
+  int checkpoint_every = 500;  // checkpoint every K steps (and at the last step)
   uint64_t seed = 0;
 
   bool operator==(const TrainSpec& o) const;

@@ -19,8 +19,8 @@ Trainer::Trainer(const ModelSpec& model, const TrainSpec& train, std::shared_ptr
                                 " tokens but the model's vocab is " + std::to_string(model_spec_.vocab) +
                                 "; set vocab >= " + std::to_string(data_->vocab_size()));
   if (train_.seq_len > model_spec_.context)
-    throw std::invalid_argument("seq_len = " + std::to_string(train_.seq_len) + " exceeds the model's context n = " +
-                                std::to_string(model_spec_.context));
+    throw std::invalid_argument("seq_len = " + std::to_string(train_.seq_len) +
+                                " exceeds the model's context n = " + std::to_string(model_spec_.context));
   torch::manual_seed(train_.seed);
   model_ = TransformerLM(model_spec_);
   for (const auto& item : model_->named_parameters()) {
@@ -41,9 +41,9 @@ int64_t Trainer::tokens_per_step() const { return int64_t(train_.batch) * seq_le
 
 torch::Tensor Trainer::loss_on(const Batch& batch) {
   auto logits = model_->forward(batch.inputs);
-  auto per_token = torch::nn::functional::cross_entropy(
-      logits.reshape({-1, logits.size(-1)}), batch.targets.reshape(-1),
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  auto per_token =
+      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.reshape(-1),
+                                           torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
   if (!batch.mask.defined()) return per_token.mean();
   auto mask = batch.mask.reshape(-1);
   return (per_token * mask).sum() / mask.sum().clamp_min(1.0);

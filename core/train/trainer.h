@@ -16,12 +16,12 @@
 namespace headroom::core {
 
 struct StepMetrics {
-  int64_t step = 0;         // the step just taken (1-based: after the first step, 1)
+  int64_t step = 0;  // the step just taken (1-based: after the first step, 1)
   double train_loss = 0;
   double lr = 0;
-  double grad_norm = 0;     // before clipping
-  double seconds = 0;       // wall time of this step
-  int64_t tokens = 0;       // tokens seen so far
+  double grad_norm = 0;  // before clipping
+  double seconds = 0;    // wall time of this step
+  int64_t tokens = 0;    // tokens seen so far
 };
 
 class Trainer {
@@ -30,8 +30,8 @@ class Trainer {
   // data's vocabulary exceeds the model's.
   Trainer(const ModelSpec& model, const TrainSpec& train, std::shared_ptr<const DataSource> data);
 
-  StepMetrics step();                 // one optimiser step
-  double evaluate();                  // mean validation loss over the fixed validation batches
+  StepMetrics step();  // one optimiser step
+  double evaluate();   // mean validation loss over the fixed validation batches
   bool finished() const { return step_ >= train_.steps; }
   int64_t current_step() const { return step_; }
   int64_t tokens_per_step() const;

@@ -42,7 +42,10 @@ std::vector<Row> load_rows() {
   bool header = true;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
-    if (header) { header = false; continue; }
+    if (header) {
+      header = false;
+      continue;
+    }
     auto c = split(line);
     rows.push_back({std::stoi(c[0]), c[1], std::stoi(c[2]), std::stoi(c[3]), std::stoi(c[4]), std::stoi(c[5]),
                     std::stoi(c[6]), std::stoll(c[13]), c[14]});
@@ -99,9 +102,8 @@ TEST(AttentionCosts, ReproducesEveryRowOfThTables) {
     ASSERT_TRUE(validate(spec).empty()) << r.variant << ": " << validate(spec).front().message;
     const auto c = attention_costs(spec, 512, 512);
     EXPECT_EQ(c.params, r.params) << "Table " << r.table << " " << r.variant << " h=" << r.h;
-    EXPECT_TRUE(matches_printed(c.multiplies, r.multiplies))
-        << "Table " << r.table << " " << r.variant << " h=" << r.h << ": " << c.multiplies << " vs printed "
-        << r.multiplies;
+    EXPECT_TRUE(matches_printed(c.multiplies, r.multiplies)) << "Table " << r.table << " " << r.variant << " h=" << r.h
+                                                             << ": " << c.multiplies << " vs printed " << r.multiplies;
     ++per_table[r.table];
   }
   // Every table's rows were checked (rows repeated across tables appear once in the CSV).

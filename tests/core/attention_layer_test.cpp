@@ -179,9 +179,8 @@ TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
   r.d_v = 7;
   AttentionLayer layer(*make_attention_spec(r, nullptr));
   std::map<std::string, std::vector<int64_t>> want = {
-      {"P_q", {20, 6, 2}}, {"P_k", {20, 6, 2}}, {"P_v", {20, 7, 3}}, {"P_o", {20, 7, 3}},
-      {"P_l", {2, 5}},     {"P_w", {5, 3}},     {"P_Xl", {20, 2, 5}}, {"P_Ml", {20, 2, 5}},
-      {"P_Xw", {20, 5, 3}}, {"P_Mw", {20, 5, 3}}};
+      {"P_q", {20, 6, 2}}, {"P_k", {20, 6, 2}},  {"P_v", {20, 7, 3}},  {"P_o", {20, 7, 3}},  {"P_l", {2, 5}},
+      {"P_w", {5, 3}},     {"P_Xl", {20, 2, 5}}, {"P_Ml", {20, 2, 5}}, {"P_Xw", {20, 5, 3}}, {"P_Mw", {20, 5, 3}}};
   auto params = layer->th_parameters();
   ASSERT_EQ(params.size(), want.size());
   for (const auto& [name, value] : params) EXPECT_EQ(value.sizes().vec(), want.at(name)) << name;
@@ -204,41 +203,42 @@ TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
 TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
   // n = 70 and 130: long enough that the causal path splits queries into two and four blocks.
   for (const int n : {9, 70, 130})
-  for (const auto kind : all_attention_kinds()) {
-    for (bool causal : {false, true}) {
-      AttentionRequest r{kind, 24, 4};
-      r.causal = causal;
-      if (kind == AttentionKind::TalkingHeads || kind == AttentionKind::DynamicProj) {
-        r.heads_k = 3;  // h_k, h, h_v all different: catches a transposed mixing matrix
-        r.heads_v = 5;
+    for (const auto kind : all_attention_kinds()) {
+      for (bool causal : {false, true}) {
+        AttentionRequest r{kind, 24, 4};
+        r.causal = causal;
+        if (kind == AttentionKind::TalkingHeads || kind == AttentionKind::DynamicProj) {
+          r.heads_k = 3;  // h_k, h, h_v all different: catches a transposed mixing matrix
+          r.heads_v = 5;
+        }
+        AttentionLayer layer(*make_attention_spec(r, nullptr));
+        layer->to(torch::kFloat64);  // float64: the two paths may differ only by rounding
+        {
+          torch::NoGradGuard g;  // away from the identity start, so mixing really mixes
+          for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
+        }
+        auto run = [&](bool traced, std::vector<torch::Tensor>* grads) {
+          auto x = input(n, 24, 5).to(torch::kFloat64).requires_grad_(true);
+          layer->zero_grad();
+          AttentionTrace trace;
+          auto y = layer->forward(x, traced ? &trace : nullptr);
+          (y * torch::linspace(-1, 1, y.numel(), torch::kFloat64).view(y.sizes())).sum().backward();
+          grads->push_back(x.grad().clone());
+          for (const auto& p : layer->parameters()) grads->push_back(p.grad().clone());
+          return y.detach();
+        };
+        std::vector<torch::Tensor> g_traced, g_fast;
+        const auto y_traced = run(true, &g_traced);
+        const auto y_fast = run(false, &g_fast);
+        const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") + " n=" + std::to_string(n);
+        EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
+        EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
+        ASSERT_EQ(g_traced.size(), g_fast.size()) << what;
+        for (size_t i = 0; i < g_fast.size(); ++i)
+          EXPECT_TRUE(torch::allclose(g_traced[i], g_fast[i], 1e-10, 1e-12))
+              << what << " gradient " << i << ": max |difference| "
+              << (g_traced[i] - g_fast[i]).abs().max().item<double>() << " of max "
+              << g_traced[i].abs().max().item<double>();
       }
-      AttentionLayer layer(*make_attention_spec(r, nullptr));
-      layer->to(torch::kFloat64);  // float64: the two paths may differ only by rounding
-      {
-        torch::NoGradGuard g;  // away from the identity start, so mixing really mixes
-        for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
-      }
-      auto run = [&](bool traced, std::vector<torch::Tensor>* grads) {
-        auto x = input(n, 24, 5).to(torch::kFloat64).requires_grad_(true);
-        layer->zero_grad();
-        AttentionTrace trace;
-        auto y = layer->forward(x, traced ? &trace : nullptr);
-        (y * torch::linspace(-1, 1, y.numel(), torch::kFloat64).view(y.sizes())).sum().backward();
-        grads->push_back(x.grad().clone());
-        for (const auto& p : layer->parameters()) grads->push_back(p.grad().clone());
-        return y.detach();
-      };
-      std::vector<torch::Tensor> g_traced, g_fast;
-      const auto y_traced = run(true, &g_traced);
-      const auto y_fast = run(false, &g_fast);
-      const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") + " n=" + std::to_string(n);
-      EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
-      EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
-      ASSERT_EQ(g_traced.size(), g_fast.size()) << what;
-      for (size_t i = 0; i < g_fast.size(); ++i)
-        EXPECT_TRUE(torch::allclose(g_traced[i], g_fast[i], 1e-10, 1e-12))
-            << what << " gradient " << i << ": max |difference| " << (g_traced[i] - g_fast[i]).abs().max().item<double>()
-            << " of max " << g_traced[i].abs().max().item<double>();
     }
-  }
 }

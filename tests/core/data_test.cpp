@@ -62,7 +62,8 @@ TEST(Tokenizer, BytesRoundTrip) {
 
 TEST(Tokenizer, BpeTrainsOnTheTrainSplitAndCaches) {
   std::string text;
-  for (int i = 0; i < 400; ++i) text += "And God said, Let there be light: and there was light. " + std::to_string(i % 7) + "\n";
+  for (int i = 0; i < 400; ++i)
+    text += "And God said, Let there be light: and there was light. " + std::to_string(i % 7) + "\n";
   const auto c = load_corpus(write_temp("bpe.txt", text));
   auto t = make_bpe_tokenizer(c, 60);
   EXPECT_EQ(t->vocab_size(), 60);
@@ -104,7 +105,8 @@ TEST(Tokenizer, BpeEncoderMatchesSentencepiecesOwn) {
 
 TEST(Synthetic, SequencesAreWellFormed) {
   std::mt19937_64 rng(1);
-  for (auto task : {SyntheticTask::Copy, SyntheticTask::Reverse, SyntheticTask::Induction, SyntheticTask::AssociativeRecall}) {
+  for (auto task :
+       {SyntheticTask::Copy, SyntheticTask::Reverse, SyntheticTask::Induction, SyntheticTask::AssociativeRecall}) {
     for (int n : {4, 9, 32}) {
       const auto s = make_synthetic_sequence(task, n, rng);
       ASSERT_EQ(s.tokens.size(), size_t(n) + 1);

@@ -135,17 +135,19 @@ TEST(ParallelMatmul, EqualsMatmulAndLinearWithGradientsForAnyThreadCount) {
           for (auto* t : {&x, &w, &b})
             if (t->defined() && t->grad().defined()) t->mutable_grad().zero_();
           auto y = parallel ? parallel_matmul(x, w, b, out_in)
-                            : (out_in ? torch::nn::functional::linear(x, w, b) : (b.defined() ? x.matmul(w) + b : x.matmul(w)));
+                            : (out_in ? torch::nn::functional::linear(x, w, b)
+                                      : (b.defined() ? x.matmul(w) + b : x.matmul(w)));
           (y * weight).sum().backward();
           std::vector<torch::Tensor> r{y.detach(), x.grad().clone(), w.grad().clone()};
           if (b.defined()) r.push_back(b.grad().clone());
           return r;
         };
         const auto want = run(false), got = run(true);
-        const std::string what = "threads=" + std::to_string(threads) + (out_in ? " [out,in]" : " [in,out]") +
-                                 (with_bias ? " bias" : "");
+        const std::string what =
+            "threads=" + std::to_string(threads) + (out_in ? " [out,in]" : " [in,out]") + (with_bias ? " bias" : "");
         ASSERT_EQ(got.size(), want.size()) << what;
         EXPECT_EQ(got[0].sizes(), want[0].sizes()) << what;
-        for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(torch::allclose(got[i], want[i], 1e-10, 1e-12)) << what << " tensor " << i;
+        for (size_t i = 0; i < got.size(); ++i)
+          EXPECT_TRUE(torch::allclose(got[i], want[i], 1e-10, 1e-12)) << what << " tensor " << i;
       }
 }

@@ -71,7 +71,6 @@ TEST(Safetensors, RejectsCorruptBytesWithAReason) {
     for (int i = 1; i < 8; ++i) noise[i] = 0;
     try {
       decode_safetensors(noise.data(), noise.size(), "noise");
-    } catch (const SafetensorsError&) {
-    }
+    } catch (const SafetensorsError&) {}
   }
 }

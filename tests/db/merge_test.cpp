@@ -19,13 +19,11 @@
 namespace headroom::db {
 namespace {
 
-using testing::TempDir;
 using testing::bytes_of;
 using testing::read_bytes;
+using testing::TempDir;
 
 namespace fs = std::filesystem;
-
-
 
 NewRun run_in(std::int64_t suite, const std::string& name) {
   NewRun run;
@@ -41,8 +39,12 @@ void train(RunStore& store, const std::string& name, int steps, double scale) {
   const RunRecord run = store.claim_by_name(name, "worker", 60).value();
   for (int step = 10; step <= steps; step += 10) {
     const double spike = step % 40 == 20 ? 1.0 : 0.0;  // extremes mid-run, not only at the ends
-    Progress progress{run.id, "worker", step, {{"loss", step, step * 8LL, step * 0.5, scale / step + spike},
-                                               {"acc", step, step * 8LL, step * 0.5, step * 0.001}}, {}};
+    Progress progress{run.id,
+                      "worker",
+                      step,
+                      {{"loss", step, step * 8LL, step * 0.5, scale / step + spike},
+                       {"acc", step, step * 8LL, step * 0.5, step * 0.001}},
+                      {}};
     const Blob checkpoint = bytes_of(name + "@" + std::to_string(step));
     if (step % 50 == 0) progress.artifacts.push_back({std::string(kCheckpointArtifact), step, checkpoint});
     ASSERT_TRUE(store.commit_progress(progress));
@@ -54,9 +56,8 @@ using Row = std::tuple<std::string, std::string, std::int64_t, double>;  // run 
 
 std::vector<Row> exported(RunStore& store, std::optional<std::int64_t> run_id = std::nullopt) {
   std::vector<Row> rows;
-  store.export_rows(run_id, [&](const ExportRow& row) {
-    rows.emplace_back(row.run_name, row.metric, row.step, row.value);
-  });
+  store.export_rows(run_id,
+                    [&](const ExportRow& row) { rows.emplace_back(row.run_name, row.metric, row.step, row.value); });
   return rows;
 }
 
@@ -119,10 +120,10 @@ TEST(Merge, ShardsFoldIntoTheUnionWithConsistentMetrics) {
   EXPECT_EQ(first.suites_added, 1);
   EXPECT_EQ(first.runs_added, 4);
   const MergeReport second = merged.merge_from(shard_paths[1]);
-  EXPECT_EQ(second.suites_added, 0);  // "sweep" is shared
-  EXPECT_EQ(second.runs_added, 1);    // adhoc
-  EXPECT_EQ(second.runs_replaced, 2);  // r1, r3 were only queued in shard 0
-  EXPECT_EQ(second.runs_skipped, 2);   // r0, r2 are only queued in shard 1
+  EXPECT_EQ(second.suites_added, 0);               // "sweep" is shared
+  EXPECT_EQ(second.runs_added, 1);                 // adhoc
+  EXPECT_EQ(second.runs_replaced, 2);              // r1, r3 were only queued in shard 0
+  EXPECT_EQ(second.runs_skipped, 2);               // r0, r2 are only queued in shard 1
   EXPECT_EQ(read_bytes(shard_paths[0]), before0);  // sources are only read
 
   EXPECT_EQ(merged.list_suites().size(), 1u);

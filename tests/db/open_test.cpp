@@ -21,12 +21,11 @@
 namespace headroom::db {
 namespace {
 
-using testing::TempDir;
 using testing::bytes_of;
 using testing::read_bytes;
+using testing::TempDir;
 
 namespace fs = std::filesystem;
-
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -301,8 +300,7 @@ TEST(Transaction, RollsBackUnlessCommitted) {
     Transaction transaction(connection);
     insert_suite(connection, "dropped too");
     throw std::runtime_error("simulated failure");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_EQ(suite_count(connection), 0);
   {
     Transaction transaction(connection);

@@ -19,12 +19,11 @@
 namespace headroom::db {
 namespace {
 
-using testing::TempDir;
 using testing::bytes_of;
 using testing::read_bytes;
+using testing::TempDir;
 
 namespace fs = std::filesystem;
-
 
 // A database with one run, claimed by worker "w".
 struct Fixture {
@@ -47,7 +46,6 @@ struct Fixture {
     return count.column_int64(0);
   }
 };
-
 
 TEST(Metrics, ReloggingTheSameStepReplacesInsteadOfDuplicating) {
   Fixture f;
@@ -73,8 +71,8 @@ TEST(Metrics, ReloggingTheSameStepReplacesInsteadOfDuplicating) {
 TEST(Metrics, NanValuesSurviveAndAreIgnoredByMinMax) {
   Fixture f;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  f.store.append_metrics(f.run, {{"loss", 1, 0, 0, 2.0}, {"loss", 2, 0, 0, nan}, {"loss", 3, 0, 0, -1.0},
-                                 {"loss", 4, 0, 0, nan}});
+  f.store.append_metrics(
+      f.run, {{"loss", 1, 0, 0, 2.0}, {"loss", 2, 0, 0, nan}, {"loss", 3, 0, 0, -1.0}, {"loss", 4, 0, 0, nan}});
   EXPECT_TRUE(std::isnan(f.store.latest_metrics(f.run).at("loss")));
   const auto curve = f.store.curve(f.run, "loss", 0, 9, 1);
   ASSERT_EQ(curve.size(), 1u);
@@ -165,8 +163,7 @@ TEST(Progress, CallerHeldTransactionCoversMetricsAndArtifacts) {
     f.store.append_metrics(f.run, {{"loss", 1, 0, 0, 1.0}});
     f.store.put_artifact(f.run, 1, std::string(kCheckpointArtifact), bytes_of("x"));
     throw std::runtime_error("worker crashed before commit");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_EQ(f.metric_rows(), 0);
   EXPECT_FALSE(f.store.latest_artifact(f.run, std::string(kCheckpointArtifact)));
   {
@@ -267,7 +264,7 @@ TEST(Curve, EmptyRangesAndMoreBucketsThanPoints) {
   std::vector<MetricRow> rows;
   for (int step = 0; step < 100; step += 10) rows.push_back({"loss", step, 0, 0, static_cast<double>(step)});
   f.store.append_metrics(f.run, rows);
-  EXPECT_TRUE(f.store.curve(f.run, "loss", 50, 40, 10).empty());     // hi < lo
+  EXPECT_TRUE(f.store.curve(f.run, "loss", 50, 40, 10).empty());      // hi < lo
   EXPECT_TRUE(f.store.curve(f.run, "loss", 1000, 2000, 10).empty());  // nothing logged there
   EXPECT_TRUE(f.store.curve(f.run, "loss", 41, 49, 10).empty());      // between two points
   EXPECT_TRUE(f.store.curve(f.run, "nope", 0, 100, 10).empty());
@@ -396,7 +393,8 @@ TEST(Summaries, LatestOfEveryMetricAndTheMinimumOfOneForAllRuns) {
   empty.config_json = "{}";
   const std::int64_t silent = f.store.enqueue_run(empty);
   std::vector<MetricRow> rows;
-  for (int s = 0; s < 5000; ++s) rows.push_back({"val_loss", s, 0, 0, 3.0 + std::sin(s * 0.01) + (s == 1234 ? -2.5 : 0.0)});
+  for (int s = 0; s < 5000; ++s)
+    rows.push_back({"val_loss", s, 0, 0, 3.0 + std::sin(s * 0.01) + (s == 1234 ? -2.5 : 0.0)});
   rows.push_back({"train_loss", 7, 0, 0, 9.0});
   rows.push_back({"train_loss", 3, 0, 0, 1.0});  // logged out of order: the latest is step 7's
   f.store.append_metrics(f.run, rows);

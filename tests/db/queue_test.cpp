@@ -21,12 +21,11 @@
 namespace headroom::db {
 namespace {
 
-using testing::TempDir;
 using testing::bytes_of;
 using testing::read_bytes;
+using testing::TempDir;
 
 namespace fs = std::filesystem;
-
 
 NewRun simple_run(const std::string& name, std::optional<std::int64_t> suite_id = std::nullopt) {
   NewRun run;
@@ -186,7 +185,7 @@ TEST(Queue, StaleHeartbeatIsReclaimedAndFreshOneIsNot) {
   db.now += 59;
   EXPECT_FALSE(db.store.claim_next("rescuer", 0, 1, 60));
   EXPECT_FALSE(db.store.claim_next("rescuer", 0, 1, 0));  // 0 never steals
-  db.now += 2;  // 61 s since the last heartbeat: the worker is presumed dead
+  db.now += 2;                                            // 61 s since the last heartbeat: the worker is presumed dead
   const auto rescued = db.store.claim_next("rescuer", 0, 1, 60);
   ASSERT_TRUE(rescued);
   EXPECT_EQ(rescued->id, id);
@@ -237,8 +236,8 @@ TEST(Queue, ReleaseHandsARunBackForImmediateResume) {
   EXPECT_TRUE(db.store.commit_progress({id, "w", 40, {{"loss", 40, 0, 0, 1.0}}, {}}));
   EXPECT_FALSE(db.store.release(id, "someone-else"));
   EXPECT_TRUE(db.store.release(id, "w"));
-  EXPECT_FALSE(db.store.release(id, "w"));      // no longer running
-  EXPECT_FALSE(db.store.heartbeat(id, "w"));    // and no longer w's
+  EXPECT_FALSE(db.store.release(id, "w"));    // no longer running
+  EXPECT_FALSE(db.store.heartbeat(id, "w"));  // and no longer w's
   RunRecord run = db.store.get_run(id).value();
   EXPECT_EQ(run.status, RunStatus::Queued);
   EXPECT_EQ(run.current_step, 40);
@@ -300,8 +299,7 @@ TEST(Queue, ClaimByNameResumesTheNamedRun) {
 // reports "C <id>" per claimed run, or "E <message>" on any error.
 int claim_until_empty(const std::string& path, const std::string& worker, int go_fd, int out_fd) {
   char byte = 0;
-  while (read(go_fd, &byte, 1) > 0) {
-  }  // start together: wait until the parent closes the pipe
+  while (read(go_fd, &byte, 1) > 0) {}  // start together: wait until the parent closes the pipe
   std::ostringstream report;
   int status = 0;
   try {

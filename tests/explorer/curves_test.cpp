@@ -212,7 +212,8 @@ class FetchCurve : public ::testing::Test {
     // val_loss = 100 - step at steps 0..99; 128 tokens per step; wall 100 s + 36 s per step.
     std::vector<db::MetricRow> rows;
     for (std::int64_t s = 0; s < 100; ++s) {
-      rows.push_back(db::MetricRow{"val_loss", s, s * 128, 100.0 + 36.0 * static_cast<double>(s), 100.0 - static_cast<double>(s)});
+      rows.push_back(
+          db::MetricRow{"val_loss", s, s * 128, 100.0 + 36.0 * static_cast<double>(s), 100.0 - static_cast<double>(s)});
     }
     db_.store().append_metrics(id_, rows);
   }

@@ -5,9 +5,7 @@
 namespace headroom::explorer {
 namespace {
 
-TEST(DataPaths, XdgDataHomeWinsWhenAbsolute) {
-  EXPECT_EQ(data_dir_from("/x/data", "/home/u"), "/x/data/headroom");
-}
+TEST(DataPaths, XdgDataHomeWinsWhenAbsolute) { EXPECT_EQ(data_dir_from("/x/data", "/home/u"), "/x/data/headroom"); }
 
 TEST(DataPaths, RelativeXdgDataHomeIsIgnored) {
   EXPECT_EQ(data_dir_from("rel/data", "/home/u"), "/home/u/.local/share/headroom");

@@ -27,11 +27,23 @@ struct ConfigSpec {
 inline std::string config_json(const ConfigSpec& c) {
   nlohmann::json j;
   j["model"] = {{"attention",
-                 {{"causal", true}, {"d_k", c.d_k}, {"d_model", c.width}, {"d_v", c.d_v}, {"heads", c.heads},
-                  {"heads_k", c.heads}, {"heads_v", c.heads}, {"kind", c.kind}}},
-                {"context", c.context}, {"depth", c.depth}, {"embed_rank", c.embed_rank}, {"mlp_ratio", 4},
-                {"pos_rank", c.pos_rank}, {"vocab", c.vocab}, {"width", c.width}};
-  j["train"] = {{"batch", 8}, {"corpus", "kjv"}, {"lr", c.lr}, {"seed", c.seed}, {"steps", 30}, {"tokenizer", c.tokenizer}};
+                 {{"causal", true},
+                  {"d_k", c.d_k},
+                  {"d_model", c.width},
+                  {"d_v", c.d_v},
+                  {"heads", c.heads},
+                  {"heads_k", c.heads},
+                  {"heads_v", c.heads},
+                  {"kind", c.kind}}},
+                {"context", c.context},
+                {"depth", c.depth},
+                {"embed_rank", c.embed_rank},
+                {"mlp_ratio", 4},
+                {"pos_rank", c.pos_rank},
+                {"vocab", c.vocab},
+                {"width", c.width}};
+  j["train"] = {{"batch", 8},     {"corpus", "kjv"}, {"lr", c.lr},
+                {"seed", c.seed}, {"steps", 30},     {"tokenizer", c.tokenizer}};
   return j.dump();
 }
 
@@ -40,7 +52,9 @@ inline std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-inline std::string suite_toml(const std::string& file) { return read_text(std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/" + file); }
+inline std::string suite_toml(const std::string& file) {
+  return read_text(std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/" + file);
+}
 inline std::string reference_dir() { return std::string(HEADROOM_SOURCE_DIR) + "/assets/reference"; }
 
 // A fresh DB file in a temp dir with a RunStore on it.

@@ -83,7 +83,8 @@ TEST_F(ThHeadsFigure, OursAreFinalValLossesPerLabelAndHeads) {
   EXPECT_EQ(f.x_label, "heads h");
   EXPECT_TRUE(f.log_x);
   EXPECT_EQ(f.ours_y_label, "final val loss (nats/byte; kjv, bytes; lower is better)");
-  EXPECT_EQ(labels(f.ours), (std::vector<std::string>{"multi-head", "talking-heads", "multi-head-2x", "general-bilinear"}));
+  EXPECT_EQ(labels(f.ours),
+            (std::vector<std::string>{"multi-head", "talking-heads", "multi-head-2x", "general-bilinear"}));
 
   const FigureSeries& mh = f.ours[0];
   EXPECT_EQ(xs(mh), (std::vector<double>{2, 8}));
@@ -114,8 +115,8 @@ TEST_F(ThHeadsFigure, PaperSeriesAreTable1LnPerplexities) {
   EXPECT_EQ(f.paper_y_label, "ln perplexity on C4 after 65k steps (T5-base; lower is better)");
   // The T5-paper row reports no ln perplexity and is left out.
   EXPECT_EQ(labels(f.paper), (std::vector<std::string>{"TH Table 1: multi-head", "TH Table 1: talking-heads",
-                                                        "TH Table 1: multi-head (24 heads at d_k=64; more params)",
-                                                        "TH Table 1: general bilinear"}));
+                                                       "TH Table 1: multi-head (24 heads at d_k=64; more params)",
+                                                       "TH Table 1: general bilinear"}));
   const FigureSeries& th = f.paper[1];
   EXPECT_EQ(xs(th), (std::vector<double>{6, 12, 24, 48}));
   EXPECT_DOUBLE_EQ(th.points[0].mean, 1.965);
@@ -241,11 +242,12 @@ TEST(Figures, LrbHeadSizeComparesWithTable2B) {
 
 TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
   ScratchDb db;
-  const auto suite = db.store().ensure_suite("vb-attention-ratio", testing::suite_toml("vb_attention_ratio.toml"), "quick");
+  const auto suite =
+      db.store().ensure_suite("vb-attention-ratio", testing::suite_toml("vb_attention_ratio.toml"), "quick");
   struct Grid {
     int ratio, width, d_a;
   };
-  const std::vector<Grid> grids = {{1, 32, 8}, {1, 24, 6}, {2, 28, 14}, {2, 20, 10},
+  const std::vector<Grid> grids = {{1, 32, 8},  {1, 24, 6},  {2, 28, 14}, {2, 20, 10},
                                    {4, 24, 24}, {4, 16, 16}, {8, 16, 32}, {8, 12, 24}};
   double loss = 3.0;
   for (const Grid& g : grids) {
@@ -258,8 +260,8 @@ TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
       c.tokenizer = "bpe:500";
       c.vocab = 500;
       c.seed = seed;
-      const std::string name = "vb-attention-ratio/ratio-" + std::to_string(g.ratio) + "/width=" + std::to_string(g.width) +
-                               ",seed=" + std::to_string(seed);
+      const std::string name = "vb-attention-ratio/ratio-" + std::to_string(g.ratio) +
+                               "/width=" + std::to_string(g.width) + ",seed=" + std::to_string(seed);
       db.log(db.add_run(suite, name, c), "val_loss", {6.0, loss});
       db.finish(name);
       loss += 0.1;
@@ -273,7 +275,8 @@ TEST(Figures, VbAttentionRatioReadsTheRatioFromTheLabelAndGroupsBudgets) {
   const Figure& f = figs[0];
   EXPECT_EQ(f.x_label, "bottleneck ratio H d_a / d_x (from the grid label)");
   EXPECT_EQ(f.ours_y_label, "final val loss (nats/token; kjv, bpe:500; lower is better)");
-  EXPECT_EQ(labels(f.ours), (std::vector<std::string>{"budget 1 (width 32 at ratio-1)", "budget 2 (width 24 at ratio-1)"}));
+  EXPECT_EQ(labels(f.ours),
+            (std::vector<std::string>{"budget 1 (width 32 at ratio-1)", "budget 2 (width 24 at ratio-1)"}));
   EXPECT_EQ(xs(f.ours[0]), (std::vector<double>{1, 2, 4, 8}));
   // Budget 1, ratio 2: the runs logged 3.4 and 3.5 (width 28, seeds 0 and 1).
   EXPECT_NEAR(f.ours[0].points[1].mean, 3.45, 1e-12);
@@ -311,14 +314,15 @@ TEST(Figures, VbRankPlotsFullRankRunsAtTheirWidth) {
   EXPECT_EQ(xs(*series(f.ours, "full-rank")), (std::vector<double>{16, 32}));
   EXPECT_DOUBLE_EQ(series(f.ours, "full-rank")->points[0].mean, 5.4);
   EXPECT_TRUE(f.paper.empty());
-  EXPECT_TRUE(has_note(f, "VB Fig. 2 trained (vb_setups.csv line 5): vocabulary GPT-2 50257, depth 12, width 680; ranks 16"));
+  EXPECT_TRUE(
+      has_note(f, "VB Fig. 2 trained (vb_setups.csv line 5): vocabulary GPT-2 50257, depth 12, width 680; ranks 16"));
   EXPECT_TRUE(has_note(f, "8e-4 (Fig. 2, depth 12, width 680, r 680; line 4)"));
 }
 
 TEST(Figures, KnowsTheElevenSuites) {
-  EXPECT_EQ(figure_suites(), (std::vector<std::string>{"lrb-heads", "lrb-head-size", "th-heads", "th-projections", "th-dynamic",
-                                                       "th-head-dims", "th-extreme-heads", "vb-rank", "vb-depth-width",
-                                                       "vb-attention-ratio", "vb-pos-rank"}));
+  EXPECT_EQ(figure_suites(), (std::vector<std::string>{"lrb-heads", "lrb-head-size", "th-heads", "th-projections",
+                                                       "th-dynamic", "th-head-dims", "th-extreme-heads", "vb-rank",
+                                                       "vb-depth-width", "vb-attention-ratio", "vb-pos-rank"}));
 }
 
 // VB plots loss against parameter count: the VB figures put each run at its stored parameter count
@@ -333,8 +337,10 @@ TEST(Figures, ParametersAxisPutsPointsAtTheRunsParameterCounts) {
     double loss;
   };
   // Two seeds of shallow width 44 (same count), their deep partner, and one more pair.
-  const std::vector<Run> runs = {{"shallow", 4, 44, 0, 120200, 2.50}, {"shallow", 4, 44, 1, 120200, 2.54},
-                                 {"deep", 8, 32, 0, 119360, 2.60},    {"shallow", 4, 80, 0, 356576, 2.20},
+  const std::vector<Run> runs = {{"shallow", 4, 44, 0, 120200, 2.50},
+                                 {"shallow", 4, 44, 1, 120200, 2.54},
+                                 {"deep", 8, 32, 0, 119360, 2.60},
+                                 {"shallow", 4, 80, 0, 356576, 2.20},
                                  {"deep", 8, 58, 0, 360900, 2.10}};
   for (const Run& r : runs) {
     ConfigSpec c;
@@ -428,7 +434,8 @@ TEST(Figures, ThHeadDimsIsCategoricalOverTheHeadCounts) {
     ConfigSpec c;
     c.kind = "talking-heads";
     const std::string name = "th-head-dims/" + rows[i] + "/seed=0";
-    db.log(db.add_run(suite, name, c, 29800 + static_cast<std::int64_t>(i)), "val_loss", {5.0, 3.0 + 0.01 * static_cast<double>(i)});
+    db.log(db.add_run(suite, name, c, 29800 + static_cast<std::int64_t>(i)), "val_loss",
+           {5.0, 3.0 + 0.01 * static_cast<double>(i)});
     db.finish(name);
   }
   std::string warnings;

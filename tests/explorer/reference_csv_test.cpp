@@ -9,7 +9,8 @@ namespace {
 
 TEST(ReferenceCsv, CommentsHeaderQuotedFieldsAndLineNumbers) {
   std::string error;
-  const auto t = parse_reference_csv("# a comment\r\n# another\nratio,widths\n1,\"360 384\"\n\n2,\"a, \"\"b\"\"\"\n", "x.csv", &error);
+  const auto t = parse_reference_csv("# a comment\r\n# another\nratio,widths\n1,\"360 384\"\n\n2,\"a, \"\"b\"\"\"\n",
+                                     "x.csv", &error);
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->file, "x.csv");
   EXPECT_EQ(t->header, (std::vector<std::string>{"ratio", "widths"}));

@@ -48,7 +48,7 @@ TEST(RunFilter, NumericComparisons) {
   EXPECT_TRUE(keeps("h>=8", row));
   EXPECT_FALSE(keeps("h>8", row));
   EXPECT_TRUE(keeps("h=8 dp=4 dk<=4 dv<5 d=32 L=1 l=1 V=256 n=16", row));
-  EXPECT_TRUE(keeps("val<2.5", row));   // best val loss 2.3
+  EXPECT_TRUE(keeps("val<2.5", row));  // best val loss 2.3
   EXPECT_FALSE(keeps("val<2.3", row));
   EXPECT_TRUE(keeps("tok_s>=900 params=29920 step=30 seed=0 r=32", row));
   EXPECT_TRUE(keeps("h!=16", row));
@@ -127,9 +127,7 @@ TEST(RunFilter, ErrorsNameTheTermAndTheFix) {
   EXPECT_NE(e.find("'~' looks for text"), std::string::npos) << e;
 }
 
-TEST(RunFilter, NullErrorPointerIsAllowed) {
-  EXPECT_FALSE(parse_run_filter("foo=1", nullptr).has_value());
-}
+TEST(RunFilter, NullErrorPointerIsAllowed) { EXPECT_FALSE(parse_run_filter("foo=1", nullptr).has_value()); }
 
 }  // namespace
 }  // namespace headroom::explorer

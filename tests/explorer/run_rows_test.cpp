@@ -66,7 +66,8 @@ TEST(RunRows, MakeRunRowReadsTheWorkersConfig) {
 TEST(RunRows, FactorisedEmbeddingKeepsItsRankAndMissingMetricsAreNaN) {
   ConfigSpec c;
   c.embed_rank = 4;
-  const RunRow row = make_run_row(record("vb-rank", "vb-rank/low-rank/embed_rank=4,seed=0", testing::config_json(c)), {}, kNaN);
+  const RunRow row =
+      make_run_row(record("vb-rank", "vb-rank/low-rank/embed_rank=4,seed=0", testing::config_json(c)), {}, kNaN);
   EXPECT_EQ(row.r, 4);
   EXPECT_TRUE(row.factorised);
   EXPECT_EQ(row.label, "low-rank");

@@ -87,8 +87,11 @@ TEST(GuiOptions, ParseWindowSize) {
 }
 
 TEST(GuiOptions, BadNumbersAndUnknownOptions) {
-  for (std::vector<const char*> args : {std::vector<const char*>{"--frames", "0"}, {"--frames", "abc"},
-                                        {"--bench-frames", "-1"}, {"--bogus"}, {"--screenshot"}}) {
+  for (std::vector<const char*> args : {std::vector<const char*>{"--frames", "0"},
+                                        {"--frames", "abc"},
+                                        {"--bench-frames", "-1"},
+                                        {"--bogus"},
+                                        {"--screenshot"}}) {
     const Parsed p = parse(args);
     EXPECT_FALSE(p.result.run);
     EXPECT_EQ(p.result.exit_code, 2) << args[0];

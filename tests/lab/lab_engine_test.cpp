@@ -77,7 +77,9 @@ struct StoredRunDb {
   std::string path;
   int64_t run_id = 0;
   StoredRunDb(const std::string& name, const std::vector<std::pair<int64_t, std::vector<uint8_t>>>& weights) {
-    path = (std::filesystem::temp_directory_path() / ("headroom_lab_" + std::to_string(getpid()) + "_" + name + ".sqlite")).string();
+    path =
+        (std::filesystem::temp_directory_path() / ("headroom_lab_" + std::to_string(getpid()) + "_" + name + ".sqlite"))
+            .string();
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
     auto conn = db::Connection::open(path, db::OpenMode::Create);
     db::RunStore store(conn);
@@ -119,7 +121,8 @@ TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
   for (const auto& b : s->bottlenecks)
     if (b.id == "vb-vocab") {
       vocab_badge = true;
-      EXPECT_NE(b.message.find("only 29 of the V = 256 tokens occur in the live tasks"), std::string::npos) << b.message;
+      EXPECT_NE(b.message.find("only 29 of the V = 256 tokens occur in the live tasks"), std::string::npos)
+          << b.message;
     }
   EXPECT_TRUE(vocab_badge);
 }
@@ -133,7 +136,7 @@ TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {
   EXPECT_EQ(l.P_l.normalised.rows, 4);
   float mx = 0;
   for (float v : l.P_lw.normalised.v) mx = std::max(mx, std::abs(v));
-  EXPECT_FLOAT_EQ(mx, 1.0f);  // TH Fig. 1: normalised to [-1, 1]
+  EXPECT_FLOAT_EQ(mx, 1.0f);             // TH Fig. 1: normalised to [-1, 1]
   EXPECT_GT(std::abs(l.P_l.det), 1e-3);  // near-identity start
   // TH §7.4's measure is the smallest eigenvalue: its modulus is never below the smallest
   // singular value, and |det| is the product of the moduli.

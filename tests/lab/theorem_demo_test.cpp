@@ -20,7 +20,8 @@ std::shared_ptr<const TheoremSnapshot> wait_complete(const TheoremDemo& d, uint6
 }  // namespace
 
 TEST(TheoremDemo, TargetsArePositiveAndColumnStochastic) {
-  for (auto p : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform, TargetPattern::RandomStochastic}) {
+  for (auto p : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
+                 TargetPattern::RandomStochastic}) {
     TheoremRequest r;
     r.pattern = p;
     r.n = 6;

@@ -122,7 +122,7 @@ TEST(Colormap, FiniteRangeSkipsNanAndInf) {
 TEST(Colormap, PercentileRangeIgnoresOutliers) {
   std::vector<float> v(1000);
   for (int i = 0; i < 1000; ++i) v[i] = static_cast<float>(i) / 1000.0f;  // 0 .. 0.999
-  v[500] = 1e6f;                                                        // one outlier
+  v[500] = 1e6f;                                                          // one outlier
   v[501] = NAN;
   float lo = 0, hi = 0;
   ASSERT_TRUE(hw::percentile_range(v.data(), 1000, 99.0f, &lo, &hi));

@@ -20,9 +20,7 @@ namespace {
 
 class HeadlessImGui : public ::testing::Test {
  protected:
-  void SetUp() override {
-    headroom::widgets::testing::create_headless_imgui_context();
-  }
+  void SetUp() override { headroom::widgets::testing::create_headless_imgui_context(); }
   void TearDown() override { ImGui::DestroyContext(); }
 
   // One frame with a 900-px-wide plot of `d`'s curves and a spectrum.
@@ -56,7 +54,7 @@ TEST_F(HeadlessImGui, PlotsAreDrawnWithinTheDecimationBudget) {
   const hw::FrameStats s = frame(d, ImVec2(-1, -1));
   EXPECT_EQ(s.plots_drawn, 2);
   EXPECT_EQ(s.heatmaps_drawn, 0);
-  EXPECT_GT(s.plot_points, 900);              // every pixel column has data
+  EXPECT_GT(s.plot_points, 900);                // every pixel column has data
   EXPECT_LE(s.plot_points, 3 * (2 * 900 + 2));  // and never more than the budget
 }
 
@@ -79,7 +77,7 @@ TEST_F(HeadlessImGui, LegendClickHidesASeriesWithoutPanning) {
   const ImVec2 legend_train(880, 55);  // second legend row, top-right of the plot
   frame(d, ImVec2(-1, -1));
   const hw::FrameStats before = frame(d, legend_train);
-  frame(d, legend_train, 0.0f, true);  // press
+  frame(d, legend_train, 0.0f, true);   // press
   frame(d, legend_train, 0.0f, false);  // release
   const hw::FrameStats hidden = frame(d, ImVec2(-1, -1));
   EXPECT_LT(hidden.plot_points, before.plot_points);

@@ -34,7 +34,7 @@ TEST(GridLayout, NeverBelowMinTile) {
 
 TEST(LabelStride, ThinsWhenLabelsDoNotFit) {
   EXPECT_EQ(hw::label_stride(10, 200, 14), 1);
-  EXPECT_EQ(hw::label_stride(64, 256, 14), 4);   // 4 px per row -> every 4th label (16 px)
+  EXPECT_EQ(hw::label_stride(64, 256, 14), 4);  // 4 px per row -> every 4th label (16 px)
   EXPECT_EQ(hw::label_stride(256, 256, 14), 14);
   EXPECT_GE(hw::label_stride(5, 0, 14), 1);
 }

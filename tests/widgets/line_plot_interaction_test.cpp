@@ -334,8 +334,8 @@ namespace {
 
 // Draws one 900 x 350 plot of `ys` (x = 0, 1, ...) with two labelled series, frames times;
 // returns the plot area and the legend of the last frame.
-std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vector<float>& a, const std::vector<float>& b,
-                                                  int frames = 3) {
+std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vector<float>& a,
+                                                  const std::vector<float>& b, int frames = 3) {
   std::vector<float> xs(a.size());
   for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i);
   for (int f = 0; f < frames; ++f) {
@@ -390,7 +390,7 @@ TEST(PlotLegend, GoesBesideThePlotWhenEveryCornerHoldsData) {
   for (int i = 0; i <= 200; ++i) a.push_back(i % 2 ? 1.0f : 0.0f), b.push_back(i % 2 ? 0.0f : 1.0f);
   const auto [area, legend] = legend_frames("##zigzag", a, b);
   ASSERT_FALSE(legend.empty());
-  EXPECT_GE(legend.x0, area.x1);  // right of the plot area, not over it
+  EXPECT_GE(legend.x0, area.x1);       // right of the plot area, not over it
   EXPECT_LT(area.x1, 900.0f - 40.0f);  // the plot gave up room for it
   ImGui::DestroyContext();
 }

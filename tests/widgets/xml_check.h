@@ -31,7 +31,9 @@ inline std::string xml_problem(const std::string& s) {
   std::vector<std::string> stack;
   int roots = 0;
   size_t i = 0;
-  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
+  auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.';
+  };
   while (i < s.size()) {
     const char c = s[i];
     if (c == '&') {
@@ -42,7 +44,8 @@ inline std::string xml_problem(const std::string& s) {
     }
     if (c == '>') return "raw '>' in text at " + std::to_string(i);  // legal XML, but we always escape it
     if (c != '<') {
-      if (stack.empty() && !std::isspace(static_cast<unsigned char>(c))) return "text outside the root at " + std::to_string(i);
+      if (stack.empty() && !std::isspace(static_cast<unsigned char>(c)))
+        return "text outside the root at " + std::to_string(i);
       ++i;
       continue;
     }
@@ -82,7 +85,8 @@ inline std::string xml_problem(const std::string& s) {
       }
       const size_t a = j;
       while (j < s.size() && name_char(s[j])) ++j;
-      if (j == a || j + 1 >= s.size() || s[j] != '=' || s[j + 1] != '"') return "bad attribute in <" + name + "> at " + std::to_string(j);
+      if (j == a || j + 1 >= s.size() || s[j] != '=' || s[j + 1] != '"')
+        return "bad attribute in <" + name + "> at " + std::to_string(j);
       j += 2;
       while (j < s.size() && s[j] != '"') {
         if (s[j] == '<') return "raw '<' in attribute at " + std::to_string(j);

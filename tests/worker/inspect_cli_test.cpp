@@ -33,8 +33,8 @@ TEST(InspectCli, TalkingHeadsRowOfThTableOne) {
 
 TEST(InspectCli, SeparateHeadCountsAndSizes) {
   // TH Table 2: h_k = 6, h = 24, h_v = 24, d_k = 128, d_v = 32 -> 2360016 parameters.
-  auto r = run_worker({"inspect", "--attention", "talking-heads", "--d-model", "768", "--heads", "24", "--heads-k",
-                       "6", "--heads-v", "24", "--dk", "128", "--dv", "32", "--json"});
+  auto r = run_worker({"inspect", "--attention", "talking-heads", "--d-model", "768", "--heads", "24", "--heads-k", "6",
+                       "--heads-v", "24", "--dk", "128", "--dv", "32", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out);
   EXPECT_EQ(j["params_per_attention_layer"], 2360016);
@@ -43,7 +43,8 @@ TEST(InspectCli, SeparateHeadCountsAndSizes) {
 }
 
 TEST(InspectCli, DefaultsAndNoBottleneckAtShortN) {
-  auto r = run_worker({"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--n", "8", "--json"});
+  auto r =
+      run_worker({"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--n", "8", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out);
   EXPECT_EQ(j["d_k"], 16);
@@ -59,9 +60,12 @@ TEST(InspectCli, BadInputsExitNonZeroWithOneClearMessage) {
       {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "0", "--json"}, "--heads"},
       {{"inspect", "--attention", "multi-head", "--d-model", "100", "--heads", "3", "--json"}, "not divisible"},
       {{"inspect", "--attention", "multihead", "--d-model", "64", "--heads", "4", "--json"}, "talking-heads"},
-      {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--heads-k", "2", "--json"}, "--heads-k"},
-      {{"inspect", "--attention", "logits-proj", "--d-model", "64", "--heads", "4", "--heads-v", "2", "--json"}, "--heads-v"},
-      {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--dk", "8", "--json"}, "fixed-head"},
+      {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--heads-k", "2", "--json"},
+       "--heads-k"},
+      {{"inspect", "--attention", "logits-proj", "--d-model", "64", "--heads", "4", "--heads-v", "2", "--json"},
+       "--heads-v"},
+      {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--dk", "8", "--json"},
+       "fixed-head"},
       {{"inspect", "--attention", "multi-head", "--heads", "4", "--json"}, "--d-model"},
       {{"inspect", "--attention", "multi-head", "--d-model", "sixty", "--heads", "4"}, "--d-model"},
       {{"inspect", "--attention", "multi-head", "--d-model", "64", "--heads", "4", "--n", "0"}, "--n"},
@@ -115,14 +119,15 @@ Reference th_reference(const headroom::core::StFile& f, const json& spec, double
 }  // namespace
 
 TEST(InspectCli, DumpMatchesThPseudoCodeForEveryKind) {
-  const std::vector<std::string> kinds = {"multi-head",  "fixed-head",   "talking-heads",   "logits-proj",
+  const std::vector<std::string> kinds = {"multi-head",   "fixed-head",   "talking-heads",   "logits-proj",
                                           "weights-proj", "dynamic-proj", "general-bilinear"};
   for (const auto& kind : kinds) {
     for (bool causal : {false, true}) {
       const std::string path = temp_path(kind + (causal ? "_c" : "") + ".safetensors");
-      std::vector<std::string> args = {"inspect", "--attention", kind, "--d-model", "24", "--heads", "4", "--n", "7",
-                                       "--seed", "3", "--dump", path, "--json"};
-      if (kind == "talking-heads" || kind == "dynamic-proj") args.insert(args.end(), {"--heads-k", "2", "--heads-v", "3"});
+      std::vector<std::string> args = {"inspect", "--attention", kind,     "--d-model", "24",     "--heads", "4",
+                                       "--n",     "7",           "--seed", "3",         "--dump", path,      "--json"};
+      if (kind == "talking-heads" || kind == "dynamic-proj")
+        args.insert(args.end(), {"--heads-k", "2", "--heads-v", "3"});
       if (kind == "fixed-head") args.insert(args.end(), {"--dk", "5", "--dv", "9"});
       if (causal) args.push_back("--causal");
       auto r = run_worker(args);
@@ -150,5 +155,6 @@ TEST(InspectCli, DumpIsDeterministicForASeed) {
                           "--seed", "9", "--dump", p})
                   .exit_code,
               0);
-  EXPECT_TRUE(torch::equal(from_st_tensor(read_safetensors_file(a).at("Y")), from_st_tensor(read_safetensors_file(b).at("Y"))));
+  EXPECT_TRUE(
+      torch::equal(from_st_tensor(read_safetensors_file(a).at("Y")), from_st_tensor(read_safetensors_file(b).at("Y"))));
 }

@@ -40,8 +40,9 @@ bool has_paper_scale(const std::string& path) { return read(path).find("[scale.p
 class TempSuite {
  public:
   explicit TempSuite(const std::string& text) {
-    path_ = (fs::temp_directory_path() / ("headroom_suite_test_" + std::to_string(::getpid()) + "_" +
-                                          std::to_string(counter_++) + ".toml")).string();
+    path_ = (fs::temp_directory_path() /
+             ("headroom_suite_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++) + ".toml"))
+                .string();
     std::ofstream(path_) << text;
   }
   ~TempSuite() { fs::remove(path_); }
@@ -187,7 +188,7 @@ TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
   const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/lrb_head_size.toml";
   const std::string msg = message_of(file, "paper");
   EXPECT_EQ(msg.rfind(file + ": --scale paper: this suite has no paper scale: no [scale.paper] table; grid[0] (label "
-                      "\"fixed-head\") has no paper value for model.attention.d_k, model.attention.d_v; grid[1]",
+                             "\"fixed-head\") has no paper value for model.attention.d_k, model.attention.d_v; grid[1]",
                       0),
             0u)
       << msg;
@@ -207,9 +208,10 @@ label = "lacks"
 "model.depth" = { quick = 1, full = 2 }
 )");
   const std::string msg2 = message_of(t.path(), "paper");
-  EXPECT_EQ(msg2, t.path() + ": --scale paper: this suite has no paper scale: grid[1] (label \"lacks\") has no paper "
-                             "value for model.depth, model.width (give every per-scale value a paper = ... entry, or "
-                             "run it at quick or full)");
+  EXPECT_EQ(msg2, t.path() +
+                      ": --scale paper: this suite has no paper scale: grid[1] (label \"lacks\") has no paper "
+                      "value for model.depth, model.width (give every per-scale value a paper = ... entry, or "
+                      "run it at quick or full)");
   // The same file at full loads, and paper values replace the others at paper scale when present.
   EXPECT_NO_THROW(load_suite(t.path(), "full"));
 }

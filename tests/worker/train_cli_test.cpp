@@ -20,10 +20,33 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kTrainFlags = {
-    "--corpus", "copy", "--attention", "talking-heads", "--d-model", "32", "--heads", "4", "--layers", "2",
-    "--context", "16", "--batch", "8", "--steps", "300", "--lr", "3e-3", "--warmup", "20",
-    "--eval-every", "25", "--log-every", "5", "--checkpoint-every", "40", "--quiet"};
+const std::vector<std::string> kTrainFlags = {"--corpus",
+                                              "copy",
+                                              "--attention",
+                                              "talking-heads",
+                                              "--d-model",
+                                              "32",
+                                              "--heads",
+                                              "4",
+                                              "--layers",
+                                              "2",
+                                              "--context",
+                                              "16",
+                                              "--batch",
+                                              "8",
+                                              "--steps",
+                                              "300",
+                                              "--lr",
+                                              "3e-3",
+                                              "--warmup",
+                                              "20",
+                                              "--eval-every",
+                                              "25",
+                                              "--log-every",
+                                              "5",
+                                              "--checkpoint-every",
+                                              "40",
+                                              "--quiet"};
 
 std::vector<std::string> train_args(const std::string& db, const std::string& name) {
   std::vector<std::string> a = {"train", "--db", db, "--name", name};
@@ -58,7 +81,8 @@ std::string integrity(const std::string& db) {
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr);
-  std::string result = sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no row";
+  std::string result =
+      sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no row";
   sqlite3_finalize(st);
   sqlite3_close(h);
   return result;
@@ -284,7 +308,8 @@ steps = 5
       {"unknown_key", base + "[[grid]]\nlabel = \"a\"\n\"model.attention.head\" = [1, 2]\n", "model.attention.head"},
       {"wrong_type", base + "[[grid]]\nlabel = \"a\"\n\"train.steps\" = \"many\"\n", "train.steps"},
       {"impossible", base + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [3]\n", "not divisible"},
-      {"missing_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/no/such/corpus.txt\"\n", "no such file"},
+      {"missing_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/no/such/corpus.txt\"\n",
+       "no such file"},
       {"syntax", base + "[[grid]\nlabel = \"a\"\n", "not valid TOML"},
       {"unknown_table", base + "[grids]\nlabel = \"a\"\n", "unknown table"},
   };
@@ -376,7 +401,8 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   EXPECT_EQ(file_hash(db), before) << "the source changed";
   EXPECT_EQ(integrity(out), "ok");
   // Every metric of every run survives, value for value.
-  const auto metrics_db = run_worker({"export", "--db", db, "--csv"}), metrics_out = run_worker({"export", "--db", out, "--csv"});
+  const auto metrics_db = run_worker({"export", "--db", db, "--csv"}),
+             metrics_out = run_worker({"export", "--db", out, "--csv"});
   EXPECT_GT(metrics_db.out.size(), 1000u);
   EXPECT_EQ(metrics_out.out, metrics_db.out);
   // The source has checkpoints and several weights per run; the export one F16 weights artifact.

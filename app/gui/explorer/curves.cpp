@@ -218,7 +218,8 @@ std::vector<double> ema_debiased(const std::vector<double>& y, double weight) {
 }
 
 std::vector<double> moving_average(const std::vector<double>& y, int window) {
-  if (window < 1) throw std::invalid_argument("moving_average: window must be at least 1, got " + std::to_string(window));
+  if (window < 1)
+    throw std::invalid_argument("moving_average: window must be at least 1, got " + std::to_string(window));
   const auto w = static_cast<std::size_t>(window);
   std::vector<double> out;
   out.reserve(y.size());
@@ -275,7 +276,8 @@ void write_curves_csv(std::ostream& out, const std::vector<Curve>& curves, const
   out << "series,run,metric,step,x,y,y_min,y_max\r\n";
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const Curve& curve = curves[c];
-    const std::string prefix = csv_field(labels[c]) + "," + std::to_string(curve.run_id) + "," + csv_field(curve.metric) + ",";
+    const std::string prefix =
+        csv_field(labels[c]) + "," + std::to_string(curve.run_id) + "," + csv_field(curve.metric) + ",";
     for (std::size_t i = 0; i < curve.x.size(); ++i) {
       out << prefix << curve.step[i] << ',' << x_text(curve.x[i], axis) << ',' << number_text(curve.y[i]) << ','
           << number_text(curve.y_min[i]) << ',' << number_text(curve.y_max[i]) << "\r\n";

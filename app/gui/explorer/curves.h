@@ -30,8 +30,8 @@ const char* x_axis_label(XAxis axis);
 struct Curve {
   std::int64_t run_id = 0;
   std::string metric;
-  std::vector<std::int64_t> step;  // the bucket's last step
-  std::vector<double> x, y;        // y: the value at that step
+  std::vector<std::int64_t> step;    // the bucket's last step
+  std::vector<double> x, y;          // y: the value at that step
   std::vector<double> y_min, y_max;  // exact extremes over the bucket (the spikes a plot must show)
 };
 

@@ -103,8 +103,8 @@ struct ExplorerLoader::State {
             // The wanted step if stored, else the newest at or before it, else the newest.
             auto step = d->projection_steps.back();
             if (want.projection_step >= 0) {
-              const auto after = std::upper_bound(d->projection_steps.begin(), d->projection_steps.end(),
-                                                  want.projection_step);
+              const auto after =
+                  std::upper_bound(d->projection_steps.begin(), d->projection_steps.end(), want.projection_step);
               if (after != d->projection_steps.begin()) step = *std::prev(after);
             }
             d->projection_step = step;
@@ -151,13 +151,15 @@ struct ExplorerLoader::State {
         auto it = cache.find(k);
         return it == cache.end() || it->second.run_step != step_of(k.run_id);
       });
-      if (!box.wait(&taken, {}, gui::Mailbox<Request, Snapshots>::Seconds(pending || first ? 0.0 : poll_seconds))) return;
+      if (!box.wait(&taken, {}, gui::Mailbox<Request, Snapshots>::Seconds(pending || first ? 0.0 : poll_seconds)))
+        return;
       first = false;
       bool reload = false, keys_changed = false, run_changed = false;
       if (taken) {
         reload = taken->request.refresh;
         if (taken->request.curves) keys = std::move(*taken->request.curves), keys_changed = true;
-        if (taken->request.run && *taken->request.run != run_wanted) run_wanted = *taken->request.run, run_changed = true;
+        if (taken->request.run && *taken->request.run != run_wanted)
+          run_wanted = *taken->request.run, run_changed = true;
       }
       try {
         const std::int64_t dv = conn->data_version();

@@ -25,12 +25,12 @@
 namespace headroom::explorer {
 
 struct RowsSnapshot {
-  std::uint64_t version = 0;    // increases with every reload
-  bool open = false;            // the DB opened (else `error` says why)
-  std::string error;            // one message: what is wrong with the file, what would be right
-  std::vector<RunRow> rows;     // in id order
+  std::uint64_t version = 0;  // increases with every reload
+  bool open = false;          // the DB opened (else `error` says why)
+  std::string error;          // one message: what is wrong with the file, what would be right
+  std::vector<RunRow> rows;   // in id order
   std::vector<db::SuiteRecord> suites;
-  double load_ms = 0;           // how long the last reload took (for the benchmark)
+  double load_ms = 0;  // how long the last reload took (for the benchmark)
 };
 
 // One wanted curve. `steps` empty: the whole logged range.
@@ -74,7 +74,7 @@ struct RunDetail {
   std::vector<std::int64_t> projection_steps;  // steps with P_l / P_w snapshots, ascending
   std::int64_t projection_step = -1;           // the step `maps` show
   std::vector<ProjectionMap> maps;
-  std::string error;                           // what could not be read
+  std::string error;  // what could not be read
 };
 
 class ExplorerLoader {

@@ -32,7 +32,7 @@ struct PaperSpec {
   std::string_view x_column, y_column, sd_column;
   bool (*keep)(const RowView&);
   std::string (*series)(const RowView&);
-  std::string (*describe)(const RowView&);         // the row, for its point's source
+  std::string (*describe)(const RowView&);            // the row, for its point's source
   std::string (*category)(const RowView&) = nullptr;  // categorical x: our category of the row
 };
 
@@ -53,11 +53,11 @@ enum class XRule {
 
 struct SuiteSpec {
   std::string_view name;
-  std::string_view x_key;    // the [suite] x this spec describes; "" = the number ending the label
+  std::string_view x_key;  // the [suite] x this spec describes; "" = the number ending the label
   std::string_view x_label;
   bool log_x;
   SeriesRule series;
-  const PaperSpec* paper;    // nullptr: the paper has plots only
+  const PaperSpec* paper;                       // nullptr: the paper has plots only
   std::vector<std::string_view> setup_figures;  // vb_setups.csv rows cited in notes
   std::vector<std::string_view> noise_figures;  // vb_loss_std.csv rows cited in notes
   std::vector<std::string_view> findings;       // qualitative findings (assets/reference/README.md)
@@ -77,41 +77,63 @@ std::string lrb_head_size_series(const RowView& r) {
   return "LRB Table " + r.get("table") + ": fixed head size, " + r.get("heads") + " heads, d=" + r.get("d_model");
 }
 std::string lrb_describe(const RowView& r) {
-  return "LRB Table " + r.get("table") + ", " + r.get("attention") + ", d=" + r.get("d_model") + ", heads=" +
-         r.get("heads") + ", head size " + r.get("head_size");
+  return "LRB Table " + r.get("table") + ", " + r.get("attention") + ", d=" + r.get("d_model") +
+         ", heads=" + r.get("heads") + ", head size " + r.get("head_size");
 }
 std::string th_series(const RowView& r) { return "TH Table " + r.get("table") + ": " + r.get("variant"); }
-std::string th_describe(const RowView& r) { return "TH Table " + r.get("table") + ", " + r.get("variant") + ", h=" + r.get("h"); }
-bool th_core_variant(const RowView& r) { return r.get("variant") == "multi-head" || r.get("variant") == "talking-heads"; }
+std::string th_describe(const RowView& r) {
+  return "TH Table " + r.get("table") + ", " + r.get("variant") + ", h=" + r.get("h");
+}
+bool th_core_variant(const RowView& r) {
+  return r.get("variant") == "multi-head" || r.get("variant") == "talking-heads";
+}
 
 const PaperSpec kLrbHeads{"SQuAD dev F1 (24-layer BERT; higher is better)",
                           {"table", "attention", "d_model", "heads", "head_size", "squad_f1", "squad_f1_sd"},
-                          "heads", "squad_f1", "squad_f1_sd",
+                          "heads",
+                          "squad_f1",
+                          "squad_f1_sd",
                           [](const RowView& r) { return r.get("table") == "1" || r.get("table") == "2A"; },
-                          lrb_heads_series, lrb_describe};
+                          lrb_heads_series,
+                          lrb_describe};
 const PaperSpec kLrbHeadSize{"SQuAD dev F1 (24-layer BERT, 8 heads; higher is better)",
                              {"table", "attention", "d_model", "heads", "head_size", "squad_f1", "squad_f1_sd"},
-                             "head_size", "squad_f1", "squad_f1_sd",
+                             "head_size",
+                             "squad_f1",
+                             "squad_f1_sd",
                              [](const RowView& r) { return r.get("table") == "2B"; },
-                             lrb_head_size_series, lrb_describe};
+                             lrb_head_size_series,
+                             lrb_describe};
 constexpr std::string_view kThYLabel = "ln perplexity on C4 after 65k steps (T5-base; lower is better)";
 const std::vector<std::string_view> kThColumns = {"table", "variant", "h", "ln_ppl_65k", "ln_ppl_65k_sd"};
-const PaperSpec kThHeads{kThYLabel, kThColumns, "h", "ln_ppl_65k", "ln_ppl_65k_sd",
-                         [](const RowView& r) { return r.get("table") == "1"; }, th_series, th_describe};
+const PaperSpec kThHeads{kThYLabel,    kThColumns,      "h",
+                         "ln_ppl_65k", "ln_ppl_65k_sd", [](const RowView& r) { return r.get("table") == "1"; },
+                         th_series,    th_describe};
 // Table 8 at h = 12 and 24, with the multi-head and talking-heads rows it repeats from Table 1.
-const PaperSpec kThDynamic{kThYLabel, kThColumns, "h", "ln_ppl_65k", "ln_ppl_65k_sd",
+const PaperSpec kThDynamic{kThYLabel,
+                           kThColumns,
+                           "h",
+                           "ln_ppl_65k",
+                           "ln_ppl_65k_sd",
                            [](const RowView& r) {
                              const bool repeated = r.get("table") == "1" && th_core_variant(r) &&
                                                    (r.get("h") == "12" || r.get("h") == "24");
                              return r.get("table") == "8" || repeated;
                            },
-                           th_series, th_describe};
+                           th_series,
+                           th_describe};
 // Table 3 at h = 24, with the multi-head and talking-heads rows it repeats from Table 1.
-const PaperSpec kThProjections{kThYLabel, kThColumns, "h", "ln_ppl_65k", "ln_ppl_65k_sd",
+const PaperSpec kThProjections{kThYLabel,
+                               kThColumns,
+                               "h",
+                               "ln_ppl_65k",
+                               "ln_ppl_65k_sd",
                                [](const RowView& r) {
-                                 return r.get("table") == "3" || (r.get("table") == "1" && th_core_variant(r) && r.get("h") == "24");
+                                 return r.get("table") == "3" ||
+                                        (r.get("table") == "1" && th_core_variant(r) && r.get("h") == "24");
                                },
-                               [](const RowView&) { return std::string("TH Tables 1 + 3, h=24"); }, th_describe,
+                               [](const RowView&) { return std::string("TH Tables 1 + 3, h=24"); },
+                               th_describe,
                                [](const RowView& r) {
                                  const std::string v = r.get("variant");
                                  if (v == "project logits") return std::string("logits-proj");
@@ -123,7 +145,9 @@ const PaperSpec kThProjections{kThYLabel, kThColumns, "h", "ln_ppl_65k", "ln_ppl
 std::string th_head_counts(const RowView& r) { return r.get("h_k") + "-" + r.get("h") + "-" + r.get("h_v"); }
 const PaperSpec kThHeadDims{kThYLabel,
                             {"table", "variant", "h_k", "h", "h_v", "d_k", "d_v", "ln_ppl_65k", "ln_ppl_65k_sd"},
-                            "h", "ln_ppl_65k", "ln_ppl_65k_sd",
+                            "h",
+                            "ln_ppl_65k",
+                            "ln_ppl_65k_sd",
                             [](const RowView& r) {
                               const bool repeated = r.get("table") == "1" && r.get("variant") == "talking-heads" &&
                                                     (r.get("h") == "6" || r.get("h") == "24");
@@ -138,11 +162,14 @@ const PaperSpec kThHeadDims{kThYLabel,
 // th-extreme-heads: TH Table 7 (BERT, SQuAD1.1 F1; one run each, no sd).
 const PaperSpec kThExtremeHeads{"SQuAD1.1 dev F1 (12-layer BERT, TH Table 7; higher is better)",
                                 {"table", "variant", "heads", "d_k", "squad11_f1"},
-                                "heads", "squad11_f1", "",
+                                "heads",
+                                "squad11_f1",
+                                "",
                                 [](const RowView& r) { return r.get("table") == "7"; },
                                 [](const RowView& r) { return "TH Table 7: " + r.get("variant"); },
                                 [](const RowView& r) {
-                                  return "TH Table 7, " + r.get("variant") + ", heads=" + r.get("heads") + ", d_k=" + r.get("d_k");
+                                  return "TH Table 7, " + r.get("variant") + ", heads=" + r.get("heads") +
+                                         ", d_k=" + r.get("d_k");
                                 }};
 
 // TH's gains came mostly from the encoder and encoder-decoder attention; ours are decoder-only.
@@ -158,62 +185,138 @@ constexpr std::string_view kCompareTrends =
 
 const std::vector<SuiteSpec>& specs() {
   static const std::vector<SuiteSpec> all = {
-      {"lrb-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kLrbHeads, {}, {},
+      {"lrb-heads",
+       "model.attention.heads",
+       "heads h",
+       true,
+       SeriesRule::Label,
+       &kLrbHeads,
+       {},
+       {},
        {"LRB Fig. 1a / 3a (LM1B, plots): with standard head size, perplexity stops improving and then worsens as heads "
         "grow past ~16 at d = 256; with fixed head size 32 it keeps improving up to 70 heads.",
-        "Not at equal parameters: a fixed-head layer has 4 d h d_p attention parameters, so fixed-head h = 32 x d_p = 32 "
+        "Not at equal parameters: a fixed-head layer has 4 d h d_p attention parameters, so fixed-head h = 32 x d_p = "
+        "32 "
         "has 8x the attention parameters of standard h = 32 (4 d^2), and fixed-head-n (d_p = n, LRB's prescription, "
         "Tables 2A / 3) grows the same way. LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
         "not: see the parameters axis.",
-        "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2) (32 at n = 64), "
+        "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2) (32 at n = "
+        "64), "
         "not LRB's n (docs/causal_threshold.md), so the standard heads' bottleneck binds from h = 8 (d/h = 16).",
         kCompareTrends},
-       false, XRule::Key, "heads h"},
-      {"lrb-head-size", "model.attention.d_k", "head size d_p", true, SeriesRule::Label, &kLrbHeadSize, {}, {},
+       false,
+       XRule::Key,
+       "heads h"},
+      {"lrb-head-size",
+       "model.attention.d_k",
+       "head size d_p",
+       true,
+       SeriesRule::Label,
+       &kLrbHeadSize,
+       {},
+       {},
        {"LRB Fig. 3b / Sec. 4.3 (plot): at a fixed number of heads a larger head size d_p is clearly better; "
         "Table 2B is the BERT counterpart. Parameters grow with d_p (4 d h d_p per layer), as in Table 2B (130M-218M).",
-        "Our runs are causal: the head-size bottleneck ends at d_p = floor(n/2) (32 at n = 64) for almost every pattern, "
+        "Our runs are causal: the head-size bottleneck ends at d_p = floor(n/2) (32 at n = 64) for almost every "
+        "pattern, "
         "and at n - 1 for every one (docs/causal_threshold.md).",
         kCompareTrends},
-       false, XRule::Key, "head size"},
-      {"th-heads", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThHeads, {}, {},
+       false,
+       XRule::Key,
+       "head size"},
+      {"th-heads",
+       "model.attention.heads",
+       "heads h",
+       true,
+       SeriesRule::Label,
+       &kThHeads,
+       {},
+       {},
        {"TH Table 1 keeps the parameters constant across h; ours too: multi-head and talking-heads differ only by P_l "
         "and P_w (h_k h + h h_v per layer, <1% at h = 32). multi-head-2x and general-bilinear have more parameters, as "
         "in TH.",
         kThSmallEffect, kCompareTrends},
-       false, XRule::Key, "h"},
-      {"th-projections", "model.attention.kind", "attention kind", false, SeriesRule::Single, &kThProjections, {}, {},
+       false,
+       XRule::Key,
+       "h"},
+      {"th-projections",
+       "model.attention.kind",
+       "attention kind",
+       false,
+       SeriesRule::Single,
+       &kThProjections,
+       {},
+       {},
        {"TH Table 6 (ALBERT, downstream average) does not keep T5's ordering: multi-head 80.32, logits-projection only "
         "79.88, weights-projection only 80.36, talking-heads 80.78.",
         kThSmallEffect, kCompareTrends},
-       false, XRule::Key, "attention kind"},
-      {"th-dynamic", "model.attention.heads", "heads h", true, SeriesRule::Label, &kThDynamic, {}, {},
+       false,
+       XRule::Key,
+       "attention kind"},
+      {"th-dynamic",
+       "model.attention.heads",
+       "heads h",
+       true,
+       SeriesRule::Label,
+       &kThDynamic,
+       {},
+       {},
        {"TH Table 8 repeats Table 1's multi-head and talking-heads rows at h = 12 and 24 (cited at their Table 1 "
         "lines).",
         kThSmallEffect, kCompareTrends},
-       false, XRule::Key, "h"},
-      {"th-head-dims", "", "h_k-h-h_v (TH's head counts; ours at full scale: 6 -> 4, 24 -> 16)", false,
-       SeriesRule::Single, &kThHeadDims, {}, {},
+       false,
+       XRule::Key,
+       "h"},
+      {"th-head-dims",
+       "",
+       "h_k-h-h_v (TH's head counts; ours at full scale: 6 -> 4, 24 -> 16)",
+       false,
+       SeriesRule::Single,
+       &kThHeadDims,
+       {},
+       {},
        {"TH Table 2 (T5): all three head counts are good to increase, the softmax heads h particularly; rows with "
         "d_k != d_v (6-24-24: d_k 128, d_v 32; 24-24-6: 32, 128) included. All rows at equal projection parameters.",
         kThSmallEffect, kCompareTrends},
-       false, XRule::LabelCategory, "h_k-h-h_v"},
-      {"th-extreme-heads", "model.attention.heads", "heads h (d_k = d_v = d / h)", true, SeriesRule::Label,
-       &kThExtremeHeads, {}, {},
+       false,
+       XRule::LabelCategory,
+       "h_k-h-h_v"},
+      {"th-extreme-heads",
+       "model.attention.heads",
+       "heads h (d_k = d_v = d / h)",
+       true,
+       SeriesRule::Label,
+       &kThExtremeHeads,
+       {},
+       {},
        {"TH Table 7 (BERT): talking-heads keeps improving up to 768 heads with d_k = d_v = 1 (SQuAD1.1 F1 88.8 at 6 "
         "heads, 90.5 at 384 and 768); multi-head 12 heads: 88.51.",
         "P_l and P_w add 2 h^2 parameters per layer: equal parameters up to h = 32 at full scale; h = 64 and 128 have "
         "3.5% and 14% more (see the parameters axis).",
         kThSmallEffect, kCompareTrends},
-       false, XRule::Key, "heads"},
-      {"vb-rank", "model.embed_rank", "embedding rank r (full rank: r = width d)", true, SeriesRule::Label, nullptr,
-       {"Fig. 2"}, {"Fig. 2"},
+       false,
+       XRule::Key,
+       "heads"},
+      {"vb-rank",
+       "model.embed_rank",
+       "embedding rank r (full rank: r = width d)",
+       true,
+       SeriesRule::Label,
+       nullptr,
+       {"Fig. 2"},
+       {"Fig. 2"},
        {"VB Fig. 2 is a plot of loss against parameter count (no numbers in the text): lowering the embedding rank r "
         "at width 680 hurts much faster than shrinking the width; r/d_x = 16/680 is comparable to a full-rank network "
         "~25% smaller."},
        true},
-      {"vb-depth-width", "model.width", "width d", false, SeriesRule::LabelAndTokenizer, nullptr,
-       {"Fig. 1a", "Fig. 1b", "Fig. 1c", "Fig. 3", "Fig. 5"}, {"Fig. 1a", "Fig. 1b", "Fig. 3"},
+      {"vb-depth-width",
+       "model.width",
+       "width d",
+       false,
+       SeriesRule::LabelAndTokenizer,
+       nullptr,
+       {"Fig. 1a", "Fig. 1b", "Fig. 1c", "Fig. 3", "Fig. 5"},
+       {"Fig. 1a", "Fig. 1b", "Fig. 3"},
        {"VB Fig. 1 / 3 / 5 plot loss against parameter count (no numbers in the text): the deeper network (48) "
         "overtakes the shallower (24) once the shallow width exceeds roughly the vocabulary size (V = 500: around "
         "width 408) or the embedding rank (rank 500 of V = 2000: around 504). With V = 50257 (Fig. 5) there is still a "
@@ -226,8 +329,14 @@ const std::vector<SuiteSpec>& specs() {
         "bytes (63 symbols occur: the rank the widths cross), bpe:2000 (no crossing expected below 2000) and bpe:2000 "
         "at embedding rank 56 (crossing expected near 56)."},
        true},
-      {"vb-attention-ratio", "", "bottleneck ratio H d_a / d_x (from the grid label)", true, SeriesRule::Budget, nullptr,
-       {}, {},
+      {"vb-attention-ratio",
+       "",
+       "bottleneck ratio H d_a / d_x (from the grid label)",
+       true,
+       SeriesRule::Budget,
+       nullptr,
+       {},
+       {},
        {"VB Fig. 4 is a plot of loss against parameter count (no numbers in the text): at fixed size, loss worsens "
         "monotonically with H d_a / d_x in {1, 2, 4, 8, 16}; a ratio-4 network is matched by a ratio-1 network with "
         "~75% of its parameters, ratio 16 by one with ~55%.",
@@ -235,11 +344,18 @@ const std::vector<SuiteSpec>& specs() {
         "so at full scale the ratio-8 models are 12-16% smaller than the ratio-1 ones. On the parameters axis each "
         "ratio is one line, as in VB Fig. 4."},
        true},
-      {"vb-pos-rank", "model.pos_rank", "rank of the reduced embedding (positional or token; baseline: min(d, n))",
-       true, SeriesRule::Label, nullptr, {"Fig. 7"}, {},
+      {"vb-pos-rank",
+       "model.pos_rank",
+       "rank of the reduced embedding (positional or token; baseline: min(d, n))",
+       true,
+       SeriesRule::Label,
+       nullptr,
+       {"Fig. 7"},
+       {},
        {"VB Fig. 7 / C.4 is a plot (no numbers in the text): a positional embedding of rank down to 16 is on par with "
         "full rank (within 2 std), and even rank 1 reaches the loss of a vocabulary rank between 64 and 128."},
-       true, XRule::ReducedRank},
+       true,
+       XRule::ReducedRank},
   };
   return all;
 }
@@ -297,7 +413,8 @@ FigureSeries& series_named(std::vector<FigureSeries>& all, const std::string& la
 
 void sort_points(std::vector<FigureSeries>& all) {
   for (FigureSeries& s : all) {
-    std::stable_sort(s.points.begin(), s.points.end(), [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
+    std::stable_sort(s.points.begin(), s.points.end(),
+                     [](const FigurePoint& a, const FigurePoint& b) { return a.x < b.x; });
   }
 }
 
@@ -365,7 +482,8 @@ std::string status_counts(const std::vector<const RunRow*>& rows) {
   for (const RunRow* r : rows) counts[r->status] += 1;
   std::vector<std::string> parts;
   for (const auto& [status, count] : counts) {
-    if (status != db::RunStatus::Done) parts.push_back(std::to_string(count) + " " + std::string(db::to_string(status)));
+    if (status != db::RunStatus::Done)
+      parts.push_back(std::to_string(count) + " " + std::string(db::to_string(status)));
   }
   return join(parts, ", ");
 }
@@ -384,7 +502,8 @@ void add_completion_notes(Figure& fig, const std::vector<const RunRow*>& rows) {
   }
   if (done < rows.size()) {
     fig.notes.push_back(std::to_string(done) + " of " + std::to_string(rows.size()) + " runs finished (" +
-                        status_counts(rows) + "): unfinished runs count in a point's runs but their current val "
+                        status_counts(rows) +
+                        "): unfinished runs count in a point's runs but their current val "
                         "loss is not in its mean or range.");
   }
   if (!no_value.empty()) {
@@ -401,7 +520,8 @@ std::string thousands(std::int64_t v) {
 // On the suite's own axis, say where the compared runs are not at equal parameters (counted over
 // every parameter: embeddings, blocks, head): the x where the series differ most, and for size
 // budgets (vb-attention-ratio) the spread along each budget.
-void add_parameter_notes(Figure& fig, const SuiteSpec& spec, const std::vector<std::pair<const RunRow*, double>>& placed,
+void add_parameter_notes(Figure& fig, const SuiteSpec& spec,
+                         const std::vector<std::pair<const RunRow*, double>>& placed,
                          const std::map<const RunRow*, std::string>& budgets) {
   struct Extremes {
     const RunRow* lo = nullptr;
@@ -445,10 +565,12 @@ void add_parameter_notes(Figure& fig, const SuiteSpec& spec, const std::vector<s
   const std::string at = !fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size())
                              ? fig.x_categories[static_cast<std::size_t>(xi)]
                              : number_text(worst_x);
-  fig.notes.push_back("Series at the same x are not at equal parameters (all parameters, embeddings and head "
-                      "included): at " + fig.key_x_label + " = " + at + ", " + worst->hi->label + " has " +
-                      thousands(worst->hi->params) + " and " + worst->lo->label + " " + thousands(worst->lo->params) +
-                      " (" + ratio + "). The parameters axis plots each run at its count.");
+  fig.notes.push_back(
+      "Series at the same x are not at equal parameters (all parameters, embeddings and head "
+      "included): at " +
+      fig.key_x_label + " = " + at + ", " + worst->hi->label + " has " + thousands(worst->hi->params) + " and " +
+      worst->lo->label + " " + thousands(worst->lo->params) + " (" + ratio +
+      "). The parameters axis plots each run at its count.");
 }
 
 // vb-pos-rank's x: the rank that run reduces (see XRule::ReducedRank).
@@ -486,27 +608,32 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
       text = number_text(*n);
     }
     if (text.empty()) {
-      fig.notes.push_back("Run " + r->name + " has no x (" + (x_key.empty() ? "no number ends its label" : x_key + " is not set") +
-                          "); it is not drawn.");
+      fig.notes.push_back("Run " + r->name + " has no x (" +
+                          (x_key.empty() ? "no number ends its label" : x_key + " is not set") + "); it is not drawn.");
       continue;
     }
     categorical = categorical || !parse_number(text);
     texts.emplace_back(r, text);
   }
   if (!no_params.empty()) {
-    fig.notes.push_back("Runs with no stored parameter count are not drawn on the parameters axis: " + join(no_params, ", ") + ".");
+    fig.notes.push_back(
+        "Runs with no stored parameter count are not drawn on the parameters axis: " + join(no_params, ", ") + ".");
   }
   std::vector<std::pair<const RunRow*, double>> placed;
   for (const auto& [row, text] : texts) {
-    placed.emplace_back(row, categorical ? static_cast<double>(category_index(fig.x_categories, text)) : *parse_number(text));
+    placed.emplace_back(
+        row, categorical ? static_cast<double>(category_index(fig.x_categories, text)) : *parse_number(text));
   }
   // On the parameters axis every grid label is its own line (VB Fig. 4: one line per ratio).
   SuiteSpec local = spec;
-  if (parameters && (spec.series == SeriesRule::Budget || spec.series == SeriesRule::Single)) local.series = SeriesRule::Label;
-  const auto budgets = local.series == SeriesRule::Budget ? budget_series(placed) : std::map<const RunRow*, std::string>{};
+  if (parameters && (spec.series == SeriesRule::Budget || spec.series == SeriesRule::Single))
+    local.series = SeriesRule::Label;
+  const auto budgets =
+      local.series == SeriesRule::Budget ? budget_series(placed) : std::map<const RunRow*, std::string>{};
   for (const auto& [row, x] : placed) {
     FigureSeries& series = series_named(fig.ours, series_of(local, *row, budgets));
-    auto it = std::find_if(series.points.begin(), series.points.end(), [x = x](const FigurePoint& p) { return p.x == x; });
+    auto it =
+        std::find_if(series.points.begin(), series.points.end(), [x = x](const FigurePoint& p) { return p.x == x; });
     if (it == series.points.end()) {
       series.points.push_back(FigurePoint{});
       series.points.back().x = x;
@@ -527,8 +654,8 @@ std::string ours_y_label(const std::vector<const RunRow*>& rows) {
     }
     bytes_only = bytes_only && r->tokenizer == "bytes";
   }
-  return std::string("final val loss (nats/") + (bytes_only ? "byte" : "token") + (data.empty() ? "" : "; " + join(data, ", ")) +
-         "; lower is better)";
+  return std::string("final val loss (nats/") + (bytes_only ? "byte" : "token") +
+         (data.empty() ? "" : "; " + join(data, ", ")) + "; lower is better)";
 }
 
 // --- paper ------------------------------------------------------------------------
@@ -545,10 +672,12 @@ std::optional<CsvTable> load_reference(Figure& fig, const std::string& path, std
   return table;
 }
 
-bool has_columns(Figure& fig, const CsvTable& table, const std::vector<std::string_view>& columns, std::string* warnings) {
+bool has_columns(Figure& fig, const CsvTable& table, const std::vector<std::string_view>& columns,
+                 std::string* warnings) {
   for (std::string_view c : columns) {
     if (table.column(c)) continue;
-    const std::string msg = table.file + " has no column '" + std::string(c) + "' (its columns: " + join(table.header, ", ") + ")";
+    const std::string msg =
+        table.file + " has no column '" + std::string(c) + "' (its columns: " + join(table.header, ", ") + ")";
     warn(warnings, fig.suite + ": " + msg);
     fig.notes.push_back("Reference numbers unavailable: " + msg + ".");
     return false;
@@ -598,28 +727,33 @@ void add_vb_notes(Figure& fig, const SuiteSpec& spec, const CsvTable& reference,
     fig.notes.push_back("VB Table 5 (" + reference.file + ") lists " + std::to_string(reference.rows.size()) +
                         " trained architectures at ratios " + join(list, ", ") + "; their losses are plotted only.");
   }
-  if (!spec.setup_figures.empty() && has_columns(fig, reference, {"figure", "vocab", "depth", "widths_or_ranks"}, warnings)) {
+  if (!spec.setup_figures.empty() &&
+      has_columns(fig, reference, {"figure", "vocab", "depth", "widths_or_ranks"}, warnings)) {
     for (const CsvRow& row : reference.rows) {
       const RowView v{reference, row};
-      if (std::find(spec.setup_figures.begin(), spec.setup_figures.end(), v.get("figure")) == spec.setup_figures.end()) continue;
-      fig.notes.push_back("VB " + v.get("figure") + " trained (" + reference.file + " line " + std::to_string(row.line) +
-                          "): vocabulary " + v.get("vocab") + ", depth " + v.get("depth") + ", " + v.get("widths_or_ranks"));
+      if (std::find(spec.setup_figures.begin(), spec.setup_figures.end(), v.get("figure")) == spec.setup_figures.end())
+        continue;
+      fig.notes.push_back("VB " + v.get("figure") + " trained (" + reference.file + " line " +
+                          std::to_string(row.line) + "): vocabulary " + v.get("vocab") + ", depth " + v.get("depth") +
+                          ", " + v.get("widths_or_ranks"));
     }
   }
   if (spec.noise_figures.empty()) return;
   const auto noise = load_reference(fig, reference_dir + "/vb_loss_std.csv", warnings);
-  if (!noise || !has_columns(fig, *noise, {"figure", "depth", "width", "embed_rank", "test_loss_std"}, warnings)) return;
+  if (!noise || !has_columns(fig, *noise, {"figure", "depth", "width", "embed_rank", "test_loss_std"}, warnings))
+    return;
   std::vector<std::string> parts;
   for (const CsvRow& row : noise->rows) {
     const RowView v{*noise, row};
-    if (std::find(spec.noise_figures.begin(), spec.noise_figures.end(), v.get("figure")) == spec.noise_figures.end()) continue;
+    if (std::find(spec.noise_figures.begin(), spec.noise_figures.end(), v.get("figure")) == spec.noise_figures.end())
+      continue;
     const std::string rank = v.get("embed_rank").empty() ? "full rank" : "r " + v.get("embed_rank");
     parts.push_back(v.get("test_loss_std") + " (" + v.get("figure") + ", depth " + v.get("depth") + ", width " +
                     v.get("width") + ", " + rank + "; line " + std::to_string(row.line) + ")");
   }
   if (!parts.empty()) {
-    fig.notes.push_back("VB's noise floor, the std of the test loss over 5 trainings (" + noise->file + "): " +
-                        join(parts, "; ") + ".");
+    fig.notes.push_back("VB's noise floor, the std of the test loss over 5 trainings (" + noise->file +
+                        "): " + join(parts, "; ") + ".");
   }
 }
 
@@ -681,8 +815,8 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   return fig;
 }
 
-std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows, const std::string& reference_dir,
-                                  std::string* warnings, FigureAxis axis) {
+std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
+                                  const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
   std::vector<Figure> figures;
   for (const db::SuiteRecord& suite : store.list_suites()) {
     if (auto fig = build_figure(suite, rows, reference_dir, warnings, axis)) figures.push_back(std::move(*fig));

@@ -2,11 +2,11 @@
 //
 // One figure per stored suite named like one of the eleven in assets/suites (lrb-heads,
 // lrb-head-size, th-heads, th-projections, th-dynamic, th-head-dims, th-extreme-heads, vb-rank,
-// vb-depth-width, vb-attention-ratio, vb-pos-rank). Ours: the final val loss (the last logged val_loss) of each finished run,
-// per series (the grid label; see build_figure) and x, mean and min/max across seeds. Paper: the
-// rows of the suite's [suite] reference CSV that the suite reproduces, each point citing its file,
-// line and table. Nothing is invented: every number comes from the DB or a CSV; where a paper
-// has only plots (VB), the paper series are empty and a note quotes its qualitative finding.
+// vb-depth-width, vb-attention-ratio, vb-pos-rank). Ours: the final val loss (the last logged val_loss) of each
+// finished run, per series (the grid label; see build_figure) and x, mean and min/max across seeds. Paper: the rows of
+// the suite's [suite] reference CSV that the suite reproduces, each point citing its file, line and table. Nothing is
+// invented: every number comes from the DB or a CSV; where a paper has only plots (VB), the paper series are empty and
+// a note quotes its qualitative finding.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +48,7 @@ struct Figure {
   bool log_x = false;
   FigureAxis axis = FigureAxis::SuiteKey;  // resolved: SuiteKey or Parameters
   FigureAxis default_axis = FigureAxis::SuiteKey;
-  std::string key_x_label;                 // the suite-key axis's label (for a picker)
+  std::string key_x_label;  // the suite-key axis's label (for a picker)
   // Non-empty when x is categorical (th-projections: the attention kind): x is an index into it.
   std::vector<std::string> x_categories;
   std::string ours_y_label;  // e.g. "final val loss (nats/token; kjv, bytes)"
@@ -76,7 +76,8 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
                                    FigureAxis axis = FigureAxis::Default);
 
 // build_figure for every stored suite it knows, in the store's suite order.
-std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows, const std::string& reference_dir,
-                                  std::string* warnings, FigureAxis axis = FigureAxis::Default);
+std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
+                                  const std::string& reference_dir, std::string* warnings,
+                                  FigureAxis axis = FigureAxis::Default);
 
 }  // namespace headroom::explorer

@@ -15,7 +15,7 @@ struct CsvRow {
 };
 
 struct CsvTable {
-  std::string file;                 // the file name, e.g. "th_t5.csv"
+  std::string file;  // the file name, e.g. "th_t5.csv"
   std::vector<std::string> header;
   std::vector<CsvRow> rows;
   std::vector<std::string> problems;  // "th_t5.csv line 9: 3 fields, the header has 15" (row skipped)

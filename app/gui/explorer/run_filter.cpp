@@ -9,10 +9,10 @@
 namespace headroom::explorer {
 namespace {
 
-constexpr std::array<std::string_view, 7> kTextKeys = {"suite", "name", "label", "kind", "tokenizer", "corpus", "status"};
-constexpr std::array<std::string_view, 16> kNumberKeys = {"d",    "h",     "hk",   "hv",     "dp",  "dk",
-                                                          "dv",   "r",     "l",    "v",      "n",   "seed",
-                                                          "step", "params", "val", "tok_s"};
+constexpr std::array<std::string_view, 7> kTextKeys = {"suite",     "name",   "label", "kind",
+                                                       "tokenizer", "corpus", "status"};
+constexpr std::array<std::string_view, 16> kNumberKeys = {"d", "h", "hk", "hv",   "dp",   "dk",     "dv",  "r",
+                                                          "l", "v", "n",  "seed", "step", "params", "val", "tok_s"};
 
 // Longest operators first so "<=" is not read as "<" followed by "=".
 struct OpSpelling {
@@ -46,9 +46,7 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
-bool is_text_key(std::string_view key) {
-  return std::find(kTextKeys.begin(), kTextKeys.end(), key) != kTextKeys.end();
-}
+bool is_text_key(std::string_view key) { return std::find(kTextKeys.begin(), kTextKeys.end(), key) != kTextKeys.end(); }
 bool is_number_key(std::string_view key) {
   return std::find(kNumberKeys.begin(), kNumberKeys.end(), key) != kNumberKeys.end();
 }
@@ -82,14 +80,15 @@ bool check_term(std::string_view term, const FilterTerm& t, std::string_view op_
   const bool ordering = t.op == FilterOp::Lt || t.op == FilterOp::Le || t.op == FilterOp::Gt || t.op == FilterOp::Ge;
   if (t.key.empty()) return fail(error, term, "no key before '" + std::string(op_text) + "' (e.g. h>=8)");
   if (t.value.empty()) {
-    return fail(error, term, "no value after '" + std::string(op_text) + "' (e.g. " + t.key + std::string(op_text) + "8)");
+    return fail(error, term,
+                "no value after '" + std::string(op_text) + "' (e.g. " + t.key + std::string(op_text) + "8)");
   }
   if (!is_text_key(t.key) && !is_number_key(t.key) && !is_config_key(t.key)) {
     return fail(error, term, "unknown key '" + t.key + "'; valid keys: " + valid_keys());
   }
   if (ordering && is_text_key(t.key)) {
-    return fail(error, term, "'" + std::string(op_text) + "' compares numbers, and " + t.key +
-                                 " is text: use =, != or ~");
+    return fail(error, term,
+                "'" + std::string(op_text) + "' compares numbers, and " + t.key + " is text: use =, != or ~");
   }
   if (ordering && !t.number) {
     return fail(error, term, "'" + std::string(op_text) + "' needs a number, got '" + t.value + "'");
@@ -204,7 +203,8 @@ std::optional<RunFilter> parse_run_filter(std::string_view text, std::string* er
 }
 
 bool matches(const RunFilter& filter, const RunRow& row) {
-  return std::all_of(filter.terms.begin(), filter.terms.end(), [&row](const FilterTerm& t) { return term_holds(t, row); });
+  return std::all_of(filter.terms.begin(), filter.terms.end(),
+                     [&row](const FilterTerm& t) { return term_holds(t, row); });
 }
 
 }  // namespace headroom::explorer

@@ -26,10 +26,10 @@ namespace headroom::explorer {
 enum class FilterOp { Eq, Ne, Lt, Le, Gt, Ge, Contains };
 
 struct FilterTerm {
-  std::string key;                // "" for a bare word; lower-cased unless a dotted config key
+  std::string key;  // "" for a bare word; lower-cased unless a dotted config key
   FilterOp op = FilterOp::Contains;
   std::string value;
-  std::optional<double> number;   // the value as a number, when it is one
+  std::optional<double> number;  // the value as a number, when it is one
 };
 
 struct RunFilter {

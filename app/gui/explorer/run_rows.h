@@ -25,20 +25,20 @@ struct RunRow {
   std::string kind;   // attention kind
   int d = 0;          // width d_model
   int h = 0, h_k = 0, h_v = 0;
-  int d_p = 0;        // d_k, LRB's head size
+  int d_p = 0;  // d_k, LRB's head size
   int d_v = 0;
-  int r = 0;          // embedding rank; = d when the config says 0 (full rank, unfactorised)
+  int r = 0;                // embedding rank; = d when the config says 0 (full rank, unfactorised)
   bool factorised = false;  // the embedding is V x r times r x d (model.embed_rank > 0)
-  int L = 0;          // depth
-  int V = 0;          // vocabulary
-  int n = 0;          // context
+  int L = 0;                // depth
+  int V = 0;                // vocabulary
+  int n = 0;                // context
   std::string tokenizer, corpus;
   std::int64_t seed = 0;
   db::RunStatus status = db::RunStatus::Queued;
   std::int64_t step = 0, steps_total = 0, params = 0;
   double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
   std::string error_text;  // why it failed (empty unless status is failed)
-  nlohmann::json config;  // parsed config_json (an empty object if it was not valid JSON)
+  nlohmann::json config;   // parsed config_json (an empty object if it was not valid JSON)
 };
 
 // One row from a stored run, its latest metric values (RunStore::latest_metrics) and its lowest

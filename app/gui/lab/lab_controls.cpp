@@ -35,12 +35,13 @@ int vocab_size_of(const std::string& vocab, std::string* error) {
   if (vocab == "bytes") return 256;
   if (vocab.rfind("bpe:", 0) == 0) {
     const std::string digits = vocab.substr(4);
-    const bool numeric = !digits.empty() && digits.size() <= 6 &&
-                         digits.find_first_not_of("0123456789") == std::string::npos;
+    const bool numeric =
+        !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
     const int v = numeric ? std::stoi(digits) : 0;
     if (v >= 64 && v <= 32000) return v;
   }
-  *error = "vocabulary '" + vocab + "': use bytes or bpe:<V> with 64 <= V <= 32000 (VB used bpe:257, bpe:500, bpe:2000)";
+  *error =
+      "vocabulary '" + vocab + "': use bytes or bpe:<V> with 64 <= V <= 32000 (VB used bpe:257, bpe:500, bpe:2000)";
   return 0;
 }
 
@@ -52,8 +53,8 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   c->heads_k = a.heads_k;
   c->heads_v = a.heads_v;
   // "Standard" means d_p = d/h (LRB eq. 8); anything else is a fixed head size.
-  c->standard_head_size = a.kind != core::AttentionKind::FixedHead && a.heads > 0 && a.d_k * a.heads == spec.width &&
-                          a.d_v == a.d_k;
+  c->standard_head_size =
+      a.kind != core::AttentionKind::FixedHead && a.heads > 0 && a.d_k * a.heads == spec.width && a.d_v == a.d_k;
   if (c->kind == core::AttentionKind::FixedHead) c->kind = core::AttentionKind::MultiHead;
   c->head_size = a.d_k;
   c->embed_rank = spec.embed_rank;
@@ -98,8 +99,9 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   spec->attention = *a;
   for (auto& p : core::validate(*spec)) problems->push_back(p);
   if (c.embed_rank > c.d)
-    problems->push_back({"embedding rank", "r = " + std::to_string(c.embed_rank) + " exceeds the width d = " +
-                                               std::to_string(c.d) + " (VB §2.1: r <= min(d, V)); use r <= d, or 0 for full rank"});
+    problems->push_back({"embedding rank", "r = " + std::to_string(c.embed_rank) +
+                                               " exceeds the width d = " + std::to_string(c.d) +
+                                               " (VB §2.1: r <= min(d, V)); use r <= d, or 0 for full rank"});
   return problems->empty();
 }
 
@@ -162,17 +164,21 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     }
     const auto& want = known[it.key()];
     const auto& v = it.value();
-    const bool ok = want.is_string() ? v.is_string()
-                    : want.is_boolean() ? v.is_boolean()
+    const bool ok = want.is_string()         ? v.is_string()
+                    : want.is_boolean()      ? v.is_boolean()
                     : want.is_number_float() ? v.is_number()
-                    : v.is_number_integer();
+                                             : v.is_number_integer();
     if (!ok) {
       *error = "lab." + it.key() + ": expected " + std::string(want.type_name()) + ", got " + v.dump();
       return false;
     }
   }
-  auto get_int = [&](const char* k, int& into) { if (j.contains(k)) into = j[k].get<int>(); };
-  auto get_bool = [&](const char* k, bool& into) { if (j.contains(k)) into = j[k].get<bool>(); };
+  auto get_int = [&](const char* k, int& into) {
+    if (j.contains(k)) into = j[k].get<int>();
+  };
+  auto get_bool = [&](const char* k, bool& into) {
+    if (j.contains(k)) into = j[k].get<bool>();
+  };
   if (j.contains("kind")) {
     auto k = core::parse_attention_kind(j["kind"].get<std::string>());
     if (!k) {
@@ -271,7 +277,8 @@ TheoremRequest theorem_request_of(const LabControls& c, const LabSnapshot* snaps
   std::string k = std::to_string(int(t.pattern)) + "/" + std::to_string(t.n) + "/" + std::to_string(t.d_p) + "/" +
                   std::to_string(t.seed) + (t.causal ? "/causal" : "/full");
   if (t.pattern == TargetPattern::HeadMap && snapshot && snapshot->valid && !snapshot->layers.empty()) {
-    const auto& l = snapshot->layers[std::min<size_t>(static_cast<size_t>(std::max(0, c.layer)), snapshot->layers.size() - 1)];
+    const auto& l =
+        snapshot->layers[std::min<size_t>(static_cast<size_t>(std::max(0, c.layer)), snapshot->layers.size() - 1)];
     if (!l.W.empty()) {
       const int h = std::clamp(c.theorem_head, 0, int(l.W.size()) - 1);
       t.head_map = l.W[static_cast<size_t>(h)];

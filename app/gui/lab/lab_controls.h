@@ -21,11 +21,11 @@ struct LabControls {
   core::AttentionKind kind = core::AttentionKind::MultiHead;
   int d = 64;
   int heads = 8;
-  int heads_k = 8, heads_v = 8;      // talking-heads kinds
-  bool standard_head_size = true;    // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
-  int head_size = 8;                 // d_p when not standard
-  int embed_rank = 0;                // 0 = full
-  std::string vocab = "bytes";       // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
+  int heads_k = 8, heads_v = 8;    // talking-heads kinds
+  bool standard_head_size = true;  // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
+  int head_size = 8;               // d_p when not standard
+  int embed_rank = 0;              // 0 = full
+  std::string vocab = "bytes";     // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
   int layers = 2;
   int context = 128;
   bool causal = true;
@@ -47,7 +47,7 @@ struct LabControls {
   TargetPattern pattern = TargetPattern::RandomStochastic;
   int theorem_n = 8;
   int theorem_dp = 4;
-  int theorem_head = 0;  // for TargetPattern::HeadMap
+  int theorem_head = 0;         // for TargetPattern::HeadMap
   bool theorem_causal = false;  // Theorem 1 tab: causal target (query j sees keys 0..j)
 };
 

@@ -3,7 +3,6 @@
 
 #include <torch/torch.h>
 
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -161,7 +160,8 @@ struct LabEngine::Impl {
       throw std::invalid_argument("the model has V = " + std::to_string(spec.vocab) + " but the " + current.tokenizer +
                                   " vocabulary has " + std::to_string(tokenizer().vocab_size()) + " tokens");
     if (!task_data || task_of_data != current.task) {
-      task_data = std::shared_ptr<const core::DataSource>(core::make_data_source(core::to_string(current.task), "bytes"));
+      task_data =
+          std::shared_ptr<const core::DataSource>(core::make_data_source(core::to_string(current.task), "bytes"));
       task_of_data = current.task;
     }
     const bool rebuild = force_reset || !trainer || !same_shapes(trainer->model_spec(), spec);
@@ -278,7 +278,8 @@ struct LabEngine::Impl {
     s->embedding_rank = embedding_rank;
     // Layer 0's input is LN(token + position): its rank is at most r + r_pos, plus one for
     // LayerNorm's bias (centring can also remove one).
-    s->input_rank_cap = std::min({s->n, s->spec.width, core::effective_embed_rank(s->spec) + core::effective_pos_rank(s->spec) + 1});
+    s->input_rank_cap =
+        std::min({s->n, s->spec.width, core::effective_embed_rank(s->spec) + core::effective_pos_rank(s->spec) + 1});
     s->training = curve;
     s->training.running = current.training;
     s->training.task = core::to_string(current.task);
@@ -377,7 +378,8 @@ struct LabEngine::Impl {
       db::RunStore store(conn);
       st.steps = store.artifact_steps(r.run_id, "weights");
       if (st.steps.empty()) {
-        st.error = "run " + r.run_name + " has no stored weights yet: the worker stores them at every checkpoint "
+        st.error = "run " + r.run_name +
+                   " has no stored weights yet: the worker stores them at every checkpoint "
                    "(train.checkpoint_every steps)";
       } else {
         const auto after = std::upper_bound(st.steps.begin(), st.steps.end(), r.step);
@@ -417,7 +419,8 @@ struct LabEngine::Impl {
     torch::NoGradGuard g;
     for (auto& p : trainer->model()->named_parameters()) {
       auto t = core::from_st_tensor(f.at(p.key()));
-      if (t.sizes() != p.value().sizes()) throw std::invalid_argument("stored weight " + p.key() + " has another shape");
+      if (t.sizes() != p.value().sizes())
+        throw std::invalid_argument("stored weight " + p.key() + " has another shape");
       p.value().copy_(t);
     }
     ++model_generation;

@@ -25,15 +25,15 @@ struct Matrix {
 enum class LabInput { Text, Synthetic };
 
 struct LabRequest {
-  core::ModelSpec model;      // model.vocab must be the tokenizer's V
+  core::ModelSpec model;            // model.vocab must be the tokenizer's V
   std::string tokenizer = "bytes";  // "bytes" or "bpe:<V>" trained on KJV (cached; the first use trains it)
   LabInput input = LabInput::Text;
   std::string text = "In the beginning God created the heaven and the earth.";
   core::SyntheticTask task = core::SyntheticTask::Induction;  // the synthetic input and the training task
   int synthetic_n = 24;
   uint64_t seed = 0;
-  bool training = false;      // train in the background on `task`
-  int single_steps = 0;       // > 0: take this many steps now (paused training)
+  bool training = false;  // train in the background on `task`
+  int single_steps = 0;   // > 0: take this many steps now (paused training)
   bool reset_training = false;
   double lr = 3e-3;
   int batch = 16;
@@ -44,18 +44,18 @@ struct LabRequest {
 // value; square matrices only for the first two).
 struct Projection {
   Matrix raw, normalised;
-  double det = 0;            // NaN when not square
+  double det = 0;  // NaN when not square
   double smallest_sv = 0;
   double smallest_abs_eigenvalue = 0;  // TH Fig. 1's "smallest eigenvalue" (its modulus); NaN when not square
 };
 
 struct LayerView {
-  std::vector<Matrix> J, L, W, U;               // per head, n x n (rows: queries, cols: keys)
-  std::vector<core::Spectrum> spectra;          // per softmax head: singular spectrum of L (masked -> 0)
-  int rank_cap = 0;                             // theory: min(n, d_k) (mixed: min(n, h_k d_k))
-  int input_rank = 0;                           // measured rank of this layer's attention input (n x d)
+  std::vector<Matrix> J, L, W, U;       // per head, n x n (rows: queries, cols: keys)
+  std::vector<core::Spectrum> spectra;  // per softmax head: singular spectrum of L (masked -> 0)
+  int rank_cap = 0;                     // theory: min(n, d_k) (mixed: min(n, h_k d_k))
+  int input_rank = 0;                   // measured rank of this layer's attention input (n x d)
   bool has_P_l = false, has_P_w = false;
-  Projection P_l, P_w, P_lw;                    // P_lw = P_l x P_w (when both exist)
+  Projection P_l, P_w, P_lw;  // P_lw = P_l x P_w (when both exist)
 };
 
 struct TrainingCurve {
@@ -67,7 +67,7 @@ struct TrainingCurve {
 
 // What the engine opened for the newest LabEngine::open_stored request.
 struct StoredRunState {
-  uint64_t request_id = 0;     // the request it answers (0: none yet)
+  uint64_t request_id = 0;  // the request it answers (0: none yet)
   StoredCheckpoint run;
   std::vector<int64_t> steps;  // steps with stored weights, ascending
   int index = -1;              // the one loaded (-1: none)
@@ -75,22 +75,22 @@ struct StoredRunState {
 };
 
 struct LabSnapshot {
-  uint64_t version = 0;       // increases with every publish
-  uint64_t request_id = 0;    // the request this snapshot answers
+  uint64_t version = 0;     // increases with every publish
+  uint64_t request_id = 0;  // the request this snapshot answers
   bool valid = false;
   std::vector<core::SpecProblem> problems;  // why the request's model is impossible (valid == false)
   core::ModelSpec spec;
   int n = 0;
-  std::vector<std::string> tokens;          // one label per position
+  std::vector<std::string> tokens;  // one label per position
   std::vector<LayerView> layers;
   std::vector<core::Bottleneck> bottlenecks;
-  core::AttentionCosts costs;               // per attention layer at this n
-  int64_t parameters = 0;                   // whole model
-  int embedding_rank = 0;                   // measured rank of the V x d token embedding
-  int input_rank_cap = 0;                   // token rank + positional rank (+1 for LayerNorm)
+  core::AttentionCosts costs;  // per attention layer at this n
+  int64_t parameters = 0;      // whole model
+  int embedding_rank = 0;      // measured rank of the V x d token embedding
+  int input_rank_cap = 0;      // token rank + positional rank (+1 for LayerNorm)
   TrainingCurve training;
-  StoredRunState stored;                    // the stored run opened last, if any
-  double compute_ms = 0;                    // request -> snapshot on the engine thread
+  StoredRunState stored;  // the stored run opened last, if any
+  double compute_ms = 0;  // request -> snapshot on the engine thread
 };
 
 }  // namespace headroom::gui

@@ -32,10 +32,10 @@ struct TheoremSnapshot {
   // All n x n, rows = queries (LRB's P transposed, so they read like the lab's maps).
   Matrix target, reached, difference;
   double max_abs_error = 0;
-  std::string method;               // "construction" or "fit"
+  std::string method;                        // "construction" or "fit"
   std::vector<float> curve_dp, curve_error;  // error vs head size, filled in progressively
   bool curve_complete = false;
-  std::string error;                // a bad request, explained
+  std::string error;  // a bad request, explained
 };
 
 // Builds the LRB-convention target P (n x n, columns = queries, column-stochastic, positive on the

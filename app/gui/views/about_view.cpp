@@ -43,7 +43,8 @@ void AboutView::draw() {
     row("OpenGL", gl_string(GL_VERSION));
     row("renderer", gl_string(GL_RENDERER));
     row("settings", context_.config_dir.empty() ? "(no config directory)" : context_.config_dir.c_str());
-    row("database", context_.options && !context_.options->db_path.empty() ? context_.options->db_path.c_str() : "(none, pass --db FILE)");
+    row("database", context_.options && !context_.options->db_path.empty() ? context_.options->db_path.c_str()
+                                                                           : "(none, pass --db FILE)");
     ImGui::EndTable();
   }
   ImGui::Spacing();

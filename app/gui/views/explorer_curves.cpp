@@ -79,8 +79,9 @@ void ExplorerCurves::draw_controls(float ui_scale) {
   int gr = static_cast<int>(s.grouping);
   ImGui::SetNextItemWidth(150.0f * ui_scale);
   if (ImGui::Combo("##grouping", &gr, groupings, 3)) s.grouping = static_cast<Grouping>(gr);
-  tooltip("Mean over seeds: runs whose configs differ only in train.seed become one mean line with a band.\n"
-          "By config key: every selected run with the same value of the key (e.g. model.attention.heads).");
+  tooltip(
+      "Mean over seeds: runs whose configs differ only in train.seed become one mean line with a band.\n"
+      "By config key: every selected run with the same value of the key (e.g. model.attention.heads).");
   if (s.grouping != Grouping::None) {
     if (s.grouping == Grouping::ConfigKey) {
       ImGui::SameLine();
@@ -137,7 +138,14 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
         raw.color = with_alpha(color, 70);
         raw.thickness = 1.0f;
         series.push_back(std::move(raw));
-        series.push_back({session.short_name(*owners[i]), "", color, 2.0f, to_float(curves[i].x), to_float(smooth(curves[i].y)), {}, {}});
+        series.push_back({session.short_name(*owners[i]),
+                          "",
+                          color,
+                          2.0f,
+                          to_float(curves[i].x),
+                          to_float(smooth(curves[i].y)),
+                          {},
+                          {}});
       }
     }
   } else {
@@ -165,7 +173,8 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
     ImGui::TextDisabled("Select runs in the table to plot their %s.", s.metric.c_str());
     return;
   }
-  if (curves.empty() && session.curves_ready()) ImGui::TextDisabled("The selected runs have logged no %s yet.", s.metric.c_str());
+  if (curves.empty() && session.curves_ready())
+    ImGui::TextDisabled("The selected runs have logged no %s yet.", s.metric.c_str());
   if (!scene_export.empty() && session.curves_ready() && session.frames_with_rows >= 3 && !curves.empty()) {
     // A scene's "export": as the buttons do.
     std::snprintf(export_path_, sizeof export_path_, "%s", scene_export.c_str());
@@ -271,7 +280,8 @@ void ExplorerCurves::export_csv(const ExplorerSession& session) {
   std::ofstream out(path, std::ios::binary);
   explorer::write_curves_csv(out, curves, labels, s.x_axis);
   export_error_ = !out;
-  export_message_ = export_error_ ? "cannot write " + path : "wrote " + path + " (" + std::to_string(curves.size()) + " curves)";
+  export_message_ =
+      export_error_ ? "cannot write " + path : "wrote " + path + " (" + std::to_string(curves.size()) + " curves)";
 }
 
 }  // namespace headroom::gui

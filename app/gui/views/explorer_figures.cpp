@@ -38,8 +38,9 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
         }
   }
   if (figures_.empty()) {
-    ImGui::TextWrapped("No suite in this database reproduces a paper figure yet. Enqueue one of the suites above "
-                       "(e.g. th_heads at quick scale) and start a worker.");
+    ImGui::TextWrapped(
+        "No suite in this database reproduces a paper figure yet. Enqueue one of the suites above "
+        "(e.g. th_heads at quick scale) and start a worker.");
     return;
   }
   index_ = std::clamp(index_, 0, static_cast<int>(figures_.size()) - 1);
@@ -68,9 +69,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       pick(explorer::FigureAxis::Parameters, "x: parameters", on_params);
       ImGui::EndCombo();
     }
-    tooltip("x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
-            "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
-            "parameters by default: VB's figures plot loss against parameter count.");
+    tooltip(
+        "x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
+        "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
+        "parameters by default: VB's figures plot loss against parameter count.");
   }
   ImGui::SameLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
@@ -161,10 +163,8 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
           const int xi = static_cast<int>(p.x);
           if (!fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size()))
             ImGui::TextUnformatted(fig.x_categories[static_cast<size_t>(xi)].c_str());
-          else if (fig.axis == explorer::FigureAxis::Parameters)
-            ImGui::Text("%.0f", p.x);
-          else
-            ImGui::Text("%g", p.x);
+          else if (fig.axis == explorer::FigureAxis::Parameters) ImGui::Text("%.0f", p.x);
+          else ImGui::Text("%g", p.x);
           ImGui::TableNextColumn();
           if (std::isfinite(p.mean)) ImGui::Text("%.4f (%.4f .. %.4f)", p.mean, p.lo, p.hi);
           else ImGui::TextDisabled("-");

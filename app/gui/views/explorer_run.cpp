@@ -22,8 +22,9 @@ bool stores_projections(const std::string& kind) {
 bool ExplorerRun::settled(const ExplorerSession& session) const {
   if (session.focused < 0 || !session.loader) return true;
   const auto& d = drawn_;
-  return d && d->request == wanted_ && (!wanted_.projections || d->projection_steps.empty() || replay_step_ < 0 ||
-                                   d->projection_step == replay_step_);
+  return d && d->request == wanted_ &&
+         (!wanted_.projections || d->projection_steps.empty() || replay_step_ < 0 ||
+          d->projection_step == replay_step_);
 }
 
 void ExplorerRun::draw(ExplorerSession& session) {
@@ -34,7 +35,8 @@ void ExplorerRun::draw(ExplorerSession& session) {
   }
   ImGui::Text("%s", row->name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("(run %lld, %s)", static_cast<long long>(row->id), std::string(db::to_string(row->status)).c_str());
+  ImGui::TextDisabled("(run %lld, %s)", static_cast<long long>(row->id),
+                      std::string(db::to_string(row->status)).c_str());
   if (!row->error_text.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());
@@ -66,8 +68,9 @@ void ExplorerRun::draw(ExplorerSession& session) {
     ImGui::SliderInt("##weights_step", &weights_index_, 0, last, label.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Open in lab")) session.open_in_lab(*row, steps[static_cast<size_t>(weights_index_)]);
-    tooltip("The lab shows this checkpoint's attention maps on the typed input, its spectra and P_l / P_w, with a "
-            "scrubber over every stored step.");
+    tooltip(
+        "The lab shows this checkpoint's attention maps on the typed input, its spectra and P_l / P_w, with a "
+        "scrubber over every stored step.");
   }
   if (detail->request.run_id == row->id && !detail->error.empty())
     ImGui::TextColored(kProblem, "%s", detail->error.c_str());

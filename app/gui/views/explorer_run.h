@@ -21,9 +21,9 @@ class ExplorerRun {
  private:
   void draw_projection_replay(const explorer::RunDetail& detail, float ui_scale);
 
-  explorer::RunDetailRequest wanted_;  // what the loader was asked for
-  std::int64_t replay_step_ = -1;      // -1: the newest snapshot
-  int weights_index_ = -1;             // -1: the newest stored weights
+  explorer::RunDetailRequest wanted_;                 // what the loader was asked for
+  std::int64_t replay_step_ = -1;                     // -1: the newest snapshot
+  int weights_index_ = -1;                            // -1: the newest stored weights
   std::shared_ptr<const explorer::RunDetail> drawn_;  // what the last frame showed
 };
 

@@ -9,7 +9,8 @@ namespace headroom::gui {
 const explorer::RunRow* ExplorerSession::find_row(std::int64_t id) const {
   if (!rows) return nullptr;
   const auto& all = rows->rows;
-  auto it = std::lower_bound(all.begin(), all.end(), id, [](const explorer::RunRow& r, std::int64_t v) { return r.id < v; });
+  auto it =
+      std::lower_bound(all.begin(), all.end(), id, [](const explorer::RunRow& r, std::int64_t v) { return r.id < v; });
   return it != all.end() && it->id == id ? &*it : nullptr;
 }
 

@@ -21,15 +21,15 @@ struct ExplorerSession {
 
   ViewContext& context;
   std::unique_ptr<explorer::ExplorerLoader> loader;
-  std::shared_ptr<const explorer::RowsSnapshot> rows;      // null until the loader has answered
+  std::shared_ptr<const explorer::RowsSnapshot> rows;  // null until the loader has answered
   std::shared_ptr<const explorer::CurvesSnapshot> curves;
-  std::vector<explorer::CurveKey> curves_wanted;           // sorted, as last given to the loader
-  std::vector<const explorer::RunRow*> shown;              // the table's rows: filtered and sorted
+  std::vector<explorer::CurveKey> curves_wanted;  // sorted, as last given to the loader
+  std::vector<const explorer::RunRow*> shown;     // the table's rows: filtered and sorted
   std::set<std::int64_t> selected;
-  std::int64_t focused = -1;   // the run the Run tab shows
-  int frames_with_rows = 0;    // tab bars and tables need a frame or two to lay out
-  int select_tab = -1;         // an ExplorerTab to select in the next frame
-  std::string message;         // a problem to show under the worker bar (worker, scene)
+  std::int64_t focused = -1;  // the run the Run tab shows
+  int frames_with_rows = 0;   // tab bars and tables need a frame or two to lay out
+  int select_tab = -1;        // an ExplorerTab to select in the next frame
+  std::string message;        // a problem to show under the worker bar (worker, scene)
 
   bool open() const { return loader && rows && rows->open; }
   const explorer::RunRow* find_row(std::int64_t id) const;

@@ -43,12 +43,14 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
   auto& shown = session.shown;
   auto& selected = session.selected;
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f));
-  ImGui::InputTextWithHint("##filter", "filter: h>=8 kind=talking-heads status!=failed val<2.5 (bare words match names)",
+  ImGui::InputTextWithHint("##filter",
+                           "filter: h>=8 kind=talking-heads status!=failed val<2.5 (bare words match names)",
                            filter_buffer_, sizeof filter_buffer_);
   ImGui::SameLine();
   if (!filter_error_.empty()) ImGui::TextColored(kProblem, "%s", filter_error_.c_str());
-  else ImGui::TextDisabled("%zu of %zu runs, %zu selected (ctrl/shift-click for more)", shown.size(),
-                           session.rows->rows.size(), selected.size());
+  else
+    ImGui::TextDisabled("%zu of %zu runs, %zu selected (ctrl/shift-click for more)", shown.size(),
+                        session.rows->rows.size(), selected.size());
 
   using explorer::RunColumn;
   struct Column {
@@ -56,20 +58,22 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
     RunColumn id;
     float width;
   };
-  static const Column kColumns[] = {
-      {"suite", RunColumn::Suite, 110}, {"name", RunColumn::Name, 230},   {"kind", RunColumn::Kind, 95},
-      {"d", RunColumn::D, 40},          {"h", RunColumn::H, 32},          {"d_p", RunColumn::DP, 44},
-      {"r", RunColumn::R, 40},          {"L", RunColumn::L, 26},          {"V", RunColumn::V, 48},
-      {"status", RunColumn::Status, 62}, {"step", RunColumn::Step, 86},   {"best val", RunColumn::BestVal, 62},
-      {"params", RunColumn::Params, 58}, {"tok/s", RunColumn::TokensPerS, 56}};
+  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},  {"name", RunColumn::Name, 230},
+                                    {"kind", RunColumn::Kind, 95},     {"d", RunColumn::D, 40},
+                                    {"h", RunColumn::H, 32},           {"d_p", RunColumn::DP, 44},
+                                    {"r", RunColumn::R, 40},           {"L", RunColumn::L, 26},
+                                    {"V", RunColumn::V, 48},           {"status", RunColumn::Status, 62},
+                                    {"step", RunColumn::Step, 86},     {"best val", RunColumn::BestVal, 62},
+                                    {"params", RunColumn::Params, 58}, {"tok/s", RunColumn::TokensPerS, 56}};
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##run_table", 14, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const auto& c : kColumns)
-    ImGui::TableSetupColumn(c.name, c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed,
-                            c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
+    ImGui::TableSetupColumn(
+        c.name, c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed,
+        c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
     if (specs->SpecsCount > 0) {
@@ -88,10 +92,12 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(r.id));
       const bool is_selected = selected.count(r.id) > 0;
-      if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected, ImGuiSelectableFlags_SpanAllColumns)) {
+      if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected,
+                            ImGuiSelectableFlags_SpanAllColumns)) {
         const ImGuiIO& io = ImGui::GetIO();
         if (io.KeyShift && anchor_ >= 0) {
-          auto a = std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* x) { return x->id == anchor_; });
+          auto a =
+              std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* x) { return x->id == anchor_; });
           if (a != shown.end()) {
             const int at = static_cast<int>(a - shown.begin());
             for (int k = std::min(i, at); k <= std::max(i, at); ++k) selected.insert(shown[static_cast<size_t>(k)]->id);

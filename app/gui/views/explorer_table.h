@@ -21,7 +21,7 @@ class ExplorerTable {
   void update(ExplorerSession& session);
   void draw(ExplorerSession& session, float ui_scale);
   void set_filter(const std::string& text);  // a scene's "filter"
-  void reset() { filtered_version_ = 0; }     // a new DB
+  void reset() { filtered_version_ = 0; }    // a new DB
 
  private:
   char filter_buffer_[256] = {};

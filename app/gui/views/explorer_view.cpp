@@ -161,8 +161,9 @@ void ExplorerView::draw() {
   sync();
   draw_toolbar();
   if (!session_.loader) {
-    ImGui::TextWrapped("No experiments database is open. Type a path above and press Open, or start the GUI with "
-                       "--db FILE. `headroom-worker run assets/suites/<suite>.toml --db FILE` makes one.");
+    ImGui::TextWrapped(
+        "No experiments database is open. Type a path above and press Open, or start the GUI with "
+        "--db FILE. `headroom-worker run assets/suites/<suite>.toml --db FILE` makes one.");
     return;
   }
   const auto& rows = session_.rows;
@@ -228,8 +229,8 @@ void ExplorerView::draw_toolbar() {
     ImGui::SetKeyboardFocusHere();
     context_.request_open_db = false;
   }
-  const bool enter = ImGui::InputTextWithHint("##db_path", "experiments database (.sqlite)", path_buffer_, sizeof path_buffer_,
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputTextWithHint("##db_path", "experiments database (.sqlite)", path_buffer_,
+                                              sizeof path_buffer_, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if (ImGui::Button("Open") || enter) open_db(path_buffer_);
   tooltip("Opens the file read-only. A file that is not a Headroom experiments DB is explained and left untouched.");
@@ -259,11 +260,14 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     *error = "explorer: expected an object";
     return false;
   }
-  static const std::set<std::string> kKeys = {"db", "select", "metric", "x", "log_y", "tab", "filter", "figure",
-                                              "figure_x", "smoothing", "group", "open_in_lab", "export"};
+  static const std::set<std::string> kKeys = {"db",    "select",      "metric", "x",        "log_y",
+                                              "tab",   "filter",      "figure", "figure_x", "smoothing",
+                                              "group", "open_in_lab", "export"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
-      *error = "explorer." + it.key() + ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, figure_x, smoothing, group, open_in_lab, export)";
+      *error = "explorer." + it.key() +
+               ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, figure_x, smoothing, group, "
+               "open_in_lab, export)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -278,11 +282,12 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none", figure_x = "default";
   if (!text("figure_x", &figure_x)) return false;
   const std::map<std::string, explorer::FigureAxis> figure_axes = {{"default", explorer::FigureAxis::Default},
-                                                                  {"suite", explorer::FigureAxis::SuiteKey},
-                                                                  {"parameters", explorer::FigureAxis::Parameters}};
+                                                                   {"suite", explorer::FigureAxis::SuiteKey},
+                                                                   {"parameters", explorer::FigureAxis::Parameters}};
   if (!figure_axes.count(figure_x)) return *error = "explorer.figure_x: use default, suite or parameters", false;
   figures_.scene_axis = figure_axes.at(figure_x);
-  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("export", &curves_.scene_export) || !text("metric", &curves_.settings.metric) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
+  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("export", &curves_.scene_export) ||
+      !text("metric", &curves_.settings.metric) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
       !text("figure", &figures_.scene_figure) || !text("smoothing", &smoothing) || !text("group", &group))
     return false;
   const std::map<std::string, explorer::XAxis> axes = {{"step", explorer::XAxis::Step},
@@ -293,7 +298,8 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
       {"curves", ExplorerTab::Curves}, {"figures", ExplorerTab::Figures}, {"run", ExplorerTab::Run}};
   if (!axes.count(x)) return *error = "explorer.x: use step, tokens, time or relative", false;
   if (!tabs.count(tab)) return *error = "explorer.tab: use curves, figures or run", false;
-  const std::map<std::string, Smoothing> smooth = {{"none", Smoothing::None}, {"ema", Smoothing::Ema}, {"moving-average", Smoothing::MovingAverage}};
+  const std::map<std::string, Smoothing> smooth = {
+      {"none", Smoothing::None}, {"ema", Smoothing::Ema}, {"moving-average", Smoothing::MovingAverage}};
   if (!smooth.count(smoothing)) return *error = "explorer.smoothing: use none, ema or moving-average", false;
   if (group != "none" && group != "seeds") return *error = "explorer.group: use none or seeds", false;
   curves_.settings.x_axis = axes.at(x);

@@ -43,11 +43,11 @@ class ExplorerView : public View {
   void open_db(std::string path, bool create = false);
   void ensure_started();  // first draw: open --db, the last DB, or create the default one
   void remember_recent(const std::string& path);
-  void sync();            // snapshots in, filter and sort, curve wants out
+  void sync();  // snapshots in, filter and sort, curve wants out
   void apply_scene_selection();
   void draw_toolbar();
   void draw_tabs();
-  void time_open();       // benchmark: open -> every wanted curve drawn
+  void time_open();  // benchmark: open -> every wanted curve drawn
 
   ViewContext& context_;
   std::string assets_dir_;

@@ -21,8 +21,9 @@ void ExplorerWorkerBar::poll(ExplorerSession& session) {
 
 void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
   ImGui::Spacing();
-  ImGui::TextWrapped("This database has no runs yet. Enqueue a suite above (quick scale: a minute or two on two "
-                     "cores) and start a worker; runs appear here as the worker writes them.");
+  ImGui::TextWrapped(
+      "This database has no runs yet. Enqueue a suite above (quick scale: a minute or two on two "
+      "cores) and start a worker; runs appear here as the worker writes them.");
   if (ImGui::Button("Run every quick suite")) {
     for (const auto& file : suite_files()) enqueue_suite(file, "quick", session.loader->db_path());
     queued_commands_.push_back({"serve", "--db", session.loader->db_path()});
@@ -48,7 +49,8 @@ void ExplorerWorkerBar::start(std::vector<std::string> args, ExplorerSession& se
   else session.message.clear();
 }
 
-void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path) {
+void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::string& scale,
+                                      const std::string& db_path) {
   queued_commands_.push_back({"enqueue", suite_file, "--scale", scale, "--db", db_path});
 }
 
@@ -57,10 +59,12 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const auto& files = suite_files();
   ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
   suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));
-  const std::string current = files.empty() ? "(no suites found)" : std::filesystem::path(files[suite_index_]).stem().string();
+  const std::string current =
+      files.empty() ? "(no suites found)" : std::filesystem::path(files[suite_index_]).stem().string();
   if (ImGui::BeginCombo("##suite", current.c_str())) {
     for (int i = 0; i < static_cast<int>(files.size()); ++i)
-      if (ImGui::Selectable(std::filesystem::path(files[i]).stem().string().c_str(), i == suite_index_)) suite_index_ = i;
+      if (ImGui::Selectable(std::filesystem::path(files[i]).stem().string().c_str(), i == suite_index_))
+        suite_index_ = i;
     ImGui::EndCombo();
   }
   tooltip("A suite from assets/suites: one of the papers' experiments as a grid of runs.");
@@ -68,9 +72,10 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const char* scales[] = {"quick", "full", "paper"};
   ImGui::SetNextItemWidth(80.0f * session.context.ui_scale);
   ImGui::Combo("##scale", &scale_index_, scales, 3);
-  tooltip("quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
-          "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
-          "suites that have it: the worker says which grids lack paper values.");
+  tooltip(
+      "quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
+      "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
+      "suites that have it: the worker says which grids lack paper values.");
   ImGui::SameLine();
   ImGui::BeginDisabled(files.empty() || worker_.running());
   if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], scales[scale_index_], db_path);
@@ -79,7 +84,9 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   ImGui::SameLine();
   if (!worker_.running()) {
     if (ImGui::Button("Start worker")) start({"serve", "--db", db_path, "--follow"}, session);
-    tooltip("Launches `headroom-worker serve --db FILE --follow` (no shell): trains queued runs, and runs whose worker died.");
+    tooltip(
+        "Launches `headroom-worker serve --db FILE --follow` (no shell): trains queued runs, and runs whose worker "
+        "died.");
   } else {
     if (ImGui::Button("Stop worker")) worker_.request_stop();
     tooltip("SIGTERM: the worker checkpoints its run at the current step and puts it back in the queue.");

@@ -81,8 +81,8 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   if (c.enlarged_head >= 0) {
     ImGui::SameLine();
     ImGui::BeginChild("##enlarged");
-    const std::string title = "layer " + std::to_string(c.layer) + ", head " + std::to_string(c.enlarged_head) +
-                              " (" + to_string(c.stage) + ") - click to close";
+    const std::string title = "layer " + std::to_string(c.layer) + ", head " + std::to_string(c.enlarged_head) + " (" +
+                              to_string(c.stage) + ") - click to close";
     style.title = title.c_str();
     style.size = ImVec2(0, 0);
     if (widgets::Heatmap("##big", maps[c.enlarged_head].data(), s.n, s.n, style)) c.enlarged_head = -1;

@@ -27,7 +27,8 @@ void LabModelPanel::set_text(const std::string& text) {
 
 void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
   // Widgets take a bit over half the panel and labels the rest, whatever the font scale.
-  ImGui::PushItemWidth(std::max(ImGui::GetContentRegionAvail().x - 120.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().x * 0.56f));
+  ImGui::PushItemWidth(
+      std::max(ImGui::GetContentRegionAvail().x - 120.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().x * 0.56f));
   ImGui::TextUnformatted("Model");
   ImGui::Separator();
   const auto& kinds = core::all_attention_kinds();
@@ -41,9 +42,10 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       }
     ImGui::EndCombo();
   }
-  help_marker("multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
-              "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
-              "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
+  help_marker(
+      "multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
+      "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
+      "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
   ImGui::SliderInt("d (width)", &c.d, 8, 512);
   ImGui::SliderInt("h (heads)", &c.heads, 1, 64);
   tooltip("Heads h. Shortcuts: [ halves, ] doubles.");
@@ -56,23 +58,28 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       if (c.kind == core::AttentionKind::MultiHead && !c.standard_head_size) c.kind = core::AttentionKind::FixedHead;
       if (c.kind == core::AttentionKind::FixedHead && c.standard_head_size) c.kind = core::AttentionKind::MultiHead;
     }
-    tooltip("On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
-            "Off: a fixed head size d_p, independent of d and h (LRB §3).");
+    tooltip(
+        "On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
+        "Off: a fixed head size d_p, independent of d and h (LRB §3).");
     if (!c.standard_head_size) ImGui::SliderInt("d_p (head size)", &c.head_size, 1, 256);
-    else ImGui::TextDisabled("d_p = %d / %d = %s", c.d, c.heads, c.heads > 0 && c.d % c.heads == 0 ? std::to_string(c.d / c.heads).c_str() : "not whole");
+    else
+      ImGui::TextDisabled("d_p = %d / %d = %s", c.d, c.heads,
+                          c.heads > 0 && c.d % c.heads == 0 ? std::to_string(c.d / c.heads).c_str() : "not whole");
   }
   ImGui::SliderInt("r (emb. rank)", &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
-  tooltip("Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
-          "not factorised: full rank, r = min(V, d).");
+  tooltip(
+      "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
+      "not factorised: full rank, r = min(V, d).");
   static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
   if (ImGui::BeginCombo("vocabulary", c.vocab.c_str())) {
     for (const char* v : kVocabularies)
       if (ImGui::Selectable(v, c.vocab == v)) c.vocab = v;
     ImGui::EndCombo();
   }
-  tooltip("bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
-          "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
-          "at most min(V, r, d) (VB §2.1).");
+  tooltip(
+      "bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
+      "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
+      "at most min(V, r, d) (VB §2.1).");
   ImGui::SliderInt("L (layers)", &c.layers, 1, 8);
   ImGui::Checkbox("causal", &c.causal);
   int seed = static_cast<int>(c.seed);
@@ -88,7 +95,8 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   c.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
   if (c.input == LabInput::Text) {
     ImGui::InputTextMultiline("##text", text_buffer, sizeof text_buffer, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
-    if (snapshot && snapshot->valid) ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
+    if (snapshot && snapshot->valid)
+      ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
   } else {
     ImGui::SliderInt("n", &c.synthetic_n, 4, std::min(128, c.context));
   }
@@ -121,8 +129,9 @@ void LabModelPanel::save_scene(LabControls& c) {
   std::ofstream out(scene_path_);
   out << scene.dump(2) << "\n";
   scene_error_ = !out;
-  scene_message_ = scene_error_ ? std::string("cannot write ") + scene_path_ + ": check the folder exists and is writable"
-                                : std::string("saved ") + scene_path_;
+  scene_message_ = scene_error_
+                       ? std::string("cannot write ") + scene_path_ + ": check the folder exists and is writable"
+                       : std::string("saved ") + scene_path_;
 }
 
 bool LabModelPanel::load_scene_file(LabControls* into) {

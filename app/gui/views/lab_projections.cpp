@@ -18,11 +18,13 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
   ImGui::SliderInt("layer##proj", &c.layer, 0, layers - 1);
   const auto& l = s.layers[c.layer];
   if (!l.has_P_l && !l.has_P_w) {
-    ImGui::TextWrapped("%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
-                       core::to_string(s.spec.attention.kind));
+    ImGui::TextWrapped(
+        "%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
+        core::to_string(s.spec.attention.kind));
     return;
   }
-  ImGui::TextWrapped("TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
+  ImGui::TextWrapped(
+      "TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
   struct Item {
     const char* name;
     const Projection* p;
@@ -48,14 +50,16 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
     style.tooltip_format = "in head %s -> out head %s: %.3f";
     const auto& m = items[i].p->normalised;
     widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
-    if (std::isnan(items[i].p->det)) ImGui::TextWrapped("not square; smallest singular value %.3g", items[i].p->smallest_sv);
+    if (std::isnan(items[i].p->det))
+      ImGui::TextWrapped("not square; smallest singular value %.3g", items[i].p->smallest_sv);
     else
-      ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g", std::abs(items[i].p->det),
-                         items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
+      ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g",
+                         std::abs(items[i].p->det), items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
     ImGui::PopTextWrapPos();
-    tooltip("TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"
-            "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
-            "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
+    tooltip(
+        "TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"
+        "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
+        "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
     ImGui::EndGroup();
   }
 }

@@ -35,7 +35,8 @@ void draw_lab_summary(const LabSnapshot& s) {
     ImGui::TextWrapped("%s", b.message.c_str());
   }
   if (s.bottlenecks.empty())
-    ImGui::TextDisabled("No bottleneck at this n: every head reaches every attention pattern (rank cap >= n - 1, LRB Thm 1).");
+    ImGui::TextDisabled(
+        "No bottleneck at this n: every head reaches every attention pattern (rank cap >= n - 1, LRB Thm 1).");
 }
 
 }  // namespace headroom::gui

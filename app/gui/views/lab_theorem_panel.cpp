@@ -44,12 +44,13 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 32);
   ImGui::SameLine();
   ImGui::Checkbox("causal##thm", &c.theorem_causal);
-  help_marker("LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
-              "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
-              "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
-              "every target is reached exactly from d_p = floor(n/2); 'self vs past' only approximately, with ever "
-              "larger weights, until n - 1. Below, the best fit (L-BFGS, float64). Proof and measurements: "
-              "docs/causal_threshold.md.");
+  help_marker(
+      "LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
+      "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
+      "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
+      "every target is reached exactly from d_p = floor(n/2); 'self vs past' only approximately, with ever "
+      "larger weights, until n - 1. Below, the best fit (L-BFGS, float64). Proof and measurements: "
+      "docs/causal_threshold.md.");
   auto t = demo_.snapshot();
   drawn_ = t;
   if (!t->error.empty()) {
@@ -64,16 +65,18 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
               t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
   ImGui::PushTextWrapPos(0.0f);
   if (t->d_p >= t->every_pattern_threshold)
-    ImGui::TextDisabled("d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
-                        t->every_pattern_threshold, t->causal ? "causal " : "");
+    ImGui::TextDisabled(
+        "d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
+        t->every_pattern_threshold, t->causal ? "causal " : "");
   else if (t->causal && t->d_p >= t->generic_threshold)
-    ImGui::TextDisabled("floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly; structured "
-                        "ones like 'self vs past' only approximately, with ever larger weights.",
-                        t->generic_threshold, t->every_pattern_threshold);
+    ImGui::TextDisabled(
+        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly; structured "
+        "ones like 'self vs past' only approximately, with ever larger weights.",
+        t->generic_threshold, t->every_pattern_threshold);
   else
-    ImGui::TextDisabled("d_p < %d = %s: almost every %spattern is out of reach, even approximately; the fit's error stays.",
-                        t->generic_threshold,
-                        t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
+    ImGui::TextDisabled(
+        "d_p < %d = %s: almost every %spattern is out of reach, even approximately; the fit's error stays.",
+        t->generic_threshold, t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
   ImGui::PopTextWrapPos();
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   const Matrix* mats[] = {&t->target, &t->reached, &t->difference};

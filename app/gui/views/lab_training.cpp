@@ -33,7 +33,8 @@ void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& 
     ImGui::Text("loss %.3f", s.training.loss.back());
     if (widgets::BeginPlot("##loss", ImVec2(-1, 150 * ctx.ui_scale))) {
       widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);
-      widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(), static_cast<int>(s.training.loss.size()));
+      widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(),
+                        static_cast<int>(s.training.loss.size()));
       widgets::EndPlot();
     }
   }

@@ -136,7 +136,9 @@ void LabView::draw_stored_run() {
     stored_posted_ = engine_.open_stored(at);  // latest wins: scrubbing fast loads what it lands on
   }
   tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
-  if (stored_posted_ > stored_seen_) ImGui::TextDisabled("loading step %lld...", static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
+  if (stored_posted_ > stored_seen_)
+    ImGui::TextDisabled("loading step %lld...",
+                        static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
   else ImGui::TextDisabled("%d stored steps, vocabulary %s", last + 1, stored_->run.tokenizer.c_str());
   if (ImGui::SmallButton("Leave stored run")) stored_.reset();
   tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
@@ -238,14 +240,5 @@ void LabView::draw() {
   }
   ImGui::EndChild();
 }
-
-
-
-
-
-
-
-
-
 
 }  // namespace headroom::gui

@@ -18,10 +18,15 @@ bool WidgetsDemoView::load_scene(const nlohmann::json& scene, std::string* error
     const char* key;
     bool* value;
   };
-  const Flag flags[] = {{"fixed_range", &o.fixed_range}, {"animate", &o.animate},   {"stress", &o.stress},
-                        {"log_x", &o.log_x},             {"log_y", &o.log_y},       {"spectrum_log", &o.spectrum_log},
+  const Flag flags[] = {{"fixed_range", &o.fixed_range},
+                        {"animate", &o.animate},
+                        {"stress", &o.stress},
+                        {"log_x", &o.log_x},
+                        {"log_y", &o.log_y},
+                        {"spectrum_log", &o.spectrum_log},
                         {"show_band", &o.show_band}};
-  const char* const valid = "selected_head, colormap, fixed_range, animate, stress, log_x, log_y, spectrum_log, show_band";
+  const char* const valid =
+      "selected_head, colormap, fixed_range, animate, stress, log_x, log_y, spectrum_log, show_band";
   for (const auto& [key, value] : j.items()) {
     if (key == "selected_head") {
       if (!value.is_number_integer() || value.get<int>() < 0) {
@@ -31,7 +36,8 @@ bool WidgetsDemoView::load_scene(const nlohmann::json& scene, std::string* error
       o.selected_head = value.get<int>();
     } else if (key == "colormap") {
       if (!value.is_string() || !widgets::colormap_from_name(value.get<std::string>().c_str(), &o.colormap)) {
-        *error = "\"widgets_demo.colormap\" must be one of 'viridis', 'diverging', 'high-contrast', not " + value.dump();
+        *error =
+            "\"widgets_demo.colormap\" must be one of 'viridis', 'diverging', 'high-contrast', not " + value.dump();
         return false;
       }
     } else {
