@@ -141,6 +141,7 @@ class SortRows : public ::testing::Test {
       r.h = h;
       r.best_val_loss = best;
       r.status = status;
+      r.name_key = natural_sort_key(r.name);  // make_run_row computes it; sort_rows compares it
       rows_.push_back(r);
     };
     add("s/a/heads=16", 16, 2.0, db::RunStatus::Done);
@@ -180,6 +181,62 @@ TEST(NaturalCompare, DigitRunsCompareAsNumbers) {
   EXPECT_EQ(natural_compare("Heads=08", "heads=8"), 0);
   EXPECT_LT(natural_compare("ratio-1", "ratio-1/x"), 0);
   EXPECT_LT(natural_compare("abc", "abd"), 0);
+}
+
+TEST(NaturalCompare, SortKeysOrderExactlyAsNaturalCompare) {
+  // Digit runs against each other and against characters on both sides of '0'..'9', leading
+  // zeros, case, prefixes, long runs.
+  const std::vector<std::string> words = {"",
+                                          "a",
+                                          "A",
+                                          "heads=8",
+                                          "heads=16",
+                                          "Heads=08",
+                                          "heads=08x",
+                                          "heads=8/",
+                                          "heads=8,",
+                                          "heads=8a",
+                                          "heads=",
+                                          "heads=/",
+                                          "heads=:",
+                                          "ratio-1",
+                                          "ratio-1/x",
+                                          "ratio-10",
+                                          "ratio-2",
+                                          "0",
+                                          "00",
+                                          "000001",
+                                          "1",
+                                          "9",
+                                          "10",
+                                          "x99y",
+                                          "x100y",
+                                          "x0100y",
+                                          "abc",
+                                          "abd",
+                                          "ab",
+                                          "a1b2",
+                                          "a1b10",
+                                          "a01b2",
+                                          "seed=0",
+                                          "seed=00",
+                                          "s/a/h=16",
+                                          "s/a/h=2",
+                                          "s/b/h=8",
+                                          "123456789012",
+                                          "12345678901",
+                                          "Z",
+                                          "z",
+                                          "_",
+                                          "a b",
+                                          "a-b",
+                                          "a.b",
+                                          "a=b"};
+  const auto sign = [](int v) { return (v > 0) - (v < 0); };
+  for (const auto& a : words)
+    for (const auto& b : words)
+      EXPECT_EQ(sign(natural_sort_key(a).compare(natural_sort_key(b))), sign(natural_compare(a, b)))
+          << "'" << a << "' vs '" << b << "'";
 }
 
 }  // namespace

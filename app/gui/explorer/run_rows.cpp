@@ -51,9 +51,9 @@ bool is_nan_column(const RunRow& row, RunColumn column) {
 
 int compare_by(const RunRow& a, const RunRow& b, RunColumn column) {
   switch (column) {
-    case RunColumn::Suite: return natural_compare(a.suite, b.suite);
-    case RunColumn::Name: return natural_compare(a.name, b.name);
-    case RunColumn::Kind: return natural_compare(a.kind, b.kind);
+    case RunColumn::Suite: return a.suite_key.compare(b.suite_key);
+    case RunColumn::Name: return a.name_key.compare(b.name_key);
+    case RunColumn::Kind: return a.kind_key.compare(b.kind_key);
     case RunColumn::D: return compare_values(a.d, b.d);
     case RunColumn::H: return compare_values(a.h, b.h);
     case RunColumn::DP: return compare_values(a.d_p, b.d_p);
@@ -115,6 +115,9 @@ RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double
   row.last_val_loss = metric_or_nan(latest, "val_loss");
   row.last_train_loss = metric_or_nan(latest, "train_loss");
   row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
+  row.suite_key = natural_sort_key(row.suite);
+  row.name_key = natural_sort_key(row.name);
+  row.kind_key = natural_sort_key(row.kind);
   return row;
 }
 
@@ -159,6 +162,30 @@ int natural_compare(std::string_view a, std::string_view b) {
     ++j;
   }
   return compare_values(a.size() - i, b.size() - j);
+}
+
+std::string natural_sort_key(std::string_view text) {
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string key;
+  key.reserve(text.size() + 4);
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_digit(text[i])) {
+      key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(text[i]))));
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && is_digit(text[end])) ++end;
+    std::string_view run = text.substr(i, end - i);
+    while (run.size() > 1 && run.front() == '0') run.remove_prefix(1);
+    // '0' sorts a digit run against other characters as natural_compare does (no other
+    // character lies between '0' and '9'); the length byte then orders runs by magnitude.
+    key.push_back('0');
+    key.push_back(static_cast<char>(std::min<std::size_t>(run.size(), 255)));
+    key.append(run);
+    i = end;
+  }
+  return key;
 }
 
 void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascending) {

@@ -39,6 +39,8 @@ struct RunRow {
   double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
   std::string error_text;  // why it failed (empty unless status is failed)
   nlohmann::json config;   // parsed config_json (an empty object if it was not valid JSON)
+  // natural_sort_key of suite, name and kind: sorting 100,000 rows compares these bytewise.
+  std::string suite_key, name_key, kind_key;
 };
 
 // One row from a stored run, its latest metric values (RunStore::latest_metrics) and its lowest
@@ -65,5 +67,9 @@ void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascendin
 
 // Natural, case-insensitive order: digit runs compare as numbers. Negative, zero or positive.
 int natural_compare(std::string_view a, std::string_view b);
+// A string whose bytewise order is natural_compare's order: letters lower-cased, and each digit
+// run as '0', its length without leading zeros (one byte), then those digits. Computed once per
+// row, it makes a sort by name far cheaper than calling natural_compare n log n times.
+std::string natural_sort_key(std::string_view text);
 
 }  // namespace headroom::explorer

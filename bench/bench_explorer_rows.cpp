@@ -1,0 +1,90 @@
+// The explorer's run table at scale, without a window: how long the loader takes to read every
+// run row (and where: the runs query, the metric summaries, building rows), and how long a filter
+// and a sort take on them (what the UI thread does today on every filter keystroke and header
+// click). Medians of ROUNDS.
+//
+//   bench_explorer_rows DB [ROUNDS=3]      (make one: make_explorer_db OUT.sqlite 100000 100)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/run_filter.h"
+#include "app/gui/explorer/run_rows.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
+
+using namespace headroom;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median_ms(int rounds, const std::function<void()>& f) {
+  std::vector<double> ms;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = Clock::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_explorer_rows DB [ROUNDS=3]\n");
+    return 2;
+  }
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+  try {
+    auto conn = db::Connection::open(argv[1], db::OpenMode::ReadOnly);
+    db::RunStore store(conn);
+    std::size_t n = 0;
+    const double runs_ms = median_ms(rounds, [&] { n = store.list_runs().size(); });
+    const double summaries_ms = median_ms(rounds, [&] { store.metric_summaries("val_loss"); });
+    std::vector<explorer::RunRow> rows;
+    const double rows_ms = median_ms(rounds, [&] { rows = explorer::load_run_rows(store); });
+    std::printf("| %zu runs (median of %d) | ms |\n|---|---|\n", n, rounds);
+    std::printf("| list_runs (SQL + records) | %.0f |\n", runs_ms);
+    std::printf("| metric_summaries(val_loss) | %.0f |\n", summaries_ms);
+    std::printf("| load_run_rows (both + JSON configs -> rows) | %.0f |\n", rows_ms);
+    const double copy_ms = median_ms(rounds, [&] {
+      std::vector<explorer::RunRow> copy = rows;  // what publishing a snapshot by value costs
+      (void)copy;
+    });
+    std::printf("| copy of every row (a snapshot by value) | %.0f |\n", copy_ms);
+    for (const char* text :
+         {"kind=talking-heads h>=8", "val<2.5 status!=failed", "model.attention.heads=16", "seed=3"}) {
+      std::string error;
+      const auto filter = explorer::parse_run_filter(text, &error);
+      if (!filter) {
+        std::fprintf(stderr, "filter %s: %s\n", text, error.c_str());
+        return 1;
+      }
+      std::size_t kept = 0;
+      const double ms = median_ms(rounds, [&] {
+        kept = 0;
+        for (const auto& r : rows) kept += explorer::matches(*filter, r);
+      });
+      std::printf("| filter `%s` (%zu kept) | %.1f |\n", text, kept, ms);
+    }
+    std::vector<const explorer::RunRow*> all;
+    for (const auto& r : rows) all.push_back(&r);
+    for (auto column : {explorer::RunColumn::Name, explorer::RunColumn::BestVal, explorer::RunColumn::H}) {
+      const double ms = median_ms(rounds, [&] {
+        auto v = all;
+        explorer::sort_rows(v, column, false);
+      });
+      std::printf("| sort by column %d | %.1f |\n", static_cast<int>(column), ms);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_explorer_rows: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
