@@ -12,6 +12,7 @@ struct BenchStats {
   int frames = 0;
   double median_ms = 0.0;
   double p95_ms = 0.0;  // nearest-rank 95th percentile
+  double p99_ms = 0.0;  // nearest-rank 99th percentile
   double max_ms = 0.0;
 };
 

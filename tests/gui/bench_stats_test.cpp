@@ -5,13 +5,14 @@
 
 namespace hg = headroom::gui;
 
-TEST(BenchStats, MedianAndNearestRankP95) {
+TEST(BenchStats, MedianAndNearestRankP95AndP99) {
   std::vector<double> ms;
   for (int i = 1; i <= 100; ++i) ms.push_back(i);
   const hg::BenchStats s = hg::compute_bench_stats(ms);
   EXPECT_EQ(s.frames, 100);
   EXPECT_DOUBLE_EQ(s.median_ms, 50.5);
   EXPECT_DOUBLE_EQ(s.p95_ms, 95.0);
+  EXPECT_DOUBLE_EQ(s.p99_ms, 99.0);
   EXPECT_DOUBLE_EQ(s.max_ms, 100.0);
   const hg::BenchStats one = hg::compute_bench_stats({7.0});
   EXPECT_DOUBLE_EQ(one.median_ms, 7.0);

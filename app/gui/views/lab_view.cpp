@@ -59,10 +59,16 @@ nlohmann::json LabView::state() const {
 }
 
 nlohmann::json LabView::bench_metrics() const {
-  if (latency_ms_.empty()) return nlohmann::json::object();
-  return {{"snapshot_ms_median", percentile(latency_ms_, 0.5)},
-          {"snapshot_ms_p95", percentile(latency_ms_, 0.95)},
-          {"snapshot_samples", latency_ms_.size()}};
+  nlohmann::json j = nlohmann::json::object();
+  if (!latency_ms_.empty())
+    j = {{"snapshot_ms_median", percentile(latency_ms_, 0.5)},
+         {"snapshot_ms_p95", percentile(latency_ms_, 0.95)},
+         {"snapshot_samples", latency_ms_.size()}};
+  if (stored_requests_ > 0) {  // scrubbing a stored run: how many steps were asked for and loaded
+    j["stored_step_requests"] = stored_requests_;
+    j["stored_step_loads"] = stored_loads_;
+  }
+  return j;
 }
 
 bool LabView::settled() const {
@@ -100,7 +106,9 @@ void LabView::open_stored(const StoredCheckpoint& checkpoint) {
 
 void LabView::take_stored(const LabSnapshot& s) {
   const StoredRunState& st = s.stored;
-  if (stored_posted_ == 0 || st.request_id < stored_posted_ || st.request_id == stored_seen_) return;
+  // Any answer newer than the last one shown: scrubbing faster than steps load still shows
+  // every step that did load (the latest request wins in the engine).
+  if (stored_posted_ == 0 || st.request_id == 0 || st.request_id <= stored_seen_) return;
   stored_seen_ = st.request_id;
   stored_opening_.clear();
   if (!st.error.empty()) {
@@ -110,6 +118,7 @@ void LabView::take_stored(const LabSnapshot& s) {
   stored_message_.clear();
   stored_ = st;
   stored_scrub_ = st.index;
+  ++stored_loads_;
   // The sliders show the stored model; its key counts as posted, so the controls do not
   // rebuild the model the engine just loaded.
   controls_from_model_spec(s.spec, st.run.tokenizer, &c_);
@@ -147,7 +156,19 @@ void LabView::draw_stored_run() {
 void LabView::sync() {
   c_.text = model_.text_buffer;
   // Benchmark mode: a control change every few frames (the seed: a full rebuild and recompute).
-  if (context_.options && context_.options->bench_frames > 0 && ++bench_frame_ % 6 == 0) c_.seed++;
+  // With a stored run open it scrubs to the next stored step as soon as the last one loaded (read
+  // and decoded on the engine thread) instead.
+  if (context_.options && context_.options->bench_frames > 0 && ++bench_frame_ % 6 == 0) {
+    if (stored_ && stored_->steps.size() > 1 && stored_posted_ <= stored_seen_) {  // the next step once one loaded
+      stored_scrub_ = (stored_scrub_ + 1) % static_cast<int>(stored_->steps.size());
+      StoredCheckpoint at = stored_->run;
+      at.step = stored_->steps[static_cast<size_t>(stored_scrub_)];
+      stored_posted_ = engine_.open_stored(at);
+      ++stored_requests_;
+    } else {
+      c_.seed++;
+    }
+  }
 
   if (context_.open_in_lab) {
     open_stored(*context_.open_in_lab);

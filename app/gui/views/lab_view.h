@@ -50,6 +50,7 @@ class LabView : public View {
   int stored_scrub_ = 0;                          // the step slider (ahead of stored_->index while loading)
   std::string stored_opening_;                    // the run being opened (until the engine answers)
   std::string stored_message_;
+  int stored_requests_ = 0, stored_loads_ = 0;  // --bench-frames scrubbing: steps asked for, steps loaded
 
   ViewContext& context_;
   LabControls c_;
