@@ -1,6 +1,7 @@
 #include "app/gui/views/explorer_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "app/gui/ui_util.h"
@@ -39,7 +40,7 @@ void ExplorerTable::update(ExplorerSession& session) {
   explorer::sort_rows(session.shown, sort_column_, sort_ascending_);
 }
 
-void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
+void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_scroll) {
   auto& shown = session.shown;
   auto& selected = session.selected;
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f));
@@ -82,6 +83,12 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale) {
       sort_dirty_ = true;
     }
     specs->SpecsDirty = false;
+  }
+  if (bench_scroll) {  // a page and a bit per frame, wrapping: every frame draws other rows
+    const float max = ImGui::GetScrollMaxY();
+    if (max > 0)
+      ImGui::SetScrollY(
+          std::fmod(static_cast<float>(++bench_frame_) * 23.0f * ImGui::GetTextLineHeightWithSpacing(), max));
   }
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));

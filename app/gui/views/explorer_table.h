@@ -19,7 +19,8 @@ class ExplorerTable {
  public:
   // Re-filters and re-sorts session.shown when the rows, the filter or the sort changed.
   void update(ExplorerSession& session);
-  void draw(ExplorerSession& session, float ui_scale);
+  // `bench_scroll`: --bench-frames scrolls the table through its rows, a page jump per frame.
+  void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"
   void reset() { filtered_version_ = 0; }    // a new DB
 
@@ -32,6 +33,7 @@ class ExplorerTable {
   bool sort_ascending_ = true;
   bool sort_dirty_ = true;
   std::int64_t anchor_ = -1;  // shift-click extends the selection from here
+  int bench_frame_ = 0;
 };
 
 }  // namespace headroom::gui

@@ -184,7 +184,7 @@ void ExplorerView::draw() {
   ++session_.frames_with_rows;
   const float table_h = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.38f);
   ImGui::BeginChild("##runs", ImVec2(0, table_h), false);
-  table_.draw(session_, context_.ui_scale);
+  table_.draw(session_, context_.ui_scale, session_.benchmarking() && open_to_full_draw_ms_ >= 0);
   ImGui::EndChild();
   draw_tabs();
   time_open();
@@ -209,7 +209,8 @@ void ExplorerView::draw_tabs() {
 }
 
 void ExplorerView::time_open() {
-  if (open_to_full_draw_ms_ >= 0 || !settled()) return;
+  time_selection();
+  if (open_to_full_draw_ms_ >= 0 || !content_ready()) return;
   open_to_full_draw_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - opened_at_).count();
   // Benchmark: the first open also paid for the window and fonts. Open the DB again, as "Open"
   // in a running window does, and time that (the figure the README reports).
@@ -260,14 +261,14 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     *error = "explorer: expected an object";
     return false;
   }
-  static const std::set<std::string> kKeys = {"db",    "select",      "metric", "x",        "log_y",
-                                              "tab",   "filter",      "figure", "figure_x", "smoothing",
-                                              "group", "open_in_lab", "export"};
+  static const std::set<std::string> kKeys = {"db",    "select",      "metric", "x",           "log_y",
+                                              "tab",   "filter",      "figure", "figure_x",    "smoothing",
+                                              "group", "open_in_lab", "export", "bench_select"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
       *error = "explorer." + it.key() +
                ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, figure_x, smoothing, group, "
-               "open_in_lab, export)";
+               "open_in_lab, export, bench_select)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -307,6 +308,11 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   session_.select_tab = static_cast<int>(tab_);
   curves_.settings.smoothing = smooth.at(smoothing);
   curves_.settings.grouping = group == "seeds" ? Grouping::SeedsOnly : Grouping::None;
+  if (j.contains("bench_select")) {  // --bench-frames: after the timed re-open, select this many other runs at once
+    if (!j["bench_select"].is_number_integer() || j["bench_select"].get<int>() < 1)
+      return *error = "explorer.bench_select: expected a number of runs (1 or more)", false;
+    bench_select_ = j["bench_select"].get<int>();
+  }
   if (j.contains("log_y")) {
     if (!j["log_y"].is_boolean()) return *error = "explorer.log_y: expected true or false", false;
     curves_.settings.log_y = j["log_y"].get<bool>();
@@ -325,6 +331,24 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     started_ = true;
   }
   return true;
+}
+
+void ExplorerView::time_selection() {
+  // Benchmark (a scene's bench_select = N), after the timed re-open: select N other runs at once,
+  // as a shift-click does, and time it until all N curves are drawn.
+  if (!session_.benchmarking() || bench_select_ < 1 || open_to_full_draw_ms_ < 0 || startup_to_full_draw_ms_ < 0)
+    return;
+  if (bench_select_started_ == Clock::time_point{}) {
+    std::set<std::int64_t> next;
+    for (const explorer::RunRow* r : session_.shown)
+      if (!session_.selected.count(r->id) && next.size() < static_cast<size_t>(bench_select_)) next.insert(r->id);
+    if (next.size() < static_cast<size_t>(bench_select_)) return;
+    session_.selected = std::move(next);
+    bench_select_started_ = Clock::now();
+    return;
+  }
+  if (bench_select_ms_ < 0 && session_.curves_ready() && curves_.curves_drawn() == bench_select_)
+    bench_select_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - bench_select_started_).count();
 }
 
 nlohmann::json ExplorerView::state() const {
@@ -350,10 +374,17 @@ nlohmann::json ExplorerView::bench_metrics() const {
                       {"curves", session_.curves_wanted.size()},
                       {"zoom_refetches", r.size()}};
   if (!r.empty()) j["zoom_refetch_ms_median"] = r[r.size() / 2];
+  if (bench_select_ms_ >= 0) j["select_to_drawn_ms"] = bench_select_ms_, j["selected_by_bench"] = bench_select_;
   return j;
 }
 
 bool ExplorerView::settled() const {
+  // --bench-frames with a scene's bench_select: the selection timed after the re-open must be drawn.
+  if (session_.benchmarking() && bench_select_ > 0 && session_.rows && bench_select_ms_ < 0) return false;
+  return content_ready();
+}
+
+bool ExplorerView::content_ready() const {
   if (!session_.loader) return true;
   const auto& rows = session_.rows;
   if (!rows || (!rows->open && rows->error.empty())) return false;

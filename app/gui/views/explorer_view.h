@@ -47,7 +47,9 @@ class ExplorerView : public View {
   void apply_scene_selection();
   void draw_toolbar();
   void draw_tabs();
-  void time_open();  // benchmark: open -> every wanted curve drawn
+  bool content_ready() const;  // the shown tab has what it needs (settled() adds the benchmark steps)
+  void time_open();            // benchmark: open -> every wanted curve drawn
+  void time_selection();       // benchmark: 50 runs selected at once -> their curves drawn
 
   ViewContext& context_;
   std::string assets_dir_;
@@ -73,6 +75,9 @@ class ExplorerView : public View {
   std::vector<double> refetch_ms_;
   Clock::time_point refetch_started_{};
   bool refetch_pending_ = false;
+  Clock::time_point bench_select_started_{};
+  double bench_select_ms_ = -1;
+  int bench_select_ = 0;  // a scene's bench_select
 };
 
 }  // namespace headroom::gui
