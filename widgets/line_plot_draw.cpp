@@ -83,22 +83,8 @@ std::vector<ImRect> legend_corners(const ImRect& plot, const ImVec2& size) {
 
 bool segment_hits_rect(const ImVec2& a, const ImVec2& b, const ImRect& r) {
   if (r.Contains(a) || r.Contains(b)) return true;
-  // Liang-Barsky: clip the segment's parameter range against the four edges.
-  double t0 = 0.0, t1 = 1.0;
-  const double dx = b.x - a.x, dy = b.y - a.y;
-  const double p[4] = {-dx, dx, -dy, dy};
-  const double q[4] = {a.x - r.Min.x, r.Max.x - a.x, a.y - r.Min.y, r.Max.y - a.y};
-  for (int i = 0; i < 4; ++i) {
-    if (p[i] == 0.0) {
-      if (q[i] < 0.0) return false;  // parallel to this edge and outside it
-      continue;
-    }
-    const double t = q[i] / p[i];
-    if (p[i] < 0.0) t0 = std::max(t0, t);
-    else t1 = std::min(t1, t);
-    if (t0 > t1) return false;
-  }
-  return true;
+  double t0, t1;
+  return clip_segment(a.x, a.y, b.x, b.y, r.Min.x, r.Min.y, r.Max.x, r.Max.y, &t0, &t1);
 }
 
 bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym) {

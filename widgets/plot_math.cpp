@@ -62,4 +62,25 @@ AxisRange fit_range(double lo, double hi, bool log, double pad_frac) {
   return {inv(u0, log), inv(u1, log)};
 }
 
+bool clip_segment(double ax, double ay, double bx, double by, double left, double top, double right, double bottom,
+                  double* t0, double* t1) {
+  double lo = 0.0, hi = 1.0;
+  const double dx = bx - ax, dy = by - ay;
+  const double p[4] = {-dx, dx, -dy, dy};
+  const double q[4] = {ax - left, right - ax, ay - top, bottom - ay};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0.0) {
+      if (q[i] < 0.0) return false;  // parallel to this edge and outside it
+      continue;
+    }
+    const double t = q[i] / p[i];
+    if (p[i] < 0.0) lo = std::max(lo, t);
+    else hi = std::min(hi, t);
+    if (lo > hi) return false;
+  }
+  *t0 = lo;
+  *t1 = hi;
+  return true;
+}
+
 }  // namespace headroom::widgets

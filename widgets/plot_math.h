@@ -32,4 +32,9 @@ AxisRange pan_range(AxisRange r, float delta_pixels, float pixels, bool log);
 // axes. Returns {0, 1} (or {1, 10} for log) when the input is not finite.
 AxisRange fit_range(double lo, double hi, bool log, double pad_frac);
 
+// Liang-Barsky: the part of segment (ax, ay)-(bx, by) inside the rectangle [left, right] x
+// [top, bottom], as the parameter range [*t0, *t1] of a + t (b - a). False when no part is inside.
+bool clip_segment(double ax, double ay, double bx, double by, double left, double top, double right, double bottom,
+                  double* t0, double* t1);
+
 }  // namespace headroom::widgets

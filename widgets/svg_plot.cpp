@@ -63,22 +63,11 @@ struct Pt {
   double x, y;
 };
 
-// Liang-Barsky: clips segment a-b to the rectangle; false when nothing is inside.
+// Clips segment a-b to the plot rectangle; false when nothing is inside.
 bool clip_segment(Pt a, Pt b, const SvgLayout& L, Pt* ca, Pt* cb) {
-  double t0 = 0.0, t1 = 1.0;
+  double t0, t1;
+  if (!widgets::clip_segment(a.x, a.y, b.x, b.y, L.left, L.top, L.right, L.bottom, &t0, &t1)) return false;
   const double dx = b.x - a.x, dy = b.y - a.y;
-  const double p[4] = {-dx, dx, -dy, dy};
-  const double q[4] = {a.x - L.left, L.right - a.x, a.y - L.top, L.bottom - a.y};
-  for (int i = 0; i < 4; ++i) {
-    if (p[i] == 0.0) {
-      if (q[i] < 0.0) return false;
-      continue;
-    }
-    const double t = q[i] / p[i];
-    if (p[i] < 0.0) t0 = std::max(t0, t);
-    else t1 = std::min(t1, t);
-    if (t0 > t1) return false;
-  }
   *ca = {a.x + t0 * dx, a.y + t0 * dy};
   *cb = {a.x + t1 * dx, a.y + t1 * dy};
   return true;

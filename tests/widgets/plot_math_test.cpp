@@ -63,3 +63,18 @@ TEST(PlotMath, FitRange) {
   const hw::AxisRange neg_log = hw::fit_range(-5.0, 10.0, true, 0.0);
   EXPECT_GT(neg_log.lo, 0.0);
 }
+
+TEST(ClipSegment, KeepsThePartInsideTheRectangle) {
+  double t0 = -1, t1 = -1;
+  // Crossing the rectangle [0, 10] x [0, 10] from left to right at y = 5.
+  ASSERT_TRUE(headroom::widgets::clip_segment(-10, 5, 20, 5, 0, 0, 10, 10, &t0, &t1));
+  EXPECT_DOUBLE_EQ(t0, 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(t1, 2.0 / 3.0);
+  // Wholly inside: all of it.
+  ASSERT_TRUE(headroom::widgets::clip_segment(1, 1, 2, 2, 0, 0, 10, 10, &t0, &t1));
+  EXPECT_DOUBLE_EQ(t0, 0.0);
+  EXPECT_DOUBLE_EQ(t1, 1.0);
+  // Passing by a corner, and parallel outside an edge: nothing.
+  EXPECT_FALSE(headroom::widgets::clip_segment(-5, 4, 4, -5, 0, 0, 10, 10, &t0, &t1));
+  EXPECT_FALSE(headroom::widgets::clip_segment(-5, 11, 15, 11, 0, 0, 10, 10, &t0, &t1));
+}
