@@ -16,6 +16,7 @@
 #include "app/gui/explorer/run_rows.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
+#include "experiments_db/schema.h"
 
 using namespace headroom;
 using Clock = std::chrono::steady_clock;
@@ -42,6 +43,12 @@ int main(int argc, char** argv) {
   }
   const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
   try {
+    if (const auto version = db::Connection::older_schema(argv[1])) {
+      const auto t0 = Clock::now();
+      db::Connection::open(argv[1], db::OpenMode::ReadWrite);  // upgrades, as the explorer would
+      std::printf("upgraded schema %d -> %d in %.0f ms\n", *version, db::kSchemaVersion,
+                  std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
     auto conn = db::Connection::open(argv[1], db::OpenMode::ReadOnly);
     db::RunStore store(conn);
     std::size_t n = 0;
@@ -52,7 +59,32 @@ int main(int argc, char** argv) {
     std::printf("| %zu runs (median of %d) | ms |\n|---|---|\n", n, rounds);
     std::printf("| list_runs (SQL + records) | %.0f |\n", runs_ms);
     std::printf("| metric_summaries(val_loss) | %.0f |\n", summaries_ms);
+    {
+      const auto records = store.list_runs();
+      std::vector<db::RunRecord> copy;
+      std::vector<explorer::RunRow> built;
+      std::vector<double> ms;
+      for (int r = 0; r < rounds; ++r) {
+        copy = records;
+        const auto t0 = Clock::now();
+        built.clear();
+        built.reserve(copy.size());
+        for (auto& rec : copy) built.push_back(explorer::make_run_row(std::move(rec), {}, 0.0));
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+      std::sort(ms.begin(), ms.end());
+      std::printf("| make_run_row x %zu (JSON configs -> rows) | %.0f |\n", records.size(), ms[ms.size() / 2]);
+    }
     std::printf("| load_run_rows (both + JSON configs -> rows) | %.0f |\n", rows_ms);
+    for (int parts : {2, 4}) {
+      std::vector<explorer::RunRow> split;
+      const double ms = median_ms(rounds, [&] { split = explorer::load_run_rows_parallel(store, argv[1], parts); });
+      std::printf("| load_run_rows_parallel, %d parts (the loader's first load) | %.0f |\n", parts, ms);
+    }
+    std::vector<explorer::RunRow> again;
+    const double reload_ms = median_ms(rounds, [&] { again = explorer::load_run_rows(store, rows); });
+    std::printf("| load_run_rows again, reusing the parsed configs (a reload while a worker writes) | %.0f |\n",
+                reload_ms);
     const double copy_ms = median_ms(rounds, [&] {
       std::vector<explorer::RunRow> copy = rows;  // what publishing a snapshot by value costs
       (void)copy;

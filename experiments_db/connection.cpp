@@ -222,6 +222,19 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
   return writer;
 }
 
+std::optional<int> Connection::older_schema(const std::string& path) {
+  io::note_blocking_io("opening an experiments DB");
+  if (inspect_file(path) != FileKind::LooksLikeSqlite) return std::nullopt;
+  try {
+    auto state = raw_open(path, SQLITE_OPEN_READONLY, true);
+    harden(*state);
+    Connection reader(std::move(state));
+    const SchemaProbe found = inspect_schema(reader);
+    if (found.state == SchemaState::Older) return found.version;
+  } catch (const DbError&) {}
+  return std::nullopt;
+}
+
 void Connection::exec(std::string_view sql) {
   io::note_blocking_io("SQL");
   const std::string text(sql);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,11 @@ class Connection {
   static constexpr int kBusyTimeoutMs = 5000;
 
   static Connection open(const std::string& path, OpenMode mode);
+
+  // The schema version of `path` when it is a Headroom database older than this build reads
+  // (a read-only open refuses it; a read-write open upgrades it in place), else nullopt --
+  // also for files open() would refuse for another reason. Reads the header only.
+  static std::optional<int> older_schema(const std::string& path);
 
   Connection(Connection&& other) noexcept;
   Connection& operator=(Connection&& other) noexcept;

@@ -36,6 +36,18 @@ void refresh_metric_blocks(Connection& connection, std::int64_t series_id, std::
     }
     blocks = std::move(parents);
   }
+  refresh_series_summary(connection, series_id);
+}
+
+void refresh_series_summary(Connection& connection, std::int64_t series_id) {
+  // The top level's blocks cover every step, so their minimum is the series' (NaN-free) minimum.
+  Statement update = connection.prepare(
+      "UPDATE metric_series SET "
+      "last_step = (SELECT max(step) FROM metrics WHERE series_id = ?1), "
+      "last_value = (SELECT value FROM metrics WHERE series_id = ?1 ORDER BY step DESC LIMIT 1), "
+      "min_value = (SELECT min(min_value) FROM metric_blocks WHERE series_id = ?1 AND level = ?2) "
+      "WHERE id = ?1");
+  update.bind(1, series_id).bind(2, static_cast<std::int64_t>(kBlockLevels)).step();
 }
 
 void rebuild_metric_blocks(Connection& connection, std::int64_t series_id) {
@@ -57,6 +69,7 @@ void rebuild_metric_blocks(Connection& connection, std::int64_t series_id) {
     up.step();
     up.reset();
   }
+  refresh_series_summary(connection, series_id);
 }
 
 void trim_metric_blocks(Connection& connection, std::int64_t run_id, std::int64_t step) {
@@ -71,6 +84,7 @@ void trim_metric_blocks(Connection& connection, std::int64_t run_id, std::int64_
     drop.step();
     drop.reset();
     if (step >= 0) refresh_metric_blocks(connection, id, {step >> kBlockFanoutBits});
+    refresh_series_summary(connection, id);  // also when every point went (step < 0)
   }
 }
 

@@ -24,6 +24,11 @@ inline constexpr int kBlockLevels = 6;      // top blocks span 16^6 = 16.7M step
 // steps, in the same transaction. Cost: ~16 rows read per touched block.
 void refresh_metric_blocks(Connection& connection, std::int64_t series_id, std::set<std::int64_t> level1_blocks);
 
+// Sets the series' summary columns (last_step, last_value, min_value) from its points and its
+// top pyramid level: three index seeks. Called by the three functions here, so every path
+// that changes metrics keeps it true.
+void refresh_series_summary(Connection& connection, std::int64_t series_id);
+
 // Drops the blocks of a series and builds them again from its metrics (after
 // bulk copies such as a merge). Linear in the series' points.
 void rebuild_metric_blocks(Connection& connection, std::int64_t series_id);

@@ -164,6 +164,27 @@ std::vector<RunRecord> RunStore::list_runs() {
   return runs;
 }
 
+std::vector<RunRecord> RunStore::list_runs(std::int64_t first_id, std::int64_t last_id, bool with_config) {
+  std::vector<RunRecord> runs;
+  for_each_run(first_id, last_id, with_config, [&](RunRecord&& run) { runs.push_back(std::move(run)); });
+  return runs;
+}
+
+void RunStore::for_each_run(std::int64_t first_id, std::int64_t last_id, bool with_config,
+                            const std::function<void(RunRecord&&)>& sink) {
+  std::string sql(detail::kSelectRun);
+  if (!with_config) sql.replace(sql.find("r.config_json"), std::string_view("r.config_json").size(), "''");
+  Statement statement = connection_.prepare(sql + " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id");
+  statement.bind(1, first_id).bind(2, last_id);
+  while (statement.step()) sink(detail::read_run(statement));
+}
+
+std::optional<RunStore::RunIds> RunStore::run_ids() {
+  Statement statement = connection_.prepare("SELECT min(id), max(id), count(*) FROM runs");
+  if (!statement.step() || statement.column_is_null(0)) return std::nullopt;
+  return RunIds{statement.column_int64(0), statement.column_int64(1), statement.column_int64(2)};
+}
+
 std::optional<RunRecord> RunStore::claim_next(const std::string& worker_id, int shard_index, int shard_count,
                                               double stale_after_seconds) {
   if (shard_count < 1 || shard_index < 0 || shard_index >= shard_count) {

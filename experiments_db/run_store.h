@@ -49,6 +49,18 @@ class RunStore {
   std::optional<RunRecord> get_run(std::int64_t run_id);
   std::optional<RunRecord> find_run(const std::string& name);
   std::vector<RunRecord> list_runs();  // in id (enqueue) order
+  // The runs with first_id <= id <= last_id, in id order. Without `with_config` their
+  // config_json stays empty: the explorer re-reads every run's state often but each
+  // (immutable) config once.
+  std::vector<RunRecord> list_runs(std::int64_t first_id, std::int64_t last_id, bool with_config);
+  // The same, handed to `sink` one at a time (no vector of 100,000 records in between).
+  void for_each_run(std::int64_t first_id, std::int64_t last_id, bool with_config,
+                    const std::function<void(RunRecord&&)>& sink);
+  // The smallest and largest run id, and how many runs there are (nullopt: no runs).
+  struct RunIds {
+    std::int64_t first = 0, last = 0, count = 0;
+  };
+  std::optional<RunIds> run_ids();
 
   // Atomically takes the oldest run of this shard that is either queued or
   // running with a heartbeat older than `stale_after_seconds` (its worker

@@ -235,10 +235,8 @@ std::vector<std::string> RunStore::metric_names(std::int64_t run_id) {
 }
 
 std::map<std::string, double> RunStore::latest_metrics(std::int64_t run_id) {
-  Statement select = connection_.prepare(
-      "SELECT s.name, m.value FROM metric_series s "
-      "JOIN metrics m ON m.series_id = s.id AND m.step = (SELECT max(step) FROM metrics WHERE series_id = s.id) "
-      "WHERE s.run_id = ?");
+  Statement select =
+      connection_.prepare("SELECT name, last_value FROM metric_series WHERE run_id = ? AND last_step IS NOT NULL");
   select.bind(1, run_id);
   std::map<std::string, double> latest;
   while (select.step()) latest[select.column_text(0)] = select.column_nullable_double(1);
@@ -246,17 +244,18 @@ std::map<std::string, double> RunStore::latest_metrics(std::int64_t run_id) {
 }
 
 std::map<std::int64_t, RunMetricSummary> RunStore::metric_summaries(const std::string& min_metric) {
+  // One pass over the series' summary columns (kept by every write; schema version 2).
   std::map<std::int64_t, RunMetricSummary> out;
-  Statement latest = connection_.prepare(
-      "SELECT s.run_id, s.name, (SELECT value FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1) "
-      "FROM metric_series s");
-  while (latest.step()) out[latest.column_int64(0)].latest[latest.column_text(1)] = latest.column_nullable_double(2);
-  // The pyramid's top level covers every point of a series (min over NaN-free values).
-  Statement minimum = connection_.prepare(
-      "SELECT s.run_id, (SELECT min(min_value) FROM metric_blocks WHERE series_id = s.id AND level = ?2) "
-      "FROM metric_series s WHERE s.name = ?1");
-  minimum.bind(1, min_metric).bind(2, static_cast<std::int64_t>(detail::kBlockLevels));
-  while (minimum.step()) out[minimum.column_int64(0)].min_of_metric = minimum.column_nullable_double(1);
+  Statement select =
+      connection_.prepare("SELECT run_id, name, last_value, min_value FROM metric_series WHERE last_step IS NOT NULL");
+  auto hint = out.end();
+  while (select.step()) {
+    const std::int64_t run_id = select.column_int64(0);
+    if (hint == out.end() || hint->first != run_id) hint = out.try_emplace(hint, run_id);
+    std::string name = select.column_text(1);
+    if (name == min_metric) hint->second.min_of_metric = select.column_nullable_double(3);
+    hint->second.latest.emplace(std::move(name), select.column_nullable_double(2));
+  }
   return out;
 }
 

@@ -137,6 +137,51 @@ TEST(Open, NewerSchemaVersionIsRefusedAndFileUnchanged) {
   EXPECT_EQ(read_bytes(path), before);
 }
 
+// A version-1 file, as the worker wrote it before the series summaries existed: the current
+// schema with the columns version 2 added dropped again.
+void write_version_1_db(const std::string& path) {
+  {
+    Connection connection = Connection::open(path, OpenMode::Create);
+    RunStore store(connection);
+    const std::int64_t a = store.enqueue_run(simple_run("a"));
+    const std::int64_t b = store.enqueue_run(simple_run("b"));
+    store.enqueue_run(simple_run("silent"));
+    std::vector<MetricRow> rows;
+    for (int s = 0; s < 300; ++s) rows.push_back({"val_loss", s, 0, 0, 5.0 - s * 0.01 + (s == 77 ? -3.0 : 0.0)});
+    rows.push_back({"train_loss", 299, 0, 0, 2.0});
+    store.append_metrics(a, rows);
+    store.append_metrics(b, {{"val_loss", 4, 0, 0, std::nan("")}, {"lr", 4, 0, 0, 0.1}});
+  }
+  raw_exec(path,
+           "ALTER TABLE metric_series DROP COLUMN last_step; ALTER TABLE metric_series DROP COLUMN last_value; "
+           "ALTER TABLE metric_series DROP COLUMN min_value; PRAGMA user_version = 1");
+}
+
+TEST(Open, Version1IsUpgradedInPlaceWithItsSeriesSummaries) {
+  TempDir dir;
+  const std::string path = dir.path("v1.sqlite");
+  write_version_1_db(path);
+  // A reader cannot upgrade: it says who can, and leaves the file alone.
+  const std::string before = read_bytes(path);
+  expect_refused(path, OpenMode::ReadOnly, {"schema version 1 is older", "headroom-worker"});
+  EXPECT_EQ(read_bytes(path), before);
+
+  { Connection::open(path, OpenMode::ReadWrite); }  // the writer upgrades
+  Connection connection = Connection::open(path, OpenMode::ReadOnly);
+  EXPECT_EQ(query_int(connection, "PRAGMA user_version"), kSchemaVersion);
+  RunStore store(connection);
+  const auto a = store.find_run("a").value().id, b = store.find_run("b").value().id;
+  const auto summaries = store.metric_summaries("val_loss");
+  EXPECT_EQ(summaries.size(), 2u);  // "silent" logged nothing
+  EXPECT_DOUBLE_EQ(summaries.at(a).min_of_metric, 5.0 - 0.77 - 3.0);
+  EXPECT_DOUBLE_EQ(summaries.at(a).latest.at("val_loss"), 5.0 - 2.99);
+  EXPECT_DOUBLE_EQ(summaries.at(a).latest.at("train_loss"), 2.0);
+  EXPECT_TRUE(std::isnan(summaries.at(b).min_of_metric));
+  EXPECT_TRUE(std::isnan(summaries.at(b).latest.at("val_loss")));
+  EXPECT_DOUBLE_EQ(summaries.at(b).latest.at("lr"), 0.1);
+  EXPECT_EQ(store.list_runs().size(), 3u);
+}
+
 TEST(Open, TextFileIsRefusedAndUnchanged) {
   TempDir dir;
   const std::string path = dir.path("notes.txt");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -413,6 +414,90 @@ TEST(Summaries, LatestOfEveryMetricAndTheMinimumOfOneForAllRuns) {
   EXPECT_EQ(s.count(silent), 0u);  // nothing logged: no entry
   // The same answers as the per-run calls.
   EXPECT_EQ(s.at(f.run).latest, f.store.latest_metrics(f.run));
+}
+
+}  // namespace
+}  // namespace headroom::db
+
+namespace headroom::db {
+namespace {
+
+// What metric_summaries must say, computed the slow way from the points themselves.
+std::map<std::int64_t, RunMetricSummary> summaries_from_points(Connection& connection, const std::string& min_metric) {
+  std::map<std::int64_t, RunMetricSummary> out;
+  Statement select = connection.prepare(
+      "SELECT s.run_id, s.name, (SELECT value FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1), "
+      "(SELECT min(value) FROM metrics WHERE series_id = s.id) FROM metric_series s "
+      "WHERE EXISTS (SELECT 1 FROM metrics WHERE series_id = s.id)");
+  while (select.step()) {
+    auto& run = out[select.column_int64(0)];
+    run.latest[select.column_text(1)] = select.column_nullable_double(2);
+    if (select.column_text(1) == min_metric) run.min_of_metric = select.column_nullable_double(3);
+  }
+  return out;
+}
+
+void expect_same(const std::map<std::int64_t, RunMetricSummary>& got,
+                 const std::map<std::int64_t, RunMetricSummary>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [run, w] : want) {
+    ASSERT_EQ(got.count(run), 1u) << "run " << run;
+    const auto& g = got.at(run);
+    ASSERT_EQ(g.latest.size(), w.latest.size()) << "run " << run;
+    for (const auto& [name, value] : w.latest) {
+      ASSERT_EQ(g.latest.count(name), 1u) << name;
+      if (std::isnan(value)) {
+        EXPECT_TRUE(std::isnan(g.latest.at(name))) << name;
+      } else {
+        EXPECT_EQ(g.latest.at(name), value) << name;
+      }
+    }
+    if (std::isnan(w.min_of_metric)) {
+      EXPECT_TRUE(std::isnan(g.min_of_metric)) << "run " << run;
+    } else {
+      EXPECT_EQ(g.min_of_metric, w.min_of_metric) << "run " << run;
+    }
+  }
+}
+
+TEST(Summaries, StayTrueThroughRewritesTrimsAndMerges) {
+  Fixture f;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> value(0.0, 10.0);
+  for (int commit = 0; commit < 20; ++commit) {
+    std::vector<MetricRow> rows;
+    for (int i = 0; i < 40; ++i) rows.push_back({i % 3 ? "val_loss" : "acc", commit * 30 + i, 0, 0, value(rng)});
+    if (commit % 4 == 3) rows.push_back({"val_loss", 5, 0, 0, 1e-3 * commit});  // an old step rewritten
+    f.store.append_metrics(f.run, rows);
+    expect_same(f.store.metric_summaries("val_loss"), summaries_from_points(f.connection, "val_loss"));
+  }
+  // The minimum itself rewritten upwards: the summary must find the next smallest.
+  f.store.append_metrics(f.run, {{"val_loss", 5, 0, 0, 50.0}});
+  expect_same(f.store.metric_summaries("val_loss"), summaries_from_points(f.connection, "val_loss"));
+  f.store.delete_progress_after(f.run, 200);  // a resume from step 200
+  expect_same(f.store.metric_summaries("val_loss"), summaries_from_points(f.connection, "val_loss"));
+  EXPECT_EQ(f.store.latest_metrics(f.run), summaries_from_points(f.connection, "val_loss").at(f.run).latest);
+  f.store.delete_progress_after(f.run, -1);  // every point gone
+  EXPECT_EQ(f.store.metric_summaries("val_loss").count(f.run), 0u);
+  EXPECT_TRUE(f.store.latest_metrics(f.run).empty());
+
+  // A merged run arrives with its summary.
+  TempDir other_dir;
+  {
+    auto other = Connection::open(other_dir.path("shard.sqlite"), OpenMode::Create);
+    RunStore shard(other);
+    NewRun run;
+    run.name = "from-shard";
+    run.config_json = "{}";
+    const std::int64_t id = shard.enqueue_run(run);
+    shard.append_metrics(id, {{"val_loss", 3, 0, 0, 2.5}, {"val_loss", 9, 0, 0, 4.0}, {"acc", 9, 0, 0, 0.5}});
+  }
+  f.store.merge_from(other_dir.path("shard.sqlite"));
+  const auto merged = f.store.metric_summaries("val_loss");
+  expect_same(merged, summaries_from_points(f.connection, "val_loss"));
+  const auto shard_run = f.store.find_run("from-shard").value().id;
+  EXPECT_EQ(merged.at(shard_run).min_of_metric, 2.5);
+  EXPECT_EQ(merged.at(shard_run).latest.at("val_loss"), 4.0);
 }
 
 }  // namespace

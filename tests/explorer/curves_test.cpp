@@ -192,12 +192,14 @@ TEST(EnvelopePolyline, VisitsEachBucketsExtremesNearerFirst) {
 }
 
 TEST(SeedGroups, KeyIgnoresOnlyTheSeedAndLabelDropsIt) {
-  const auto a = nlohmann::json::parse(R"({"model": {"width": 32}, "train": {"seed": 0, "lr": 0.003}})");
-  const auto b = nlohmann::json::parse(R"({"model": {"width": 32}, "train": {"seed": 7, "lr": 0.003}})");
-  const auto c = nlohmann::json::parse(R"({"model": {"width": 24}, "train": {"seed": 0, "lr": 0.003}})");
+  const auto a = FlatConfig::parse(R"({"model": {"width": 32}, "train": {"seed": 0, "lr": 0.003}})");
+  const auto b = FlatConfig::parse(R"({"train": {"lr": 0.003, "seed": 7}, "model": {"width": 32}})");
+  const auto c = FlatConfig::parse(R"({"model": {"width": 24}, "train": {"seed": 0, "lr": 0.003}})");
+  const auto d = FlatConfig::parse(R"({"model": {"width": 32}, "train": {"seed": 0, "lr": 0.003, "x": []}})");
   EXPECT_EQ(seedless_group_key("s", "ratio-1", a), seedless_group_key("s", "ratio-1", b));
   EXPECT_NE(seedless_group_key("s", "ratio-1", a), seedless_group_key("s", "ratio-1", c));
   EXPECT_NE(seedless_group_key("s", "ratio-1", a), seedless_group_key("t", "ratio-1", a));
+  EXPECT_NE(seedless_group_key("s", "ratio-1", a), seedless_group_key("s", "ratio-1", d));
   EXPECT_EQ(seed_group_label("ratio-1/width=32,seed=0", 3), "ratio-1/width=32 (3 runs)");
   EXPECT_EQ(seed_group_label("heads=8/seed=2", 1), "heads=8 (1 run)");
   EXPECT_EQ(seed_group_label("multi-head/heads=8", 2), "multi-head/heads=8 (2 runs)");

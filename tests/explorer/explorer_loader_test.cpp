@@ -132,6 +132,7 @@ TEST(ExplorerLoader, ReadsARunsStepsAndDecodesItsProjectionsOffTheCallingThread)
   ASSERT_TRUE(newest);
   auto d = loader.run_detail();
   EXPECT_TRUE(d->error.empty()) << d->error;
+  EXPECT_EQ(d->config_json, store.get_run(a)->config_json);  // the Run tab shows it as stored
   EXPECT_EQ(d->weights_steps, (std::vector<std::int64_t>{30}));
   EXPECT_EQ(d->projection_steps, (std::vector<std::int64_t>{10, 20, 30}));
   EXPECT_EQ(d->projection_step, 30);
@@ -198,6 +199,37 @@ TEST(ExplorerLoader, CreatesAMissingDbOnlyWhenAsked) {
   ASSERT_TRUE(eventually([&] { return loader.rows()->open; }));
   EXPECT_TRUE(loader.rows()->rows.empty());
   EXPECT_TRUE(std::ifstream(missing).good());
+}
+
+}  // namespace
+}  // namespace headroom::explorer
+
+namespace headroom::explorer {
+namespace {
+
+TEST(ExplorerLoader, UpgradesAnOlderSchemaInPlaceAndSaysSo) {
+  TempDir dir("explorer");
+  const std::string path = dir.path("v1.sqlite");
+  {
+    auto conn = db::Connection::open(path, db::OpenMode::Create);
+    db::RunStore store(conn);
+    const auto id = add_run(store, "a");
+    store.append_metrics(id, {{"val_loss", 0, 0, 0, 4.0}, {"val_loss", 10, 0, 0, 2.0}, {"val_loss", 20, 0, 0, 3.0}});
+    // Back to how a version-1 worker wrote it: no per-series summary columns.
+    conn.exec(
+        "ALTER TABLE metric_series DROP COLUMN last_step; ALTER TABLE metric_series DROP COLUMN last_value; "
+        "ALTER TABLE metric_series DROP COLUMN min_value; PRAGMA user_version = 1");
+  }
+  ASSERT_EQ(db::Connection::older_schema(path), 1);
+  ExplorerLoader loader(path, 0.02);
+  ASSERT_TRUE(eventually([&] { return loader.rows()->open || !loader.rows()->error.empty(); }));
+  const auto rows = loader.rows();
+  EXPECT_EQ(rows->error, "");
+  EXPECT_NE(rows->notice.find("upgraded in place from schema version 1"), std::string::npos) << rows->notice;
+  ASSERT_EQ(rows->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows->rows[0].best_val_loss, 2.0);
+  EXPECT_DOUBLE_EQ(rows->rows[0].last_val_loss, 3.0);
+  EXPECT_FALSE(db::Connection::older_schema(path));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "tests/explorer/explorer_test_util.h"
 
@@ -77,7 +78,7 @@ TEST(RunRows, FactorisedEmbeddingKeepsItsRankAndMissingMetricsAreNaN) {
 
 TEST(RunRows, BrokenConfigGivesEmptyFieldsNotACrash) {
   const RunRow row = make_run_row(record("", "adhoc", "{not json"), {}, kNaN);
-  EXPECT_TRUE(row.config.is_object());
+  EXPECT_FALSE(row.config.valid());
   EXPECT_EQ(row.kind, "");
   EXPECT_EQ(row.d, 0);
   EXPECT_EQ(row.label, "");
@@ -91,7 +92,7 @@ TEST(RunRows, LabelFromName) {
 }
 
 TEST(RunRows, ConfigValueAsText) {
-  const auto config = nlohmann::json::parse(kThHeadsConfig);
+  const auto config = FlatConfig::parse(kThHeadsConfig);
   EXPECT_EQ(config_value(config, "model.attention.heads"), "2");
   EXPECT_EQ(config_value(config, "model.attention.kind"), "multi-head");
   EXPECT_EQ(config_value(config, "model.attention.causal"), "true");
@@ -124,6 +125,71 @@ TEST(RunRows, LoadRunRowsTakesBestAndLastValLossFromTheStore) {
   EXPECT_EQ(rows[1].label, "talking-heads");
   EXPECT_EQ(rows[1].status, db::RunStatus::Queued);
   EXPECT_TRUE(std::isnan(rows[1].best_val_loss));
+}
+
+// Every field a row shows, NaN equal to NaN.
+void expect_same_rows(const std::vector<RunRow>& got, const std::vector<RunRow>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const RunRow &g = got[i], &w = want[i];
+    SCOPED_TRACE(w.name);
+    EXPECT_EQ(g.id, w.id);
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(g.suite, w.suite);
+    EXPECT_EQ(g.label, w.label);
+    EXPECT_EQ(g.kind, w.kind);
+    EXPECT_EQ(std::make_tuple(g.d, g.h, g.d_p, g.r, g.L, g.V, g.n),
+              std::make_tuple(w.d, w.h, w.d_p, w.r, w.L, w.V, w.n));
+    EXPECT_EQ(g.status, w.status);
+    EXPECT_EQ(g.step, w.step);
+    EXPECT_EQ(g.params, w.params);
+    EXPECT_EQ(g.error_text, w.error_text);
+    ASSERT_EQ(g.config.size(), w.config.size());
+    for (std::size_t k = 0; k < w.config.size(); ++k) {
+      EXPECT_EQ(g.config.key_at(k), w.config.key_at(k));
+      EXPECT_EQ(g.config.value_at(k), w.config.value_at(k));
+    }
+    EXPECT_EQ(g.name_key, w.name_key);
+    EXPECT_TRUE(same(g.best_val_loss, w.best_val_loss)) << g.best_val_loss << " vs " << w.best_val_loss;
+    EXPECT_TRUE(same(g.last_val_loss, w.last_val_loss));
+    EXPECT_TRUE(same(g.last_train_loss, w.last_train_loss));
+  }
+}
+
+TEST(RunRows, AReloadReusesParsedConfigsAndStillShowsEveryChange) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+  ConfigSpec c;
+  const auto a = db.add_run(suite, "th-heads/multi-head/heads=2", c);
+  c.heads = 4;
+  db.add_run(suite, "th-heads/multi-head/heads=4", c);
+  const std::vector<RunRow> first = load_run_rows(db.store());
+  ASSERT_EQ(first.size(), 2u);
+
+  // A worker trains the first run and fails the second; a third run is queued.
+  db.log(a, "val_loss", {5.0, 2.0, 4.0});
+  db.finish("th-heads/multi-head/heads=2");
+  db.fail("th-heads/multi-head/heads=4");
+  c.heads = 8;
+  db.add_run(suite, "th-heads/multi-head/heads=8", c);
+
+  const std::vector<RunRow> reloaded = load_run_rows(db.store(), first);
+  expect_same_rows(reloaded, load_run_rows(db.store()));
+  ASSERT_EQ(reloaded.size(), 3u);
+  EXPECT_EQ(reloaded[0].status, db::RunStatus::Done);
+  EXPECT_DOUBLE_EQ(reloaded[0].best_val_loss, 2.0);
+  EXPECT_EQ(reloaded[1].status, db::RunStatus::Failed);
+  EXPECT_EQ(reloaded[1].error_text, "diverged");
+  EXPECT_EQ(reloaded[2].h, 8);  // a new run's config is read
+
+  // A row from an earlier load that is not the same run any more (same id, another name) is
+  // read again instead of lending its config.
+  std::vector<RunRow> stale = reloaded;
+  stale[2].name = "another run";
+  stale[2].h = 99;
+  stale[2].config = FlatConfig::parse("{}");
+  expect_same_rows(load_run_rows(db.store(), stale), load_run_rows(db.store()));
 }
 
 std::vector<std::string> names(const std::vector<const RunRow*>& rows) {

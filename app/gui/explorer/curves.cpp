@@ -181,10 +181,18 @@ void envelope_polyline(const Curve& c, std::vector<float>* xs, std::vector<float
   }
 }
 
-std::string seedless_group_key(const std::string& suite, const std::string& label, const nlohmann::json& config) {
-  nlohmann::json c = config;
-  if (c.is_object() && c.contains("train") && c["train"].is_object()) c["train"].erase("seed");
-  return suite + "|" + label + "|" + c.dump();
+std::string seedless_group_key(const std::string& suite, const std::string& label, const FlatConfig& config) {
+  // Unit and record separators cannot occur in JSON text unescaped, so distinct configs give
+  // distinct keys.
+  std::string key = suite + '\x1f' + label;
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    if (config.key_at(i) == "train.seed") continue;
+    key += '\x1e';
+    key += config.key_at(i);
+    key += '\x1f';
+    key += config.value_at(i);
+  }
+  return key;
 }
 
 std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs) {

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "app/gui/explorer/flat_config.h"
 #include "experiments_db/run_records.h"
 #include "experiments_db/run_store.h"
 
@@ -92,7 +91,7 @@ std::vector<GroupCurve> group_curves(const std::vector<Curve>& curves, const std
 // Grouping runs over seeds: the key shared by runs whose configs differ only in train.seed
 // (suite, label and the config without the seed), and the group's legend label: the first run's
 // short name without its trailing ",seed=N" / "seed=N" part, and the number of runs.
-std::string seedless_group_key(const std::string& suite, const std::string& label, const nlohmann::json& config);
+std::string seedless_group_key(const std::string& suite, const std::string& label, const FlatConfig& config);
 std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs);
 
 // CSV with header series,run,metric,step,x,y,y_min,y_max, one line per point; labels[i] names

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "app/gui/mailbox.h"
@@ -9,6 +10,7 @@
 #include "core/io/safetensors.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
+#include "experiments_db/schema.h"
 
 namespace headroom::explorer {
 namespace {
@@ -43,6 +45,7 @@ struct ExplorerLoader::State {
 
   double poll_seconds = 0.25;
   bool create = false;
+  std::string notice;  // said once the file is open (e.g. "upgraded in place ...")
   gui::Mailbox<Request, Snapshots> box;
 
   // Loader-thread state.
@@ -50,12 +53,22 @@ struct ExplorerLoader::State {
   std::map<std::int64_t, std::int64_t> run_steps;  // run id -> current_step at the last reload
   std::uint64_t rows_version = 0, curves_version = 0, run_version = 0;
   std::shared_ptr<const RowsSnapshot> last_rows = std::make_shared<RowsSnapshot>();
-  std::thread thread;  // last: it starts once every member above exists
+  std::vector<std::shared_ptr<const RowsSnapshot>> retired;  // published before, maybe still drawn
+  std::thread thread;                                        // last: it starts once every member above exists
 
   void publish_rows(RowsSnapshot r) {
     r.version = ++rows_version;
+    retired.push_back(std::move(last_rows));
     last_rows = std::make_shared<const RowsSnapshot>(std::move(r));
     box.publish_with([&](Snapshots& s) { s.rows = last_rows; });
+  }
+
+  // Frees replaced row snapshots here once the view has let go of them: 100,000 rows take
+  // ~100 ms to free, which must not happen inside a frame.
+  void free_retired() {
+    retired.erase(std::remove_if(retired.begin(), retired.end(),
+                                 [](const std::shared_ptr<const RowsSnapshot>& r) { return !r || r.use_count() == 1; }),
+                  retired.end());
   }
 
   void publish_curves(const std::vector<CurveKey>& keys) {
@@ -76,11 +89,16 @@ struct ExplorerLoader::State {
     return it == run_steps.end() ? -1 : it->second;
   }
 
-  void reload_rows(db::RunStore& store) {
+  // `full`: parse every config again (an explicit refresh); else reuse what the last load parsed.
+  void reload_rows(db::RunStore& store, const std::string& path, bool full) {
     const auto t0 = Clock::now();
     RowsSnapshot r;
     r.open = true;
-    r.rows = load_run_rows(store);
+    r.notice = notice;
+    // The first load has nothing to reuse and the window nothing to show yet: use the cores.
+    const int parts = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+    r.rows = full || last_rows->rows.empty() ? load_run_rows_parallel(store, path, parts)
+                                             : load_run_rows(store, last_rows->rows);
     r.suites = store.list_suites();
     r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     run_steps.clear();
@@ -96,6 +114,7 @@ struct ExplorerLoader::State {
     d->version = ++run_version;
     if (want.run_id >= 0) {
       try {
+        if (const auto run = store.get_run(want.run_id)) d->config_json = run->config_json;
         d->weights_steps = store.artifact_steps(want.run_id, "weights");
         if (want.projections) {
           d->projection_steps = store.artifact_steps(want.run_id, "talking_heads");
@@ -132,6 +151,18 @@ struct ExplorerLoader::State {
     std::optional<db::Connection> conn;
     try {
       if (create) db::Connection::open(path, db::OpenMode::Create);  // creates the schema, then closes
+      if (const auto version = db::Connection::older_schema(path)) {
+        // An older Headroom's file: upgrade it as the worker would (additive, one transaction).
+        try {
+          db::Connection::open(path, db::OpenMode::ReadWrite);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(path + ": schema version " + std::to_string(*version) +
+                                   " is older than this Headroom reads and upgrading it in place failed (" + e.what() +
+                                   "); copy it somewhere writable, or open it with headroom-worker");
+        }
+        notice = "upgraded in place from schema version " + std::to_string(*version) + " to " +
+                 std::to_string(db::kSchemaVersion) + " (derived columns added; nothing removed)";
+      }
       conn.emplace(db::Connection::open(path, db::OpenMode::ReadOnly));
     } catch (const std::exception& e) {
       RowsSnapshot r;
@@ -154,6 +185,7 @@ struct ExplorerLoader::State {
       if (!box.wait(&taken, {}, gui::Mailbox<Request, Snapshots>::Seconds(pending || first ? 0.0 : poll_seconds)))
         return;
       first = false;
+      free_retired();
       bool reload = false, keys_changed = false, run_changed = false;
       if (taken) {
         reload = taken->request.refresh;
@@ -163,10 +195,11 @@ struct ExplorerLoader::State {
       }
       try {
         const std::int64_t dv = conn->data_version();
+        const bool full = reload;  // asked for: read everything again
         if (dv != data_version) reload = true;
         if (reload) {
           data_version = dv;
-          reload_rows(store);
+          reload_rows(store, path, full);
         }
         if (run_changed || (reload && run_wanted.run_id >= 0)) load_run_detail(store, run_wanted);
         // Fetch what is missing or stale, publishing at least every ~50 ms and stopping early
@@ -198,11 +231,15 @@ struct ExplorerLoader::State {
   }
 };
 
-ExplorerLoader::ExplorerLoader(std::string db_path, double poll_seconds, bool create)
+ExplorerLoader::ExplorerLoader(std::string db_path, double poll_seconds, bool create,
+                               std::function<void()> before_reading)
     : path_(std::move(db_path)), state_(std::make_unique<State>()) {
   state_->poll_seconds = poll_seconds;
   state_->create = create;
-  state_->thread = std::thread([this] { state_->loop(path_); });
+  state_->thread = std::thread([this, before = std::move(before_reading)] {
+    if (before) before();
+    state_->loop(path_);
+  });
 }
 
 ExplorerLoader::~ExplorerLoader() {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@ struct RowsSnapshot {
   std::uint64_t version = 0;  // increases with every reload
   bool open = false;          // the DB opened (else `error` says why)
   std::string error;          // one message: what is wrong with the file, what would be right
+  std::string notice;         // what opening did to the file, if anything (a schema upgrade)
   std::vector<RunRow> rows;   // in id order
   std::vector<db::SuiteRecord> suites;
   double load_ms = 0;  // how long the last reload took (for the benchmark)
@@ -70,6 +72,7 @@ struct ProjectionMap {
 struct RunDetail {
   std::uint64_t version = 0;
   RunDetailRequest request;                    // the request this answers (run_id -1: none yet)
+  std::string config_json;                     // the run's config as stored
   std::vector<std::int64_t> weights_steps;     // steps with stored weights (Open in lab), ascending
   std::vector<std::int64_t> projection_steps;  // steps with P_l / P_w snapshots, ascending
   std::int64_t projection_step = -1;           // the step `maps` show
@@ -81,7 +84,10 @@ class ExplorerLoader {
  public:
   // Opens `db_path` read-only on the loader thread; a refusal shows up as rows()->error. With
   // `create`, a missing DB is first created there (the user's default DB on first launch).
-  explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25, bool create = false);
+  // `before_reading` runs first on the loader thread (the view waits there for the last DB's
+  // tables to be freed).
+  explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25, bool create = false,
+                          std::function<void()> before_reading = {});
   ~ExplorerLoader();
   ExplorerLoader(const ExplorerLoader&) = delete;
   ExplorerLoader& operator=(const ExplorerLoader&) = delete;

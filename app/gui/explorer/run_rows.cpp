@@ -2,33 +2,26 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <iterator>
+#include <stdexcept>
+#include <limits>
+#include <thread>
+
+#include "experiments_db/connection.h"
 
 namespace headroom::explorer {
 namespace {
 
-using nlohmann::json;
-
-const json* find_dotted(const json& config, std::string_view dotted_key) {
-  const json* node = &config;
-  while (!dotted_key.empty()) {
-    const std::size_t dot = dotted_key.find('.');
-    const std::string part(dotted_key.substr(0, dot));
-    if (!node->is_object()) return nullptr;
-    const auto it = node->find(part);
-    if (it == node->end()) return nullptr;
-    node = &*it;
-    dotted_key = dot == std::string_view::npos ? std::string_view() : dotted_key.substr(dot + 1);
-  }
-  return node;
+std::int64_t int_at(const FlatConfig& config, std::string_view dotted_key) {
+  const std::string_view text = config.value(dotted_key);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() ? value : 0;
 }
 
-std::int64_t int_at(const json& config, std::string_view dotted_key) {
-  const json* node = find_dotted(config, dotted_key);
-  return node != nullptr && node->is_number() ? node->get<std::int64_t>() : 0;
-}
-
-int small_int_at(const json& config, std::string_view dotted_key) {
+int small_int_at(const FlatConfig& config, std::string_view dotted_key) {
   return static_cast<int>(int_at(config, dotted_key));
 }
 
@@ -81,15 +74,27 @@ std::string label_from_name(std::string_view suite, std::string_view name) {
   return slash == std::string_view::npos ? "" : std::string(rest.substr(0, slash));
 }
 
-RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double>& latest, double best_val_loss) {
+// What a run's record and metrics say that changes while it trains.
+void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string, double>& latest,
+                   double best_val_loss) {
+  row.status = rec.status;
+  row.step = rec.current_step;
+  row.error_text = std::move(rec.error_text);
+  row.params = rec.param_count;
+  row.best_val_loss = best_val_loss;
+  row.last_val_loss = metric_or_nan(latest, "val_loss");
+  row.last_train_loss = metric_or_nan(latest, "train_loss");
+  row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
+}
+
+RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss) {
   RunRow row;
   row.id = rec.id;
-  row.suite = rec.suite_name;
-  row.name = rec.name;
   row.label = label_from_name(rec.suite_name, rec.name);
-  row.config = json::parse(rec.config_json, nullptr, /*allow_exceptions=*/false);
-  if (row.config.is_discarded()) row.config = json::object();
-  const json& c = row.config;
+  row.suite = std::move(rec.suite_name);
+  row.name = std::move(rec.name);
+  row.config = FlatConfig::parse(rec.config_json);
+  const FlatConfig& c = row.config;
   row.kind = config_value(c, "model.attention.kind");
   row.d = small_int_at(c, "model.width");
   row.h = small_int_at(c, "model.attention.heads");
@@ -105,39 +110,131 @@ RunRow make_run_row(const db::RunRecord& rec, const std::map<std::string, double
   row.n = small_int_at(c, "model.context");
   row.tokenizer = config_value(c, "train.tokenizer");
   row.corpus = config_value(c, "train.corpus");
-  row.seed = rec.seed;
-  row.status = rec.status;
-  row.step = rec.current_step;
-  row.error_text = rec.error_text;
   row.steps_total = int_at(c, "train.steps");
-  row.params = rec.param_count;
-  row.best_val_loss = best_val_loss;
-  row.last_val_loss = metric_or_nan(latest, "val_loss");
-  row.last_train_loss = metric_or_nan(latest, "train_loss");
-  row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
+  row.seed = rec.seed;
+  row.created_at = rec.created_at;
   row.suite_key = natural_sort_key(row.suite);
   row.name_key = natural_sort_key(row.name);
   row.kind_key = natural_sort_key(row.kind);
+  set_run_state(row, std::move(rec), latest, best_val_loss);
   return row;
 }
 
-std::vector<RunRow> load_run_rows(db::RunStore& store) {
+namespace {
+
+constexpr std::int64_t kFirstId = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kLastId = std::numeric_limits<std::int64_t>::max();
+
+// Looks up run summaries for ids that only grow: a walk instead of 100,000 tree lookups.
+class SummaryWalk {
+ public:
+  explicit SummaryWalk(const std::map<std::int64_t, db::RunMetricSummary>& summaries)
+      : summaries_(summaries), next_(summaries.begin()) {}
+  const db::RunMetricSummary& operator()(std::int64_t id) {
+    static const db::RunMetricSummary kNone;
+    if (next_ != summaries_.end() && next_->first > id) next_ = summaries_.lower_bound(id);
+    while (next_ != summaries_.end() && next_->first < id) ++next_;
+    return next_ != summaries_.end() && next_->first == id ? next_->second : kNone;
+  }
+
+ private:
+  const std::map<std::int64_t, db::RunMetricSummary>& summaries_;
+  std::map<std::int64_t, db::RunMetricSummary>::const_iterator next_;
+};
+
+// Rows of the runs with first <= id <= last, made as SQLite hands them over.
+std::vector<RunRow> rows_of(db::RunStore& store, std::int64_t first, std::int64_t last, std::size_t expected,
+                            const std::map<std::int64_t, db::RunMetricSummary>& summaries) {
+  SummaryWalk summary_of(summaries);
   std::vector<RunRow> rows;
+  rows.reserve(expected);
+  store.for_each_run(first, last, /*with_config=*/true, [&](db::RunRecord&& rec) {
+    const auto& m = summary_of(rec.id);
+    rows.push_back(make_run_row(std::move(rec), m.latest, m.min_of_metric));
+  });
+  return rows;
+}
+
+}  // namespace
+
+std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>& previous) {
   const auto summaries = store.metric_summaries("val_loss");
-  static const db::RunMetricSummary kNone;
-  for (const db::RunRecord& rec : store.list_runs()) {
-    auto it = summaries.find(rec.id);
-    const db::RunMetricSummary& m = it == summaries.end() ? kNone : it->second;
-    rows.push_back(make_run_row(rec, m.latest, m.min_of_metric));
+  if (previous.empty()) {
+    const auto ids = store.run_ids();
+    return rows_of(store, kFirstId, kLastId, ids ? static_cast<std::size_t>(ids->count) : 0, summaries);
+  }
+
+  auto records = store.list_runs(kFirstId, kLastId, /*with_config=*/false);
+  // Match each record to its earlier row (both in id order); the rest need their configs.
+  std::vector<const RunRow*> earlier(records.size(), nullptr);
+  std::int64_t new_lo = kLastId, new_hi = kFirstId;
+  for (std::size_t i = 0, p = 0; i < records.size(); ++i) {
+    const db::RunRecord& rec = records[i];
+    while (p < previous.size() && previous[p].id < rec.id) ++p;
+    if (p < previous.size() && previous[p].id == rec.id && previous[p].name == rec.name &&
+        previous[p].suite == rec.suite_name && previous[p].created_at == rec.created_at) {
+      earlier[i] = &previous[p];
+    } else {
+      new_lo = std::min(new_lo, rec.id), new_hi = std::max(new_hi, rec.id);
+    }
+  }
+  std::vector<db::RunRecord> fresh;
+  if (new_lo <= new_hi) fresh = store.list_runs(new_lo, new_hi, /*with_config=*/true);
+  SummaryWalk summary_of(summaries);
+  std::vector<RunRow> rows;
+  rows.reserve(records.size());
+  std::size_t f = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    db::RunRecord& rec = records[i];
+    const auto& m = summary_of(rec.id);
+    if (earlier[i] != nullptr) {
+      rows.push_back(*earlier[i]);
+      set_run_state(rows.back(), std::move(rec), m.latest, m.min_of_metric);
+      continue;
+    }
+    while (f < fresh.size() && fresh[f].id < rec.id) ++f;
+    // A run deleted between the two reads has no config here; it drops out at the next reload.
+    if (f < fresh.size() && fresh[f].id == rec.id) rec.config_json = std::move(fresh[f].config_json);
+    rows.push_back(make_run_row(std::move(rec), m.latest, m.min_of_metric));
   }
   return rows;
 }
 
-std::string config_value(const nlohmann::json& config, std::string_view dotted_key) {
-  const json* node = find_dotted(config, dotted_key);
-  if (node == nullptr) return "";
-  if (node->is_string()) return node->get<std::string>();
-  return node->dump();
+std::vector<RunRow> load_run_rows_parallel(db::RunStore& store, const std::string& db_path, int parts) {
+  const auto ids = store.run_ids();
+  if (parts <= 1 || !ids || ids->count < 2 * parts) return load_run_rows(store);
+  const auto summaries = store.metric_summaries("val_loss");
+  // Cut points by id; ids are dense in practice (runs are rarely deleted).
+  std::vector<std::int64_t> cut{ids->first};
+  for (int i = 1; i < parts; ++i) cut.push_back(ids->first + (ids->last - ids->first + 1) * i / parts);
+  cut.push_back(ids->last + 1);
+  std::vector<std::vector<RunRow>> part_rows(static_cast<std::size_t>(parts));
+  const auto expected = static_cast<std::size_t>(ids->count / parts + 1);
+  std::vector<std::string> errors(static_cast<std::size_t>(parts));
+  std::vector<std::thread> helpers;
+  for (int i = 1; i < parts; ++i) {
+    helpers.emplace_back([&, i] {
+      try {
+        auto conn = db::Connection::open(db_path, db::OpenMode::ReadOnly);
+        db::RunStore part_store(conn);
+        part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected, summaries);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  part_rows[0] = rows_of(store, cut[0], cut[1] - 1, expected, summaries);
+  for (auto& t : helpers) t.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+  std::vector<RunRow> rows;
+  rows.reserve(static_cast<std::size_t>(ids->count));
+  for (auto& part : part_rows) std::move(part.begin(), part.end(), std::back_inserter(rows));
+  return rows;
+}
+
+std::string config_value(const FlatConfig& config, std::string_view dotted_key) {
+  return std::string(config.value(dotted_key));
 }
 
 int natural_compare(std::string_view a, std::string_view b) {

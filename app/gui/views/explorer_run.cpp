@@ -1,5 +1,7 @@
 #include "app/gui/views/explorer_run.h"
 
+#include <nlohmann/json.hpp>
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -83,7 +85,16 @@ void ExplorerRun::draw(ExplorerSession& session) {
     ImGui::TextDisabled("config");
     ImGui::BeginChild("##config", ImVec2(0, 0), true);
     if (session.context.mono_font) ImGui::PushFont(session.context.mono_font);
-    ImGui::TextUnformatted(row->config.dump(2).c_str());
+    if (detail->request.run_id != row->id) {
+      ImGui::TextDisabled("reading ...");
+    } else {
+      if (config_run_ != row->id || config_version_ != detail->version) {  // once per answer, not per frame
+        config_run_ = row->id, config_version_ = detail->version;
+        const auto parsed = nlohmann::json::parse(detail->config_json, nullptr, /*allow_exceptions=*/false);
+        config_text_ = parsed.is_discarded() ? detail->config_json + "\n(not valid JSON)" : parsed.dump(2);
+      }
+      ImGui::TextUnformatted(config_text_.c_str());
+    }
     if (session.context.mono_font) ImGui::PopFont();
     ImGui::EndChild();
     ImGui::TableNextColumn();

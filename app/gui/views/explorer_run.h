@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "app/gui/explorer/explorer_loader.h"
 #include "app/gui/views/explorer_session.h"
@@ -16,7 +17,7 @@ class ExplorerRun {
   void draw(ExplorerSession& session);
   // The frame drawn last showed the focused run's details (and the replayed step, if one was picked).
   bool settled(const ExplorerSession& session) const;
-  void reset() { wanted_ = {}, replay_step_ = -1, weights_index_ = -1, drawn_.reset(); }  // a new DB
+  void reset() { wanted_ = {}, replay_step_ = -1, weights_index_ = -1, drawn_.reset(), config_run_ = -1; }  // a new DB
 
  private:
   void draw_projection_replay(const explorer::RunDetail& detail, float ui_scale);
@@ -25,6 +26,9 @@ class ExplorerRun {
   std::int64_t replay_step_ = -1;                     // -1: the newest snapshot
   int weights_index_ = -1;                            // -1: the newest stored weights
   std::shared_ptr<const explorer::RunDetail> drawn_;  // what the last frame showed
+  std::int64_t config_run_ = -1;                      // whose config config_text_ shows
+  std::uint64_t config_version_ = 0;                  // from which RunDetail
+  std::string config_text_;                           // pretty-printed once per run, not per frame
 };
 
 }  // namespace headroom::gui
