@@ -24,6 +24,7 @@ namespace {
 struct QueueOptions {
   std::string db, suite, scale = "quick", shard = "0/1";
   int workers = 1;
+  int niceness = kDefaultNiceness;
   bool follow = false, quiet = false, dry_run = false;
   bool enqueue_only = false;  // `enqueue`: stop after queueing (the GUI's "Enqueue suite")
   double stale_after = 300;
@@ -55,7 +56,8 @@ int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool
 }
 
 // Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
-std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after) {
+std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after,
+                                 int niceness) {
   std::vector<pid_t> pids;
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -70,7 +72,9 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
                                      "--shard",
                                      std::to_string(shard.index) + "/" + std::to_string(shard.count),
                                      "--stale-after",
-                                     std::to_string(stale_after)};
+                                     std::to_string(stale_after),
+                                     "--nice",
+                                     std::to_string(niceness)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -134,9 +138,10 @@ int run_suite(const QueueOptions& o) {
   // N processes share the cores: each trains on cores / N threads (children inherit the setting).
   const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
   if (o.workers > 1) setenv("OMP_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
+  const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
   configure_training_process(0);
   install_stop_handlers();
-  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after);
+  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
   int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after);
   for (pid_t pid : children) {
@@ -163,6 +168,7 @@ Command register_run(CLI::App& root) {
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_nice_option(app, &o->niceness);
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] { return run_suite(*o); }};
 }
@@ -189,6 +195,7 @@ Command register_serve(CLI::App& root) {
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_nice_option(app, &o->niceness);
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] {
             Shard shard;
@@ -204,6 +211,7 @@ Command register_serve(CLI::App& root) {
                         << "` or `train`\n";
               return kExitBadInput;
             }
+            lower_priority(o->niceness);
             configure_training_process(0);
             install_stop_handlers();
             return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after);

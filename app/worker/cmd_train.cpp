@@ -24,6 +24,7 @@ struct TrainOptions {
   double stale_after = 300;
   bool quiet = false;
   int64_t crash_after_step = -1;
+  int niceness = kDefaultNiceness;
 };
 
 nlohmann::json config_json(const TrainOptions& o) {
@@ -58,6 +59,7 @@ int run_train(const TrainOptions& o) {
     std::cerr << "headroom-worker train: " << e.what() << "\n";
     return kExitBadInput;
   }
+  lower_priority(o.niceness);
   configure_training_process(0);
   install_stop_handlers();
   auto conn = db::Connection::open(o.db, db::OpenMode::Create);
@@ -167,6 +169,7 @@ Command register_train(CLI::App& root) {
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
+  add_nice_option(app, &o->niceness);
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_train(*o); }};
 }

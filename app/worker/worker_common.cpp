@@ -1,9 +1,13 @@
 #include "app/worker/worker_common.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
@@ -28,6 +32,30 @@ Shard parse_shard(const std::string& text) {
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+int lower_priority(int niceness) {
+  // On Linux niceness belongs to each thread, and threads inherit it when created. Some exist
+  // already (OpenBLAS starts its pool when it loads), so every thread of the process is set.
+  niceness = std::min(niceness, 19);
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, 0);
+  if (errno != 0) return 0;
+  if (niceness <= now) return now;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const id_t tid = static_cast<id_t>(std::atol(task.path().filename().c_str()));
+    if (tid > 0) setpriority(PRIO_PROCESS, tid, niceness);
+  }
+  if (setpriority(PRIO_PROCESS, 0, niceness) != 0) return now;  // no /proc: this thread at least
+  return niceness;
+}
+
+void add_nice_option(CLI::App* app, int* niceness) {
+  app->add_option("--nice", *niceness,
+                  "Train at this niceness or nicer (default 10: a window on the same cores stays responsive; "
+                  "0 keeps the shell's)")
+      ->check(CLI::Range(0, 19));
+}
 
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
                                                     const std::optional<std::string>& only_name) {

@@ -23,6 +23,14 @@ Shard parse_shard(const std::string& text);
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
                                                     const std::optional<std::string>& only_name = std::nullopt);
 
+// Training is a background job: it runs at niceness `niceness` or nicer (never less nice than it
+// was started), so a window or shell on the same cores stays responsive. Idempotent across exec,
+// so children that re-apply it stay at the same level. Returns the niceness now in effect.
+constexpr int kDefaultNiceness = 10;
+int lower_priority(int niceness);
+// Adds --nice to a training command.
+void add_nice_option(CLI::App* app, int* niceness);
+
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();
 

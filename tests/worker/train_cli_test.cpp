@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -217,6 +219,45 @@ TEST(TrainCli, SigtermStopsCleanlyAndServeResumesWhereItStopped) {
   runs = json::parse(run_worker({"status", "--db", stopped, "--json"}).out)["runs"];
   EXPECT_EQ(runs[0]["status"], "done");
   EXPECT_EQ(runs[0]["attempts"].get<int>(), 2);
+}
+
+// The niceness of every thread of a process (field 19 of /proc/PID/task/TID/stat).
+std::vector<int> thread_niceness(pid_t pid) {
+  std::vector<int> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');  // the command name may hold spaces; fields follow it
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string f;
+    for (int i = 3; i <= 19 && fields >> f; ++i)
+      if (i == 19) out.push_back(std::stoi(f));
+  }
+  return out;
+}
+
+TEST(TrainCli, TrainsAsABackgroundJobAtNiceTenOnEveryThreadUnlessToldOtherwise) {
+  if (getpriority(PRIO_PROCESS, 0) != 0) GTEST_SKIP() << "the test itself runs niced";
+  for (const auto& [flags, want] :
+       std::vector<std::pair<std::vector<std::string>, int>>{{{}, 10}, {{"--nice", "0"}, 0}}) {
+    const std::string db = temp_path("nice_" + std::to_string(want) + ".sqlite");
+    std::remove(db.c_str());
+    auto args = train_args(db, "copy");
+    args.insert(args.end(), flags.begin(), flags.end());
+    const pid_t pid = spawn_worker(args);
+    ASSERT_TRUE(wait_for_progress(pid, db, -1)) << "the worker ended before logging a step";
+    const auto niceness = thread_niceness(pid);  // training has started: torch's pool exists
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_FALSE(niceness.empty());
+    for (int n : niceness) EXPECT_EQ(n, want) << "flags: " << (flags.empty() ? "(none)" : flags[1]);
+  }
+  auto r = run_worker({"train", "--db", temp_path("nice_bad.sqlite"), "--name", "x", "--nice", "25"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--nice"), std::string::npos) << r.err;
 }
 
 TEST(TrainCli, SameNameWithOtherFlagsIsRefused) {
