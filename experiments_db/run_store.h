@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -144,7 +145,10 @@ class RunStore {
   // latest_metrics for every run at once, plus each run's minimum of `min_metric` (NaN when it
   // has none or all were NaN): the explorer's table in two statements. Cost: one index seek per
   // metric series, and one row of the min/max pyramid's top level per series of `min_metric`.
-  std::map<std::int64_t, RunMetricSummary> metric_summaries(const std::string& min_metric);
+  // Only runs with first_id <= id <= last_id when given.
+  std::map<std::int64_t, RunMetricSummary> metric_summaries(
+      const std::string& min_metric, std::int64_t first_id = std::numeric_limits<std::int64_t>::min(),
+      std::int64_t last_id = std::numeric_limits<std::int64_t>::max());
 
   // First and last logged step of a metric; nullopt if it has no rows.
   std::optional<StepRange> metric_step_range(std::int64_t run_id, const std::string& metric);

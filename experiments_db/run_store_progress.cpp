@@ -243,11 +243,15 @@ std::map<std::string, double> RunStore::latest_metrics(std::int64_t run_id) {
   return latest;
 }
 
-std::map<std::int64_t, RunMetricSummary> RunStore::metric_summaries(const std::string& min_metric) {
+std::map<std::int64_t, RunMetricSummary> RunStore::metric_summaries(const std::string& min_metric,
+                                                                    std::int64_t first_id, std::int64_t last_id) {
   // One pass over the series' summary columns (kept by every write; schema version 2).
   std::map<std::int64_t, RunMetricSummary> out;
-  Statement select =
-      connection_.prepare("SELECT run_id, name, last_value, min_value FROM metric_series WHERE last_step IS NOT NULL");
+  Statement select = connection_.prepare(
+      "SELECT run_id, name, last_value, min_value FROM metric_series "
+      "WHERE last_step IS NOT NULL AND run_id BETWEEN ?1 AND ?2");
+  select.bind(1, first_id);
+  select.bind(2, last_id);
   auto hint = out.end();
   while (select.step()) {
     const std::int64_t run_id = select.column_int64(0);

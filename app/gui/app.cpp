@@ -240,9 +240,11 @@ void App::frame() {
   glfwSwapBuffers(window_);
 
   const double ms = (now_seconds() - t0) * 1000.0;
-  // Exactly --bench-frames samples: frames spent waiting for a view to settle are not measured.
-  if (opts_.bench_frames > 0 && frames_ > kBenchWarmupFrames && static_cast<int>(frame_ms_.size()) < opts_.bench_frames)
-    frame_ms_.push_back(ms);
+  // Exactly --bench-frames samples, from the first frame the view lets the sampling start.
+  if (opts_.bench_frames > 0 && frames_ > kBenchWarmupFrames && !bench_sampling_)
+    bench_sampling_ =
+        views_[current_]->bench_frames_may_start() || now_seconds() - automation_started_ > kMaxSettleSeconds;
+  if (bench_sampling_ && static_cast<int>(frame_ms_.size()) < opts_.bench_frames) frame_ms_.push_back(ms);
 }
 
 void App::hide_idle_cursor_in_automation() {
@@ -265,6 +267,9 @@ bool App::automation_done() const {
   if (!opts_.automation()) return false;
   const int target = opts_.frames_to_run() + (opts_.bench_frames > 0 ? kBenchWarmupFrames : 0);
   if (frames_ < target) return false;
+  if (opts_.bench_frames > 0 && static_cast<int>(frame_ms_.size()) < opts_.bench_frames &&
+      now_seconds() - automation_started_ <= kMaxSettleSeconds)
+    return false;
   if (views_[current_]->settled()) return true;
   if (now_seconds() - automation_started_ > kMaxSettleSeconds) {
     std::cerr << "headroom: warning: view '" << views_[current_]->name() << "' did not settle within "

@@ -65,6 +65,7 @@ class App {
   bool shortcut_screenshot_ = false;
 
   int frames_ = 0;
+  bool bench_sampling_ = false;  // --bench-frames: sampling began (View::bench_frames_may_start)
   bool quit_ = false;
   int exit_code_ = 0;
   double automation_started_ = 0.0;

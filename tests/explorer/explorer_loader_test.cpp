@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <thread>
 
 #include "core/io/blocking_io.h"
@@ -71,6 +72,50 @@ TEST(ExplorerLoader, SeesAWorkersCommitsAndRefetchesWantedCurves) {
   // A new run appears too.
   add_run(writer, "b");
   ASSERT_TRUE(eventually([&] { return loader.rows()->rows.size() == 2; }));
+}
+
+TEST(ExplorerLoader, ABigDbShowsItsNewestRunsFirstThenEveryRunAsOneLoadWould) {
+  TempDir dir("explorer");
+  const std::string path = dir.path("runs.sqlite");
+  auto writer_conn = db::Connection::open(path, db::OpenMode::Create);
+  db::RunStore writer(writer_conn);
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 30; ++i) ids.push_back(add_run(writer, "run" + std::to_string(i)));
+  const auto straight = load_run_rows(writer);
+
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  RowsPaging paging{20, 8, [released] { released.wait(); }};
+  ExplorerLoader loader(path, 0.02, false, {}, paging);
+  ASSERT_TRUE(eventually([&] { return !loader.rows()->rows.empty(); }));
+  auto first = loader.rows();
+  EXPECT_TRUE(first->partial);
+  EXPECT_EQ(first->total_runs, 30);
+  ASSERT_EQ(first->rows.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(first->rows[i].id, ids[22 + i]);  // the newest, in id order
+
+  // Curves of the newest runs come while the older runs are still being read.
+  CurveKey key{ids.back(), "train_loss", XAxis::Step, std::nullopt, 100};
+  loader.want({key});
+  ASSERT_TRUE(eventually([&] { return loader.curves()->complete; }));
+  EXPECT_TRUE(loader.rows()->partial);
+
+  release.set_value();
+  ASSERT_TRUE(eventually([&] { return !loader.rows()->partial; }));
+  const auto all = loader.rows();
+  EXPECT_EQ(all->total_runs, 30);
+  ASSERT_EQ(all->rows.size(), straight.size());
+  for (std::size_t i = 0; i < straight.size(); ++i) {
+    EXPECT_EQ(all->rows[i].id, straight[i].id);
+    EXPECT_EQ(all->rows[i].name, straight[i].name);
+    EXPECT_EQ(all->rows[i].h, straight[i].h);
+  }
+
+  // A DB at or under the threshold comes in one snapshot.
+  ExplorerLoader small(path, 0.02, false, {}, RowsPaging{30, 8, {}});
+  ASSERT_TRUE(eventually([&] { return !small.rows()->rows.empty(); }));
+  EXPECT_FALSE(small.rows()->partial);
+  EXPECT_EQ(small.rows()->rows.size(), 30u);
 }
 
 TEST(ExplorerLoader, AForeignFileIsExplainedAndLeftUntouched) {

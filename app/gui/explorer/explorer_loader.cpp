@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -36,6 +38,7 @@ struct ExplorerLoader::State {
     std::optional<std::vector<CurveKey>> curves;
     bool refresh = false;
     std::optional<RunDetailRequest> run;
+    bool rest_loaded = false;  // the helper reading a big DB's older runs is done
   };
   struct Snapshots {
     std::shared_ptr<const RowsSnapshot> rows = std::make_shared<RowsSnapshot>();
@@ -45,6 +48,7 @@ struct ExplorerLoader::State {
 
   double poll_seconds = 0.25;
   bool create = false;
+  RowsPaging paging;
   std::string notice;  // said once the file is open (e.g. "upgraded in place ...")
   gui::Mailbox<Request, Snapshots> box;
 
@@ -54,7 +58,10 @@ struct ExplorerLoader::State {
   std::uint64_t rows_version = 0, curves_version = 0, run_version = 0;
   std::shared_ptr<const RowsSnapshot> last_rows = std::make_shared<RowsSnapshot>();
   std::vector<std::shared_ptr<const RowsSnapshot>> retired;  // published before, maybe still drawn
-  std::thread thread;                                        // last: it starts once every member above exists
+  // A big DB's older runs, read by helper threads after the newest were published.
+  std::future<std::vector<RunRow>> rest;
+  Clock::time_point load_started;
+  std::thread thread;  // last: it starts once every member above exists
 
   void publish_rows(RowsSnapshot r) {
     r.version = ++rows_version;
@@ -91,16 +98,53 @@ struct ExplorerLoader::State {
 
   // `full`: parse every config again (an explicit refresh); else reuse what the last load parsed.
   void reload_rows(db::RunStore& store, const std::string& path, bool full) {
-    const auto t0 = Clock::now();
+    load_started = Clock::now();
     RowsSnapshot r;
     r.open = true;
     r.notice = notice;
     // The first load has nothing to reuse and the window nothing to show yet: use the cores.
     const int parts = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-    r.rows = full || last_rows->rows.empty() ? load_run_rows_parallel(store, path, parts)
-                                             : load_run_rows(store, last_rows->rows);
+    if (!full && !last_rows->rows.empty()) {
+      r.rows = load_run_rows(store, last_rows->rows);
+    } else if (const auto ids = store.run_ids(); ids && ids->count > paging.above) {
+      // The newest runs now (the table's first page, the default selection, their curves), the
+      // rest from helper threads; the loop merges them when they are done (finish_rows).
+      const std::int64_t cut = std::max(ids->first, ids->last - paging.first_page + 1);
+      r.rows = load_run_rows_between(store, cut, ids->last);
+      r.partial = true;
+      r.total_runs = ids->count;
+      rest = std::async(std::launch::async, [this, path, first = ids->first, cut, parts] {
+        struct Wake {  // however the read ends, the loop hears of it
+          State* s;
+          ~Wake() {
+            s->box.update([](Request& q) { q.rest_loaded = true; });
+          }
+        } wake{this};
+        if (paging.before_rest) paging.before_rest();
+        return load_run_rows_between(path, first, cut - 1, parts);
+      });
+    } else {
+      r.rows = load_run_rows_parallel(store, path, parts);
+    }
+    if (!r.partial) r.total_runs = static_cast<std::int64_t>(r.rows.size());
     r.suites = store.list_suites();
-    r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    publish_loaded(std::move(r));
+  }
+
+  // The older runs of a paged first load arrived: one snapshot of every run.
+  void finish_rows() {
+    RowsSnapshot r = *last_rows;
+    std::vector<RunRow> rows = rest.get();  // throws what the helpers threw
+    rows.reserve(rows.size() + r.rows.size());
+    std::move(r.rows.begin(), r.rows.end(), std::back_inserter(rows));
+    r.rows = std::move(rows);
+    r.partial = false;
+    r.total_runs = static_cast<std::int64_t>(r.rows.size());
+    publish_loaded(std::move(r));
+  }
+
+  void publish_loaded(RowsSnapshot r) {
+    r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_started).count();
     run_steps.clear();
     // A run's step (and status) is what its curves depend on: a finished run's never change.
     for (const auto& row : r.rows) run_steps[row.id] = row.step * 8 + static_cast<int>(row.status);
@@ -145,9 +189,6 @@ struct ExplorerLoader::State {
   }
 
   void loop(const std::string& path) {
-    // Below the UI thread (and the GL rasterizer's threads on a software renderer): frames come
-    // first, curves refine in the time left over.
-    gui::lower_this_thread_priority(kLoaderNice);
     std::optional<db::Connection> conn;
     try {
       if (create) db::Connection::open(path, db::OpenMode::Create);  // creates the schema, then closes
@@ -176,6 +217,7 @@ struct ExplorerLoader::State {
     RunDetailRequest run_wanted;
     std::optional<decltype(box)::Taken> taken;
     bool first = true;  // the rows are read at once, not after a poll interval
+    bool lowered = false, refresh_wanted = false;
     while (true) {
       // Sleep unless there is work: a new request, or curves still to fetch.
       const bool pending = std::any_of(keys.begin(), keys.end(), [&](const CurveKey& k) {
@@ -186,20 +228,35 @@ struct ExplorerLoader::State {
         return;
       first = false;
       free_retired();
-      bool reload = false, keys_changed = false, run_changed = false;
+      bool keys_changed = false, run_changed = false, rest_loaded = false;
       if (taken) {
-        reload = taken->request.refresh;
+        refresh_wanted = refresh_wanted || taken->request.refresh;
+        rest_loaded = taken->request.rest_loaded;
         if (taken->request.curves) keys = std::move(*taken->request.curves), keys_changed = true;
         if (taken->request.run && *taken->request.run != run_wanted)
           run_wanted = *taken->request.run, run_changed = true;
       }
       try {
-        const std::int64_t dv = conn->data_version();
-        const bool full = reload;  // asked for: read everything again
-        if (dv != data_version) reload = true;
-        if (reload) {
-          data_version = dv;
-          reload_rows(store, path, full);
+        bool reload = false;  // new rows published in this pass
+        if (rest.valid() && rest_loaded) finish_rows(), reload = true;
+        // While a paged first load still reads, changes wait for it; then one reload settles them.
+        if (!rest.valid()) {
+          const std::int64_t dv = conn->data_version();
+          if (dv != data_version || refresh_wanted) {
+            data_version = dv;
+            reload_rows(store, path, refresh_wanted);
+            refresh_wanted = false;
+            reload = true;
+          }
+        }
+        if (!lowered && !rest.valid()) {
+          // The first load runs at the window's priority: until the rows arrive the window has
+          // nothing to draw but "Opening", and on a software renderer those frames took the
+          // cores from a reader below them (the open took twice as long). From here on the
+          // reader runs below the UI thread and the GL rasterizer's threads: frames come first,
+          // curves refine in the time left over.
+          gui::lower_this_thread_priority(kLoaderNice);
+          lowered = true;
         }
         if (run_changed || (reload && run_wanted.run_id >= 0)) load_run_detail(store, run_wanted);
         // Fetch what is missing or stale, publishing at least every ~50 ms and stopping early
@@ -232,9 +289,10 @@ struct ExplorerLoader::State {
 };
 
 ExplorerLoader::ExplorerLoader(std::string db_path, double poll_seconds, bool create,
-                               std::function<void()> before_reading)
+                               std::function<void()> before_reading, RowsPaging paging)
     : path_(std::move(db_path)), state_(std::make_unique<State>()) {
   state_->poll_seconds = poll_seconds;
+  state_->paging = paging;
   state_->create = create;
   state_->thread = std::thread([this, before = std::move(before_reading)] {
     if (before) before();

@@ -1,9 +1,10 @@
 // The explorer's reading thread: keeps the GUI's frames free of SQL and of checkpoint decoding.
 //
 // One background thread owns a read-only connection to the experiments DB. It loads the run
-// rows, polls `PRAGMA data_version` (a few times a second) and reloads them when another
-// process — a worker — committed; it fetches the curves the view says it wants, bucketed by
-// the store (RunStore::curve), re-fetching a wanted curve when its run moved on; and it reads the
+// rows (a DB of more than RowsPaging::above runs: the newest `first_page` first, so the window
+// has a table and the default selection's curves while helper threads read the rest), polls `PRAGMA data_version` (a
+// few times a second) and reloads them when another process — a worker — committed; it fetches the curves the view says
+// it wants, bucketed by the store (RunStore::curve), re-fetching a wanted curve when its run moved on; and it reads the
 // Run tab's details (stored steps, the P_l / P_w snapshot at a step). The UI thread posts
 // requests and swaps immutable snapshots through a Mailbox (latest wins), so a worker writing at
 // full speed never stalls a frame and neither side ever sees "database is locked" (WAL: readers
@@ -25,12 +26,23 @@
 
 namespace headroom::explorer {
 
+// When the first load comes in two parts (tests make both small).
+struct RowsPaging {
+  std::int64_t above = 8192;          // more runs than this: the newest first
+  std::int64_t first_page = 2048;     // that many of them
+  std::function<void()> before_rest;  // tests: runs on the helper before it reads the older runs
+};
+
 struct RowsSnapshot {
   std::uint64_t version = 0;  // increases with every reload
   bool open = false;          // the DB opened (else `error` says why)
   std::string error;          // one message: what is wrong with the file, what would be right
   std::string notice;         // what opening did to the file, if anything (a schema upgrade)
   std::vector<RunRow> rows;   // in id order
+  // A big DB's first load comes in two snapshots: the newest runs at once (`partial`), then
+  // every run. `total_runs` is the number of runs the file held when the load began.
+  bool partial = false;
+  std::int64_t total_runs = 0;
   std::vector<db::SuiteRecord> suites;
   double load_ms = 0;  // how long the last reload took (for the benchmark)
 };
@@ -87,7 +99,7 @@ class ExplorerLoader {
   // `before_reading` runs first on the loader thread (the view waits there for the last DB's
   // tables to be freed).
   explicit ExplorerLoader(std::string db_path, double poll_seconds = 0.25, bool create = false,
-                          std::function<void()> before_reading = {});
+                          std::function<void()> before_reading = {}, RowsPaging paging = {});
   ~ExplorerLoader();
   ExplorerLoader(const ExplorerLoader&) = delete;
   ExplorerLoader& operator=(const ExplorerLoader&) = delete;

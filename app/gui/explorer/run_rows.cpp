@@ -200,37 +200,67 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
   return rows;
 }
 
-std::vector<RunRow> load_run_rows_parallel(db::RunStore& store, const std::string& db_path, int parts) {
-  const auto ids = store.run_ids();
-  if (parts <= 1 || !ids || ids->count < 2 * parts) return load_run_rows(store);
-  const auto summaries = store.metric_summaries("val_loss");
+namespace {
+
+// Rows of the runs with first <= id <= last (about `count` of them), split by id range over
+// `parts` threads. Part 0 reads through `store` when given; every other part through its own
+// read-only connection to `db_path` (a connection serves one thread). Each part reads its own
+// runs' summaries.
+std::vector<RunRow> rows_in_parts(db::RunStore* store, const std::string& db_path, std::int64_t first,
+                                  std::int64_t last, std::int64_t count, int parts) {
+  parts = static_cast<int>(std::clamp<std::int64_t>(std::min<std::int64_t>(parts, count / 2), 1, 64));
   // Cut points by id; ids are dense in practice (runs are rarely deleted).
-  std::vector<std::int64_t> cut{ids->first};
-  for (int i = 1; i < parts; ++i) cut.push_back(ids->first + (ids->last - ids->first + 1) * i / parts);
-  cut.push_back(ids->last + 1);
+  std::vector<std::int64_t> cut{first};
+  for (int i = 1; i < parts; ++i) cut.push_back(first + (last - first + 1) * i / parts);
+  cut.push_back(last + 1);
   std::vector<std::vector<RunRow>> part_rows(static_cast<std::size_t>(parts));
-  const auto expected = static_cast<std::size_t>(ids->count / parts + 1);
+  const auto expected = static_cast<std::size_t>(std::max<std::int64_t>(count, 0) / parts + 1);
   std::vector<std::string> errors(static_cast<std::size_t>(parts));
+  auto read_part = [&](db::RunStore& part_store, int i) {
+    const auto summaries = part_store.metric_summaries("val_loss", cut[i], cut[i + 1] - 1);
+    part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected, summaries);
+  };
   std::vector<std::thread> helpers;
-  for (int i = 1; i < parts; ++i) {
+  for (int i = store ? 1 : 0; i < parts; ++i) {
     helpers.emplace_back([&, i] {
       try {
         auto conn = db::Connection::open(db_path, db::OpenMode::ReadOnly);
         db::RunStore part_store(conn);
-        part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected, summaries);
+        read_part(part_store, i);
       } catch (const std::exception& e) {
         errors[i] = e.what();
       }
     });
   }
-  part_rows[0] = rows_of(store, cut[0], cut[1] - 1, expected, summaries);
+  if (store) read_part(*store, 0);
   for (auto& t : helpers) t.join();
   for (const auto& e : errors)
     if (!e.empty()) throw std::runtime_error(e);
   std::vector<RunRow> rows;
-  rows.reserve(static_cast<std::size_t>(ids->count));
+  rows.reserve(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
   for (auto& part : part_rows) std::move(part.begin(), part.end(), std::back_inserter(rows));
   return rows;
+}
+
+}  // namespace
+
+std::vector<RunRow> load_run_rows_parallel(db::RunStore& store, const std::string& db_path, int parts) {
+  const auto ids = store.run_ids();
+  if (parts <= 1 || !ids || ids->count < 2 * parts) return load_run_rows(store);
+  return rows_in_parts(&store, db_path, ids->first, ids->last, ids->count, parts);
+}
+
+std::vector<RunRow> load_run_rows_between(db::RunStore& store, std::int64_t first_id, std::int64_t last_id) {
+  const auto summaries = store.metric_summaries("val_loss", first_id, last_id);
+  const auto span =
+      last_id >= first_id ? static_cast<std::size_t>(std::min<std::int64_t>(last_id - first_id + 1, 1 << 20)) : 0;
+  return rows_of(store, first_id, last_id, span, summaries);
+}
+
+std::vector<RunRow> load_run_rows_between(const std::string& db_path, std::int64_t first_id, std::int64_t last_id,
+                                          int parts) {
+  if (last_id < first_id) return {};
+  return rows_in_parts(nullptr, db_path, first_id, last_id, last_id - first_id + 1, parts);
 }
 
 std::string config_value(const FlatConfig& config, std::string_view dotted_key) {

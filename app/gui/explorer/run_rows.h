@@ -60,6 +60,14 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
 // the parts' reads shows its state from either moment, and the next reload settles it.
 std::vector<RunRow> load_run_rows_parallel(db::RunStore& store, const std::string& db_path, int parts);
 
+// Rows of the runs with first_id <= id <= last_id, in id order: through `store`, or split by id
+// range over `parts` threads that each open their own read-only connection to `db_path` (so it
+// may run on any thread). The loader reads the newest runs first with the one, the rest with the
+// other.
+std::vector<RunRow> load_run_rows_between(db::RunStore& store, std::int64_t first_id, std::int64_t last_id);
+std::vector<RunRow> load_run_rows_between(const std::string& db_path, std::int64_t first_id, std::int64_t last_id,
+                                          int parts);
+
 // The grid label of a run name: "th-heads/talking-heads/heads=8" of suite "th-heads" ->
 // "talking-heads". "" when the name is not "<suite>/<label>/<rest>".
 std::string label_from_name(std::string_view suite, std::string_view name);

@@ -49,6 +49,11 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                            filter_buffer_, sizeof filter_buffer_);
   ImGui::SameLine();
   if (!filter_error_.empty()) ImGui::TextColored(kProblem, "%s", filter_error_.c_str());
+  else if (session.rows->partial)
+    ImGui::TextDisabled(
+        "%zu of the newest %zu runs, %zu selected; reading the other %lld", shown.size(), session.rows->rows.size(),
+        selected.size(),
+        static_cast<long long>(session.rows->total_runs) - static_cast<long long>(session.rows->rows.size()));
   else
     ImGui::TextDisabled("%zu of %zu runs, %zu selected (ctrl/shift-click for more)", shown.size(),
                         session.rows->rows.size(), selected.size());

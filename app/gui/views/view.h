@@ -56,6 +56,10 @@ class View {
 
   // Merged into the --bench-frames JSON line (e.g. {"snapshot_ms_p95": 3.2}).
   virtual nlohmann::json bench_metrics() const { return nlohmann::json::object(); }
+  // --bench-frames: frame times are sampled from the first frame this is true (after the warm-up
+  // frames). A view whose timed steps (opening a file, ...) come first says when they are over,
+  // so the frames measured are the steady state the benchmark scripts, not a loading screen.
+  virtual bool bench_frames_may_start() const { return true; }
 
   // Automation waits (bounded) until the shown view says its content is ready,
   // e.g. a background snapshot has arrived, before taking the screenshot.
