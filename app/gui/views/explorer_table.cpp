@@ -23,21 +23,33 @@ void ExplorerTable::set_filter(const std::string& text) {
   std::snprintf(filter_buffer_, sizeof filter_buffer_, "%s", text.c_str());
 }
 
-void ExplorerTable::update(ExplorerSession& session) {
+void ExplorerTable::update(ExplorerSession& session, std::shared_ptr<const explorer::RowsSnapshot> latest) {
   const std::string filter_text = filter_buffer_;
+  bool dirty = sort_dirty_;
   if (filter_text != filter_text_) {
     filter_text_ = filter_text;
     filter_error_.clear();
     filter_ = explorer::parse_run_filter(filter_text_, &filter_error_);
-    filtered_version_ = 0;
+    dirty = true;
   }
-  if (session.rows->version == filtered_version_ && !sort_dirty_) return;
-  filtered_version_ = session.rows->version;
-  sort_dirty_ = false;
-  session.shown.clear();
-  for (const auto& r : session.rows->rows)
-    if (!filter_ || explorer::matches(*filter_, r)) session.shown.push_back(&r);
-  explorer::sort_rows(session.shown, sort_column_, sort_ascending_);
+  if (latest != posted_rows_ || dirty) {
+    posted_ = orderer_.order({latest, filter_, sort_column_, sort_ascending_});
+    posted_rows_ = std::move(latest);
+    sort_dirty_ = false;
+  }
+  // The rows and their order change together, when the order arrives: `shown` points into them.
+  auto ordered = orderer_.ordered();
+  if (ordered->request > applied_ && ordered->request >= first_request_) {
+    applied_ = ordered->request;
+    session.rows = ordered->rows;
+    session.shown = ordered->shown;
+  }
+}
+
+void ExplorerTable::reset() {
+  posted_rows_.reset();
+  first_request_ = posted_ + 1;  // answers for the last DB's rows are not applied
+  applied_ = posted_;
 }
 
 void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_scroll) {

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <imgui.h>
 
 #include "app/gui/explorer/run_filter.h"
+#include "app/gui/explorer/table_order.h"
 #include "app/gui/views/explorer_session.h"
 #include "experiments_db/run_status.h"
 
@@ -17,18 +19,24 @@ ImVec4 status_color(db::RunStatus s);
 
 class ExplorerTable {
  public:
-  // Re-filters and re-sorts session.shown when the rows, the filter or the sort changed.
-  void update(ExplorerSession& session);
+  // Asks for the order of `latest` (the loader's newest rows) when they, the filter or the sort
+  // changed; when an order arrives, session.rows and session.shown become that snapshot and its
+  // order (computed off the UI thread: explorer::TableOrderer).
+  void update(ExplorerSession& session, std::shared_ptr<const explorer::RowsSnapshot> latest);
+  // The order shown is the one last asked for (the rows, filter and sort of now).
+  bool current() const { return applied_ == posted_; }
   // `bench_scroll`: --bench-frames scrolls the table through its rows, a page jump per frame.
   void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"
-  void reset() { filtered_version_ = 0; }    // a new DB
+  void reset();                              // a new DB
 
  private:
   char filter_buffer_[256] = {};
   std::string filter_text_, filter_error_;
   std::optional<explorer::RunFilter> filter_;
-  std::uint64_t filtered_version_ = 0;
+  explorer::TableOrderer orderer_;
+  std::shared_ptr<const explorer::RowsSnapshot> posted_rows_;
+  std::uint64_t posted_ = 0, applied_ = 0, first_request_ = 1;
   explorer::RunColumn sort_column_ = explorer::RunColumn::Suite;
   bool sort_ascending_ = true;
   bool sort_dirty_ = true;

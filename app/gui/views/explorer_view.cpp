@@ -115,11 +115,11 @@ void ExplorerView::remember_recent(const std::string& path) {
 
 void ExplorerView::sync() {
   if (!session_.loader) return;
-  auto rows = session_.loader->rows();
-  const bool rows_changed = rows != session_.rows;
-  session_.rows = rows;
-  if (rows_changed && rows->open && rows->version == 1) remember_recent(session_.loader->db_path());
-  table_.update(session_);
+  const auto before = session_.rows;
+  table_.update(session_, session_.loader->rows());  // the rows arrive with their table order
+  const auto& rows = session_.rows;
+  if (!rows) return;
+  if (rows != before && rows->open && rows->version == 1) remember_recent(session_.loader->db_path());
   apply_scene_selection();
 
   auto keys = curves_.wanted(session_);
@@ -423,6 +423,7 @@ bool ExplorerView::content_ready(bool first_page) const {
   if (!session_.loader) return true;
   const auto& rows = session_.rows;
   if (!rows || (!rows->open && rows->error.empty())) return false;
+  if (!table_.current() || rows != session_.loader->rows()) return false;  // newer rows are on their way
   if (!rows->open) return true;
   if (rows->partial && (!first_page || !selection_defaulted_)) return false;
   if (session_.frames_with_rows < 3 && !rows->rows.empty()) return false;
