@@ -147,7 +147,12 @@ struct ExplorerLoader::State {
     r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_started).count();
     run_steps.clear();
     // A run's step (and status) is what its curves depend on: a finished run's never change.
-    for (const auto& row : r.rows) run_steps[row.id] = row.step * 8 + static_cast<int>(row.status);
+    r.done = r.running = 0;
+    for (const auto& row : r.rows) {
+      run_steps[row.id] = row.step * 8 + static_cast<int>(row.status);
+      r.done += row.status == db::RunStatus::Done;
+      r.running += row.status == db::RunStatus::Running;
+    }
     publish_rows(std::move(r));
   }
 

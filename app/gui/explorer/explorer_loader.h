@@ -43,6 +43,7 @@ struct RowsSnapshot {
   // every run. `total_runs` is the number of runs the file held when the load began.
   bool partial = false;
   std::int64_t total_runs = 0;
+  std::int64_t done = 0, running = 0;  // runs of `rows` with that status (the toolbar's counts)
   std::vector<db::SuiteRecord> suites;
   double load_ms = 0;  // how long the last reload took (for the benchmark)
 };

@@ -26,9 +26,9 @@ struct OrderRequest {
 };
 
 struct OrderedRows {
-  std::uint64_t request = 0;                  // the request this answers (0: none yet)
-  std::shared_ptr<const RowsSnapshot> rows;   // the snapshot `shown` points into
-  std::vector<const RunRow*> shown;           // filtered, in table order
+  std::uint64_t request = 0;                 // the request this answers (0: none yet)
+  std::shared_ptr<const RowsSnapshot> rows;  // the snapshot `shown` points into
+  std::vector<const RunRow*> shown;          // filtered, in table order
 };
 
 class TableOrderer {

@@ -25,6 +25,7 @@ class ExplorerTable {
   void update(ExplorerSession& session, std::shared_ptr<const explorer::RowsSnapshot> latest);
   // The order shown is the one last asked for (the rows, filter and sort of now).
   bool current() const { return applied_ == posted_; }
+  std::uint64_t orders_asked() const { return posted_; }
   // `bench_scroll`: --bench-frames scrolls the table through its rows, a page jump per frame.
   void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"

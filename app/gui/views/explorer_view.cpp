@@ -270,15 +270,12 @@ void ExplorerView::draw_toolbar() {
   tooltip("Recently opened databases");
   if (session_.open()) {
     ImGui::SameLine();
-    std::size_t running = 0, done = 0;
-    for (const auto& r : session_.rows->rows) {
-      running += r.status == db::RunStatus::Running;
-      done += r.status == db::RunStatus::Done;
-    }
     if (session_.rows->partial)
       ImGui::TextDisabled("reading %lld runs: the newest %zu are here",
                           static_cast<long long>(session_.rows->total_runs), session_.rows->rows.size());
-    else ImGui::TextDisabled("%zu runs, %zu done, %zu running", session_.rows->rows.size(), done, running);
+    else
+      ImGui::TextDisabled("%zu runs, %lld done, %lld running", session_.rows->rows.size(),
+                          static_cast<long long>(session_.rows->done), static_cast<long long>(session_.rows->running));
   }
 }
 
@@ -402,7 +399,8 @@ nlohmann::json ExplorerView::bench_metrics() const {
                       {"rows_load_ms", session_.rows ? session_.rows->load_ms : -1.0},
                       {"runs", session_.rows ? session_.rows->rows.size() : 0},
                       {"curves", session_.curves_wanted.size()},
-                      {"zoom_refetches", r.size()}};
+                      {"zoom_refetches", r.size()},
+                      {"table_orders", table_.orders_asked()}};
   if (!r.empty()) j["zoom_refetch_ms_median"] = r[r.size() / 2];
   if (bench_select_ms_ >= 0) j["select_to_drawn_ms"] = bench_select_ms_, j["selected_by_bench"] = bench_select_;
   return j;
