@@ -144,21 +144,21 @@ std::int64_t RunStore::enqueue_run(const NewRun& run) {
 }
 
 std::optional<RunRecord> RunStore::get_run(std::int64_t run_id) {
-  Statement statement = connection_.prepare(std::string(detail::kSelectRun) + " WHERE r.id = ?");
+  Statement statement = connection_.prepare(detail::select_runs_sql() + " WHERE r.id = ?");
   statement.bind(1, run_id);
   if (!statement.step()) return std::nullopt;
   return detail::read_run(statement);
 }
 
 std::optional<RunRecord> RunStore::find_run(const std::string& name) {
-  Statement statement = connection_.prepare(std::string(detail::kSelectRun) + " WHERE r.name = ?");
+  Statement statement = connection_.prepare(detail::select_runs_sql() + " WHERE r.name = ?");
   statement.bind(1, name);
   if (!statement.step()) return std::nullopt;
   return detail::read_run(statement);
 }
 
 std::vector<RunRecord> RunStore::list_runs() {
-  Statement statement = connection_.prepare(std::string(detail::kSelectRun) + " ORDER BY r.id");
+  Statement statement = connection_.prepare(detail::select_runs_sql() + " ORDER BY r.id");
   std::vector<RunRecord> runs;
   while (statement.step()) runs.push_back(detail::read_run(statement));
   return runs;
@@ -172,8 +172,7 @@ std::vector<RunRecord> RunStore::list_runs(std::int64_t first_id, std::int64_t l
 
 void RunStore::for_each_run(std::int64_t first_id, std::int64_t last_id, bool with_config,
                             const std::function<void(RunRecord&&)>& sink) {
-  std::string sql(detail::kSelectRun);
-  if (!with_config) sql.replace(sql.find("r.config_json"), std::string_view("r.config_json").size(), "''");
+  std::string sql = detail::select_runs_sql(with_config);
   Statement statement = connection_.prepare(sql + " WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id");
   statement.bind(1, first_id).bind(2, last_id);
   while (statement.step()) sink(detail::read_run(statement));

@@ -152,9 +152,7 @@ void write_version_1_db(const std::string& path) {
     store.append_metrics(a, rows);
     store.append_metrics(b, {{"val_loss", 4, 0, 0, std::nan("")}, {"lr", 4, 0, 0, 0.1}});
   }
-  raw_exec(path,
-           "ALTER TABLE metric_series DROP COLUMN last_step; ALTER TABLE metric_series DROP COLUMN last_value; "
-           "ALTER TABLE metric_series DROP COLUMN min_value; PRAGMA user_version = 1");
+  raw_exec(path, testing::kDowngradeToVersion1);
 }
 
 TEST(Open, Version1IsUpgradedInPlaceWithItsSeriesSummaries) {

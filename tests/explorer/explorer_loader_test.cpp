@@ -261,9 +261,7 @@ TEST(ExplorerLoader, UpgradesAnOlderSchemaInPlaceAndSaysSo) {
     const auto id = add_run(store, "a");
     store.append_metrics(id, {{"val_loss", 0, 0, 0, 4.0}, {"val_loss", 10, 0, 0, 2.0}, {"val_loss", 20, 0, 0, 3.0}});
     // Back to how a version-1 worker wrote it: no per-series summary columns.
-    conn.exec(
-        "ALTER TABLE metric_series DROP COLUMN last_step; ALTER TABLE metric_series DROP COLUMN last_value; "
-        "ALTER TABLE metric_series DROP COLUMN min_value; PRAGMA user_version = 1");
+    conn.exec(db::testing::kDowngradeToVersion1);
   }
   ASSERT_EQ(db::Connection::older_schema(path), 1);
   ExplorerLoader loader(path, 0.02);
