@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "core/io/atomic_file.h"
 #include "widgets/gl.h"
 
 namespace headroom::widgets {
@@ -29,20 +30,16 @@ bool write_png_rgba(const std::string& path, int w, int h, const uint8_t* rgba, 
     if (error) *error = "nothing to write: image is " + std::to_string(w) + "x" + std::to_string(h);
     return false;
   }
-  // Probe first: stbi_write_png only says "failed", fopen tells us why.
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    if (error)
-      *error =
-          "cannot create '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
+  // Encoded in memory, then written whole: a failed write leaves any earlier file as it was.
+  std::string png;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, w, h, 4, rgba, w * 4)) {
+    if (error) *error = "failed to encode PNG '" + path + "'";
     return false;
   }
-  std::fclose(f);
-  if (!stbi_write_png(path.c_str(), w, h, 4, rgba, w * 4)) {
-    if (error) *error = "failed to encode or write PNG '" + path + "' (disk full?)";
-    return false;
-  }
-  return true;
+  return core::write_file_atomically(path, png, error);
 }
 
 bool save_framebuffer_png(const std::string& path, int x, int y, int w, int h, std::string* error) {

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/io/atomic_file.h"
+
 #ifndef HEADROOM_VERSION
 #define HEADROOM_VERSION "0.0.0"
 #endif
@@ -29,19 +31,7 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
 }
 
 bool write_json_file(const std::string& path, const nlohmann::json& j, std::string* error) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) {
-    if (error)
-      *error = "cannot write '" + path + "': " + std::strerror(errno) + " (check the directory exists and is writable)";
-    return false;
-  }
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) {
-    if (error) *error = "failed while writing '" + path + "' (disk full?)";
-    return false;
-  }
-  return true;
+  return core::write_file_atomically(path, j.dump(2) + "\n", error);
 }
 
 }  // namespace headroom::gui

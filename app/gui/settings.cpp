@@ -9,6 +9,8 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "core/io/atomic_file.h"
+
 namespace headroom::gui {
 
 std::string config_dir_from(const char* xdg_config_home, const char* home) {
@@ -65,13 +67,7 @@ bool save_settings(const std::string& dir, const Settings& settings, std::string
   if (settings.window_width > 0 && settings.window_height > 0)
     j["window"] = {{"width", settings.window_width}, {"height", settings.window_height}};
   const std::string path = dir + "/settings.json";
-  std::ofstream out(path, std::ios::trunc);
-  out << j.dump(2) << "\n";
-  if (!out) {
-    if (error) *error = "cannot write settings file '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return core::write_file_atomically(path, j.dump(2) + "\n", error);
 }
 
 }  // namespace headroom::gui

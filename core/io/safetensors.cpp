@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
 
 namespace headroom::core {
@@ -163,17 +164,9 @@ StFile decode_safetensors(const uint8_t* data, size_t size, const std::string& s
 
 void write_safetensors_file(const std::string& path, const StFile& file) {
   const auto bytes = encode_safetensors(file);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw SafetensorsError("cannot write " + path + ": the directory is missing or not writable");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw SafetensorsError("cannot write " + path + " (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw SafetensorsError("cannot move the finished file into place at " + path);
-  }
+  std::string error;
+  if (!write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), &error))
+    throw SafetensorsError(error);
 }
 
 StFile read_safetensors_file(const std::string& path) {

@@ -4,20 +4,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 namespace headroom::explorer {
 namespace {
 
-void wait_until_exited(WorkerProcess& p) {
-  for (int i = 0; i < 500 && p.running(); ++i) {
+// Bounded by a deadline, not by a count of polls (a loaded machine polls slower).
+bool eventually(WorkerProcess& p, const std::function<bool()>& done, double seconds = 10) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done() && std::chrono::steady_clock::now() < until) {
     p.poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   p.poll();
+  return done();
+}
+
+void wait_until_exited(WorkerProcess& p) {
+  eventually(p, [&] { return !p.running(); });
+}
+
+// The child says "ready" once its TERM trap is installed; a signal before that would kill it.
+bool wait_until_ready(WorkerProcess& p) {
+  return eventually(p, [&] { return std::find(p.lines().begin(), p.lines().end(), "ready") != p.lines().end(); });
 }
 
 TEST(WorkerProcess, PassesArgumentsVerbatimWithoutAShell) {
@@ -47,15 +61,16 @@ TEST(WorkerProcess, CollectsStdoutAndStderrAndTheExitCode) {
 TEST(WorkerProcess, StopSendsSigtermAndAStubbornChildIsKilled) {
   WorkerProcess polite;
   std::string error;
-  ASSERT_TRUE(polite.start("sh", {"-c", "trap 'echo stopping; exit 0' TERM; while :; do sleep 0.05; done"}, &error));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(polite.start("sh", {"-c", "trap 'echo stopping; exit 0' TERM; echo ready; while :; do sleep 0.05; done"},
+                           &error));
+  ASSERT_TRUE(wait_until_ready(polite));
   EXPECT_EQ(polite.stop_and_wait(5.0), 0);
   ASSERT_FALSE(polite.lines().empty());
   EXPECT_EQ(polite.lines().back(), "stopping");
 
   WorkerProcess stubborn;
-  ASSERT_TRUE(stubborn.start("sh", {"-c", "trap '' TERM; while :; do sleep 0.05; done"}, &error));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(stubborn.start("sh", {"-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, &error));
+  ASSERT_TRUE(wait_until_ready(stubborn));
   EXPECT_EQ(stubborn.stop_and_wait(0.3), 128 + 9);  // SIGKILL after the grace period
   EXPECT_FALSE(stubborn.running());
 }

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/plot_series.h"
+#include "core/io/atomic_file.h"
 #include "widgets/draw_util.h"
 #include "widgets/line_plot.h"
 #include "widgets/png_export.h"
@@ -222,10 +224,9 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   }
   const ImVec2 plot_max(plot_min.x + ImGui::GetContentRegionAvail().x, ImGui::GetCursorScreenPos().y);
   if (!svg_request_.empty()) {
-    std::ofstream out(svg_request_);
-    out << svg_buffer_;
-    export_error_ = !out || svg_buffer_.empty();
-    export_message_ = export_error_ ? "cannot write " + svg_request_ : "wrote " + svg_request_;
+    std::string error = svg_buffer_.empty() ? "nothing to write: the plot was not drawn" : "";
+    export_error_ = !error.empty() || !core::write_file_atomically(svg_request_, svg_buffer_, &error);
+    export_message_ = export_error_ ? error : "wrote " + svg_request_;
     svg_request_.clear();
   }
   draw_export_bar(session, plot_min, plot_max);
@@ -277,11 +278,11 @@ void ExplorerCurves::export_csv(const ExplorerSession& session) {
     labels.push_back(row->name);
   }
   const std::string path = std::string(export_path_) + ".csv";
-  std::ofstream out(path, std::ios::binary);
-  explorer::write_curves_csv(out, curves, labels, s.x_axis);
-  export_error_ = !out;
-  export_message_ =
-      export_error_ ? "cannot write " + path : "wrote " + path + " (" + std::to_string(curves.size()) + " curves)";
+  std::ostringstream csv;
+  explorer::write_curves_csv(csv, curves, labels, s.x_axis);
+  std::string error;
+  export_error_ = !core::write_file_atomically(path, csv.str(), &error);
+  export_message_ = export_error_ ? error : "wrote " + path + " (" + std::to_string(curves.size()) + " curves)";
 }
 
 }  // namespace headroom::gui

@@ -17,6 +17,7 @@
 #include "app/gui/explorer/data_paths.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/settings.h"
+#include "core/io/atomic_file.h"
 #include "app/gui/ui_util.h"
 
 namespace headroom::gui {
@@ -110,7 +111,9 @@ void ExplorerView::remember_recent(const std::string& path) {
   if (recent_.size() > kMaxRecent) recent_.resize(kMaxRecent);
   std::string error;
   if (context_.config_dir.empty() || !ensure_dir(context_.config_dir, &error)) return;
-  std::ofstream(context_.config_dir + "/recent_dbs.json") << nlohmann::json(recent_).dump(2) << "\n";
+  if (!core::write_file_atomically(context_.config_dir + "/recent_dbs.json", nlohmann::json(recent_).dump(2) + "\n",
+                                   &error))
+    session_.message = error + "; the recent list will not be remembered";
 }
 
 void ExplorerView::sync() {

@@ -1,17 +1,18 @@
 // The lab's left column: the model's controls, the input, and scene files.
+#include "app/gui/views/lab_model_panel.h"
+
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
-#include <cstring>
-#include <fstream>
-
-#include "app/gui/views/lab_model_panel.h"
 #include "core/attention/attention_spec.h"
+#include "core/io/atomic_file.h"
 
 namespace headroom::gui {
 
@@ -126,12 +127,9 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
 void LabModelPanel::save_scene(LabControls& c) {
   c.text = text_buffer;
   const nlohmann::json scene = {{"view", "Lab"}, {"lab", to_json(c)}};
-  std::ofstream out(scene_path_);
-  out << scene.dump(2) << "\n";
-  scene_error_ = !out;
-  scene_message_ = scene_error_
-                       ? std::string("cannot write ") + scene_path_ + ": check the folder exists and is writable"
-                       : std::string("saved ") + scene_path_;
+  std::string error;
+  scene_error_ = !core::write_file_atomically(scene_path_, scene.dump(2) + "\n", &error);
+  scene_message_ = scene_error_ ? error : std::string("saved ") + scene_path_;
 }
 
 bool LabModelPanel::load_scene_file(LabControls* into) {
