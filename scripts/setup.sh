@@ -12,6 +12,7 @@ PACKAGES=(
   bible-kjv fonts-dejavu-core               # the real corpus; the GUI's font
   xvfb xauth xdotool libgl1-mesa-dri        # GUI tests in a virtual display (Mesa llvmpipe renders there)
   clang-format                              # the style check (tests/format_check.sh)
+  clang libclang-rt-14-dev                  # libFuzzer + sanitizers for the fuzz targets (scripts/fuzz.sh)
 )
 
 missing=()

@@ -30,7 +30,8 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, std:
     if (n <= 0) {
       const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
       ::close(fd);
-      return fail("failed while writing '" + path + "' (" + why + "; is the disk full?); the previous file is unchanged");
+      return fail("failed while writing '" + path + "' (" + why +
+                  "; is the disk full?); the previous file is unchanged");
     }
     data += n;
     left -= static_cast<std::size_t>(n);
