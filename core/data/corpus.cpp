@@ -1,5 +1,6 @@
 #include "core/data/corpus.h"
 #include "core/data/subprocess.h"
+#include "core/io/atomic_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,9 +146,9 @@ Corpus load_corpus(const std::string& name) {
             std::string(code == -1 ? "is not installed" : "failed") +
             "; run scripts/setup.sh or `apt-get install bible-kjv`, or pass a text file with --corpus PATH");
       text = clean_bible_output(raw);
-      const std::string tmp = cached + ".tmp";
-      std::ofstream(tmp, std::ios::binary) << text;
-      std::rename(tmp.c_str(), cached.c_str());
+      // A cache only: if it cannot be written whole (full disk, read-only home), the next run reads
+      // the Bible again instead of a truncated copy.
+      write_file_atomically(cached, text, nullptr);
     }
   } else {
     struct stat st {};

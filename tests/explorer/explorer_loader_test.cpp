@@ -246,12 +246,6 @@ TEST(ExplorerLoader, CreatesAMissingDbOnlyWhenAsked) {
   EXPECT_TRUE(std::ifstream(missing).good());
 }
 
-}  // namespace
-}  // namespace headroom::explorer
-
-namespace headroom::explorer {
-namespace {
-
 TEST(ExplorerLoader, UpgradesAnOlderSchemaInPlaceAndSaysSo) {
   TempDir dir("explorer");
   const std::string path = dir.path("v1.sqlite");

@@ -17,8 +17,8 @@
 #include "app/gui/explorer/data_paths.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/settings.h"
-#include "core/io/atomic_file.h"
 #include "app/gui/ui_util.h"
+#include "core/io/atomic_file.h"
 
 namespace headroom::gui {
 namespace {
