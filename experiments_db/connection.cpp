@@ -3,7 +3,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <utility>
 
@@ -15,17 +19,44 @@
 
 namespace headroom::db {
 namespace detail {
+namespace {
+
+// 5000 -> "5", 400 -> "0.4": whole seconds where they are whole.
+std::string seconds_text(int ms) {
+  if (ms % 1000 == 0) return std::to_string(ms / 1000);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", ms / 1000.0);
+  return text;
+}
+
+}  // namespace
 
 void throw_sqlite_error(const ConnectionState& state, int rc, std::string_view doing) {
+  // SQLite reports the system's errno only for some failures: keep the one the failed call left.
+  const int errno_now = errno;
   std::string message = state.path + ": " + std::string(doing) + ": " +
                         (state.db != nullptr ? sqlite3_errmsg(state.db) : sqlite3_errstr(rc));
   switch (rc & 0xFF) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      message += " (another process kept the file locked for more than " +
-                 std::to_string(Connection::kBusyTimeoutMs / 1000) +
-                 " s; is a worker stuck, or is the file on a network drive that does not support locking?)";
+      message += " (another process kept the file locked for more than " + seconds_text(state.lock_wait_ms) +
+                 " s; is a worker stuck, a backup or an sqlite3 shell holding it, or is the file on a network drive "
+                 "that does not support locking?)";
       break;
+    case SQLITE_IOERR: {
+      // "disk I/O error" names no cause; the system's errno does (SQLite's own copy of it, or for a
+      // failed write -- where SQLite keeps none -- errno as the failing call left it).
+      int system_error = state.db != nullptr ? sqlite3_system_errno(state.db) : 0;
+      if (system_error == 0 && rc == SQLITE_IOERR_WRITE) system_error = errno_now;
+      if (system_error == EFBIG) {
+        message += " (the file reached this process's file size limit, ulimit -f)";
+      } else if (system_error == ENOSPC || system_error == EDQUOT) {
+        message += " (the disk is full)";
+      } else if (system_error != 0) {
+        message += std::string(" (") + std::strerror(system_error) + ")";
+      }
+      break;
+    }
     case SQLITE_READONLY:
       message += state.read_only ? " (this connection was opened read-only; open the file read-write to change it)"
                                  : " (the file or its folder is not writable)";
@@ -96,10 +127,32 @@ void db_config(detail::ConnectionState& state, int option, int value, const char
   }
 }
 
+// SQLite calls this while a lock it needs is held elsewhere: retry (non-zero) until the
+// connection's lock wait has passed, sleeping a little longer each time up to 50 ms.
+int busy_handler(void* context, int count) {
+  auto& state = *static_cast<detail::ConnectionState*>(context);
+  const auto now = std::chrono::steady_clock::now();
+  if (count == 0) {
+    state.wait_started = now;
+    state.wait_noticed = false;
+  }
+  const int waited =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(now - state.wait_started).count());
+  if (waited >= state.lock_wait_ms) return 0;
+  if (state.on_long_wait && !state.wait_noticed && waited >= state.lock_notice_after_ms) {
+    state.wait_noticed = true;
+    state.on_long_wait(waited);
+  }
+  const int sleep_ms = std::min({1 << std::min(count, 5), 50, state.lock_wait_ms - waited});
+  std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  return 1;
+}
+
 // Settings every connection gets before it reads anything from the file.
 void harden(detail::ConnectionState& state) {
   sqlite3_extended_result_codes(state.db, 1);
-  sqlite3_busy_timeout(state.db, Connection::kBusyTimeoutMs);
+  state.lock_wait_ms = Connection::kBusyTimeoutMs;
+  sqlite3_busy_handler(state.db, busy_handler, &state);
   db_config(state, SQLITE_DBCONFIG_DEFENSIVE, 1, "enable defensive mode");
   db_config(state, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "turn off trusted_schema");
   db_config(state, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "disable extension loading");
@@ -200,6 +253,14 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
 
   const int flags = SQLITE_OPEN_READWRITE | (mode == OpenMode::Create ? SQLITE_OPEN_CREATE : 0);
   auto state = raw_open(path, flags, false);
+  // SQLite quietly opens a write-protected file read-only; say so now, not at the first write.
+  if (sqlite3_db_readonly(state->db, "main") == 1) {
+    sqlite3_close_v2(state->db);
+    throw DbError(path +
+                      ": is not writable by this user (or it sits on a read-only file system), and writing runs "
+                      "needs that; fix its permissions or copy it somewhere writable. The file was not changed.",
+                  SQLITE_READONLY);
+  }
   harden(*state);
   Connection writer(std::move(state));
   writer.exec("PRAGMA foreign_keys = ON; PRAGMA cell_size_check = ON");
@@ -275,5 +336,13 @@ bool Connection::in_transaction() const { return sqlite3_get_autocommit(state_->
 const std::string& Connection::path() const { return state_->path; }
 
 bool Connection::read_only() const { return state_->read_only; }
+
+void Connection::set_lock_wait(int wait_ms, int notice_after_ms, std::function<void(int waited_ms)> on_long_wait) {
+  state_->lock_wait_ms = std::max(0, wait_ms);
+  state_->lock_notice_after_ms = std::max(0, notice_after_ms);
+  state_->on_long_wait = std::move(on_long_wait);
+}
+
+int Connection::lock_wait_ms() const { return state_->lock_wait_ms; }
 
 }  // namespace headroom::db

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,14 @@ class Connection {
 
   const std::string& path() const;
   bool read_only() const;
+
+  // How long a statement waits for a lock another process holds before it fails with a DbError
+  // (SQLITE_BUSY): kBusyTimeoutMs unless set. A worker sets minutes, so a backup tool or a
+  // sqlite3 shell holding the file does not end its run. `on_long_wait`, when given, is called once
+  // per wait that has lasted `notice_after_ms`, with the milliseconds waited so far (the worker
+  // prints "waiting for the lock" with it); it runs on the thread that is waiting.
+  void set_lock_wait(int wait_ms, int notice_after_ms = 0, std::function<void(int waited_ms)> on_long_wait = {});
+  int lock_wait_ms() const;
 
   // For Statement and Transaction.
   const detail::ConnectionState& state() const { return *state_; }

@@ -2,6 +2,8 @@
 // Transactions. Not part of the public API; do not include from outside.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,12 @@ struct ConnectionState {
   std::string path;  // as given by the caller; used in every message
   bool read_only = false;
   int savepoint_counter = 0;
+  // How long a statement waits for another connection's lock (Connection::set_lock_wait).
+  int lock_wait_ms = 5000;
+  int lock_notice_after_ms = 0;
+  std::function<void(int waited_ms)> on_long_wait;
+  std::chrono::steady_clock::time_point wait_started;
+  bool wait_noticed = false;
 };
 
 // Throws a DbError for SQLite result code `rc` that happened while `doing`

@@ -33,6 +33,9 @@ class RunStore {
 
   explicit RunStore(Connection& connection, Clock clock = {});
 
+  // The database file, as the connection was opened with it (for messages).
+  const std::string& db_path() const { return connection_.path(); }
+
   // --- suites ---------------------------------------------------------------
 
   // Id of the suite with this name, creating it if needed. An existing suite

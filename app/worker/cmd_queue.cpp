@@ -28,11 +28,14 @@ struct QueueOptions {
   bool follow = false, quiet = false, dry_run = false;
   bool enqueue_only = false;  // `enqueue`: stop after queueing (the GUI's "Enqueue suite")
   double stale_after = 300;
+  double lock_wait = kDefaultLockWaitS;
 };
 
 // Claims and trains runs until none is left (or forever with --follow).
-int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool quiet, double stale_after) {
+int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool quiet, double stale_after,
+               double lock_wait) {
   auto conn = db::Connection::open(db_path, db::OpenMode::ReadWrite);
+  wait_for_locks(conn, lock_wait);
   db::RunStore store(conn);
   ExecOptions exec;
   exec.worker_id = default_worker_id();
@@ -56,8 +59,8 @@ int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool
 }
 
 // Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
-std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after,
-                                 int niceness) {
+std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after, int niceness,
+                                 double lock_wait) {
   std::vector<pid_t> pids;
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -74,7 +77,9 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
                                      "--stale-after",
                                      std::to_string(stale_after),
                                      "--nice",
-                                     std::to_string(niceness)};
+                                     std::to_string(niceness),
+                                     "--lock-wait",
+                                     std::to_string(lock_wait)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -141,9 +146,9 @@ int run_suite(const QueueOptions& o) {
   const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
   configure_training_process(0);
   install_stop_handlers();
-  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness);
+  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
-  int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after);
+  int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after, o.lock_wait);
   for (pid_t pid : children) {
     int status = 0;
     waitpid(pid, &status, 0);
@@ -169,6 +174,7 @@ Command register_run(CLI::App& root) {
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   add_nice_option(app, &o->niceness);
+  add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] { return run_suite(*o); }};
 }
@@ -196,6 +202,7 @@ Command register_serve(CLI::App& root) {
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   add_nice_option(app, &o->niceness);
+  add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
   return {app, [o] {
             Shard shard;
@@ -214,7 +221,7 @@ Command register_serve(CLI::App& root) {
             lower_priority(o->niceness);
             configure_training_process(0);
             install_stop_handlers();
-            return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after);
+            return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after, o->lock_wait);
           }};
 }
 

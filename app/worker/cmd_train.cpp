@@ -25,6 +25,7 @@ struct TrainOptions {
   bool quiet = false;
   int64_t crash_after_step = -1;
   int niceness = kDefaultNiceness;
+  double lock_wait = kDefaultLockWaitS;
 };
 
 nlohmann::json config_json(const TrainOptions& o) {
@@ -63,6 +64,7 @@ int run_train(const TrainOptions& o) {
   configure_training_process(0);
   install_stop_handlers();
   auto conn = db::Connection::open(o.db, db::OpenMode::Create);
+  wait_for_locks(conn, o.lock_wait);
   db::RunStore store(conn);
   const std::string me = default_worker_id();
   const std::string wanted = to_json(config).dump();
@@ -170,6 +172,7 @@ Command register_train(CLI::App& root) {
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
   add_nice_option(app, &o->niceness);
+  add_lock_wait_option(app, &o->lock_wait);
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_train(*o); }};
 }

@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "app/worker/run_config.h"
@@ -122,8 +124,42 @@ void configure_training_process(int threads) {
   core::set_openblas_threads(1);
 }
 
+namespace {
+
+struct ResumePoint {
+  int64_t step = 0;
+  core::StFile state;
+};
+
+// The newest checkpoint of the run that decodes (its CRC-32 matches), or nullopt. A damaged one is
+// said on stderr and skipped: the worker keeps the two newest, so the one before is still there.
+std::optional<ResumePoint> newest_good_checkpoint(db::RunStore& store, const db::RunRecord& run) {
+  const std::string kind(db::kCheckpointArtifact);
+  const auto steps = store.artifact_steps(run.id, kind);
+  for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+    const auto ck = store.artifact_at(run.id, kind, *step);
+    if (!ck) continue;
+    try {
+      return ResumePoint{*step,
+                         core::decode_safetensors(ck->bytes.data(), ck->bytes.size(),
+                                                  "run " + run.name + " checkpoint at step " + std::to_string(*step))};
+    } catch (const core::SafetensorsError& e) {
+      const auto older = std::next(step);
+      std::cerr << run.name << ": " << e.what() << "; "
+                << (older != steps.rend() ? "resuming from the checkpoint at step " + std::to_string(*older)
+                                          : std::string("no older checkpoint, so training starts again from step 0"))
+                << "\n"
+                << std::flush;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {
   std::string err;
+  int64_t saved_step = run.current_step;  // what the DB holds of this run: kept whatever happens next
   try {
     const RunConfig config = run_config_from_json(nlohmann::json::parse(run.config_json), "run " + run.name);
     core::Trainer tr(config.model, config.train, data_for(config.train));
@@ -136,12 +172,12 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     pending.worker_id = o.worker_id;
     std::vector<std::vector<uint8_t>> blobs;  // owns artifact bytes until committed
 
-    if (auto ck = store.latest_artifact(run.id, std::string(db::kCheckpointArtifact))) {
-      const auto state =
-          core::decode_safetensors(ck->bytes.data(), ck->bytes.size(), "run " + run.name + " checkpoint");
-      tr.load_state(state);
-      if (auto w = state.metadata.find("wall_seconds"); w != state.metadata.end()) wall = std::stod(w->second);
-      store.delete_progress_after(run.id, ck->step);
+    if (auto resume = newest_good_checkpoint(store, run)) {
+      tr.load_state(resume->state);
+      const auto& meta = resume->state.metadata;
+      if (auto w = meta.find("wall_seconds"); w != meta.end()) wall = std::stod(w->second);
+      store.delete_progress_after(run.id, resume->step);
+      saved_step = resume->step;
     } else {
       store.delete_progress_after(run.id, 0);
       pending.metrics.push_back({"val_loss", 0, 0, 0.0, tr.evaluate()});
@@ -169,6 +205,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     auto commit = [&](int64_t step) {
       pending.current_step = step;
       const bool ok = store.commit_progress(pending);
+      if (ok) saved_step = step;
       pending.metrics.clear();
       pending.artifacts.clear();
       blobs.clear();
@@ -233,8 +270,9 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
           if (!o.quiet) std::cout << (o.tty ? "\n" : "") << run.name << ": cancelled or taken over; stopping\n";
           return RunOutcome::Cancelled;
         }
-        // Full checkpoints are large: keep only the newest (weights stay for the GUI).
-        if (checkpoint) store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 1);
+        // Full checkpoints are large: keep the two newest while training (the older one is the way
+        // back when the newer is damaged), the last one when done; weights stay for the GUI.
+        if (checkpoint) store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), last ? 1 : 2);
         print(false);
       }
       if (o.crash_after_step >= 0 && m.step >= o.crash_after_step) _exit(137);
@@ -242,7 +280,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
         // Checkpoint here (unless this step just did), so no step is trained twice.
         if (!checkpoint) add_checkpoint(m.step);
         const bool owned = commit(m.step) && store.release(run.id, o.worker_id);
-        store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 1);
+        store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 2);
         if (!o.quiet)
           std::cout << (o.tty ? "\n" : "") << run.name << ": stopped at step " << m.step
                     << (owned ? "; queued again, `serve` resumes it from here\n" : "\n") << std::flush;
@@ -252,8 +290,14 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     print(true);
     if (!store.finish(run.id, o.worker_id)) return RunOutcome::Cancelled;
     return RunOutcome::Finished;
-  } catch (const db::DbError&) {
-    throw;
+  } catch (const db::DbError& e) {
+    // The store failed (disk full, locked, read-only): nothing more can be written, and nothing
+    // committed is lost. Say how much of the run is safe and how to go on.
+    throw db::DbError(std::string(e.what()) + ". Run " + run.name + " keeps every step committed before this (" +
+                          (saved_step > 0 ? "up to step " + std::to_string(saved_step) : std::string("none yet")) +
+                          "); once that is fixed, `headroom-worker serve --db " + store.db_path() +
+                          "` resumes it from its last checkpoint",
+                      e.sqlite_code());
   } catch (const std::exception& e) {
     err = e.what();
   }

@@ -2,6 +2,8 @@
 
 #include "experiments_db/db_error.h"
 
+#include <sqlite3.h>
+
 #include <exception>
 #include <iostream>
 #include <vector>
@@ -35,7 +37,10 @@ int run_worker_cli(int argc, char** argv) {
       return c.run();
     } catch (const db::DbError& e) {
       // A foreign, damaged, newer or unwritable DB: the message says which and what would work.
-      std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what() << "\n";
+      std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what();
+      if ((e.sqlite_code() & 0xFF) == SQLITE_BUSY && c.app->get_option_no_throw("--lock-wait") != nullptr)
+        std::cerr << "; --lock-wait SECONDS waits longer";
+      std::cerr << "\n";
       return kExitBadInput;
     } catch (const std::exception& e) {
       std::cerr << "headroom-worker " << c.app->get_name() << ": " << e.what() << "\n";

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
@@ -55,6 +56,22 @@ void add_nice_option(CLI::App* app, int* niceness) {
                   "Train at this niceness or nicer (default 10: a window on the same cores stays responsive; "
                   "0 keeps the shell's)")
       ->check(CLI::Range(0, 19));
+}
+
+void add_lock_wait_option(CLI::App* app, double* seconds) {
+  app->add_option("--lock-wait", *seconds,
+                  "Seconds to wait when another program holds the DB locked, before stopping (default 600)")
+      ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+}
+
+void wait_for_locks(db::Connection& conn, double seconds) {
+  const std::string path = conn.path();
+  const int wait_ms = static_cast<int>(seconds * 1000);
+  conn.set_lock_wait(wait_ms, 5000, [path, wait_ms](int waited_ms) {
+    std::cerr << "headroom-worker: " << path << " has been locked by another program for " << waited_ms / 1000
+              << " s; waiting up to " << wait_ms / 1000 << " s in all (--lock-wait), then stopping\n"
+              << std::flush;
+  });
 }
 
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,

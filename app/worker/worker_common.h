@@ -31,6 +31,14 @@ int lower_priority(int niceness);
 // Adds --nice to a training command.
 void add_nice_option(CLI::App* app, int* niceness);
 
+// A training worker waits this long for a lock another program holds on the DB (a backup, an
+// sqlite3 shell) before it gives up; the DB layer alone waits Connection::kBusyTimeoutMs.
+constexpr double kDefaultLockWaitS = 600;
+// Adds --lock-wait to a training command.
+void add_lock_wait_option(CLI::App* app, double* seconds);
+// Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
+void wait_for_locks(db::Connection& conn, double seconds);
+
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();
 

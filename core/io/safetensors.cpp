@@ -10,6 +10,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
+#include "core/io/crc32.h"
 
 namespace headroom::core {
 namespace {
@@ -19,6 +20,12 @@ constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) {
   throw SafetensorsError(source + ": not a valid safetensors file: " + what);
+}
+
+std::string hex32(uint32_t v) {
+  char text[9];
+  std::snprintf(text, sizeof text, "%08x", v);
+  return text;
 }
 
 }  // namespace
@@ -71,7 +78,11 @@ StTensor make_f32(std::string name, std::vector<int64_t> shape, const float* dat
 
 std::vector<uint8_t> encode_safetensors(const StFile& file) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!file.metadata.empty()) header["__metadata__"] = file.metadata;
+  uint32_t crc = 0;
+  for (const auto& t : file.tensors) crc = io::crc32(t.bytes.data(), t.bytes.size(), crc);
+  auto metadata = file.metadata;
+  metadata[kDataCrc32Key] = hex32(crc);
+  header["__metadata__"] = metadata;
   uint64_t offset = 0;
   for (const auto& t : file.tensors) {
     if (dtype_size(t.dtype) == 0) throw SafetensorsError("tensor " + t.name + ": unknown dtype " + t.dtype);
@@ -155,6 +166,14 @@ StFile decode_safetensors(const uint8_t* data, size_t size, const std::string& s
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 1; i < ranges.size(); ++i)
     if (ranges[i].first < ranges[i - 1].second) fail(source, "two tensors overlap in the data section");
+  if (auto stored = file.metadata.find(kDataCrc32Key); stored != file.metadata.end()) {
+    // Over the whole data section, as written: a flipped bit anywhere in it is damage.
+    const std::string computed = hex32(io::crc32(base, data_size));
+    if (computed != stored->second)
+      throw SafetensorsError(source + ": the tensor data is damaged (its CRC-32 is " + computed + ", the file says " +
+                             stored->second + ")");
+    file.metadata.erase(stored);
+  }
   // Keep file order (the JSON object is sorted by name; order by offset instead).
   std::stable_sort(file.tensors.begin(), file.tensors.end(), [&](const StTensor& a, const StTensor& b) {
     return header[a.name]["data_offsets"][0].get<uint64_t>() < header[b.name]["data_offsets"][0].get<uint64_t>();

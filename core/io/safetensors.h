@@ -44,6 +44,11 @@ int dtype_size(const std::string& dtype);
 
 StTensor make_f32(std::string name, std::vector<int64_t> shape, const float* data);
 
+// Writers add a CRC-32 of the data section to "__metadata__" under this key; readers check it when
+// it is there (files from other tools have none) and drop it from StFile::metadata, so damage in a
+// stored checkpoint is an error instead of silently wrong weights.
+inline constexpr const char* kDataCrc32Key = "headroom.data_crc32";
+
 std::vector<uint8_t> encode_safetensors(const StFile& file);
 // `source` names the bytes in error messages (a path, "run 3 checkpoint at step 200", ...).
 StFile decode_safetensors(const uint8_t* data, size_t size, const std::string& source);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/io/crc32.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 
@@ -73,4 +74,46 @@ TEST(Safetensors, RejectsCorruptBytesWithAReason) {
       decode_safetensors(noise.data(), noise.size(), "noise");
     } catch (const SafetensorsError&) {}
   }
+}
+
+TEST(Crc32, MatchesTheStandardCheckValueAndContinuesAcrossPieces) {
+  const std::string text = "123456789";
+  EXPECT_EQ(headroom::io::crc32(text.data(), text.size()), 0xCBF43926u);  // the CRC-32 check value
+  EXPECT_EQ(headroom::io::crc32("", 0), 0u);
+  std::vector<uint8_t> bytes(1000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 37 + 11);
+  const uint32_t whole = headroom::io::crc32(bytes.data(), bytes.size());
+  for (size_t cut : {0, 1, 7, 8, 9, 500, 999, 1000})
+    EXPECT_EQ(headroom::io::crc32(bytes.data() + cut, bytes.size() - cut, headroom::io::crc32(bytes.data(), cut)),
+              whole)
+        << "cut at " << cut;
+}
+
+TEST(Safetensors, AFlippedByteInTheDataIsCaughtByItsChecksum) {
+  const auto good = encode_safetensors(sample());
+  const auto back = decode_safetensors(good.data(), good.size(), "blob");
+  EXPECT_EQ(back.metadata.count(kDataCrc32Key), 0u) << "the checksum is the codec's, not the caller's";
+  EXPECT_EQ(back.metadata.size(), 1u);
+  uint64_t header_len = 0;
+  for (int i = 0; i < 8; ++i) header_len |= uint64_t(good[i]) << (8 * i);
+  // Every byte of the data section: a flip anywhere in it is reported, naming the source.
+  for (size_t at = 8 + header_len; at < good.size(); ++at) {
+    auto bad = good;
+    bad[at] ^= 0x01;
+    try {
+      decode_safetensors(bad.data(), bad.size(), "run 3 checkpoint");
+      ADD_FAILURE() << "a flipped bit at byte " << at << " went unnoticed";
+    } catch (const SafetensorsError& e) {
+      EXPECT_NE(std::string(e.what()).find("run 3 checkpoint: the tensor data is damaged"), std::string::npos)
+          << e.what();
+    }
+  }
+  // Files from other tools carry no checksum and still load.
+  StFile plain = sample();
+  const std::string header = R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})";
+  std::vector<uint8_t> foreign(8 + header.size() + 2, 0);
+  foreign[0] = static_cast<uint8_t>(header.size());
+  std::copy(header.begin(), header.end(), foreign.begin() + 8);
+  foreign[8 + header.size()] = 5;
+  EXPECT_EQ(decode_safetensors(foreign.data(), foreign.size(), "foreign").at("x").bytes[0], 5);
 }

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "experiments_db/connection.h"
 #include "tests/db/db_test_util.h"
@@ -309,6 +311,41 @@ TEST(Open, ReadOnlyConnectionCannotWrite) {
   EXPECT_TRUE(store.list_runs().empty());
   Connection writer = Connection::open(path, OpenMode::ReadWrite);
   EXPECT_TRUE(RunStore(writer).list_runs().empty());
+}
+
+TEST(Open, AWriterWaitsForALockAsLongAsItsLockWaitAndSaysSoOnce) {
+  TempDir dir;
+  const std::string path = dir.path("runs.sqlite");
+  Connection holder = Connection::open(path, OpenMode::Create);
+  Connection writer = Connection::open(path, OpenMode::ReadWrite);
+  EXPECT_EQ(writer.lock_wait_ms(), Connection::kBusyTimeoutMs);
+  std::vector<int> notices;
+  writer.set_lock_wait(400, 100, [&](int waited_ms) { notices.push_back(waited_ms); });
+
+  // Held past the lock wait: the write fails with SQLITE_BUSY and a message naming the wait.
+  holder.exec("BEGIN IMMEDIATE");
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    RunStore(writer).enqueue_run(simple_run("a"));
+    ADD_FAILURE() << "wrote through another connection's lock";
+  } catch (const DbError& error) {
+    EXPECT_EQ(error.sqlite_code() & 0xFF, 5) << error.what();  // SQLITE_BUSY
+    EXPECT_NE(std::string(error.what()).find("locked for more than 0.4 s"), std::string::npos) << error.what();
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(400));
+  ASSERT_EQ(notices.size(), 1u) << "one notice per wait";
+  EXPECT_GE(notices[0], 100);
+
+  // Released within the wait: the write goes through.
+  writer.set_lock_wait(10000, 100, [&](int waited_ms) { notices.push_back(waited_ms); });
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    holder.exec("ROLLBACK");
+  });
+  RunStore(writer).enqueue_run(simple_run("b"));
+  release.join();
+  EXPECT_EQ(notices.size(), 2u);
+  EXPECT_EQ(RunStore(holder).list_runs().size(), 1u);
 }
 
 TEST(Open, ReaderSeesDataVersionChangeAfterAnotherConnectionWrites) {

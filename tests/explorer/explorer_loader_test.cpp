@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <random>
 #include <thread>
 
 #include "core/io/blocking_io.h"
@@ -128,6 +129,59 @@ TEST(ExplorerLoader, AForeignFileIsExplainedAndLeftUntouched) {
   EXPECT_FALSE(loader.rows()->open);
   EXPECT_NE(loader.rows()->error.find(path), std::string::npos) << loader.rows()->error;
   EXPECT_EQ(db::testing::read_bytes(path), before);
+}
+
+TEST(ExplorerLoader, ADbWithFlippedPagesIsReportedNotACrash) {
+  TempDir dir("explorer");
+  const std::string path = dir.path("runs.sqlite");
+  std::vector<std::int64_t> ids;
+  {
+    auto conn = db::Connection::open(path, db::OpenMode::Create);
+    db::RunStore store(conn);
+    for (int r = 0; r < 12; ++r) {
+      ids.push_back(add_run(store, "run" + std::to_string(r)));
+      ASSERT_TRUE(store.claim_next("w", 0, 1, 60));
+      std::vector<db::MetricRow> rows;
+      for (int s = 0; s < 2000; ++s) rows.push_back({"train_loss", s, s * 10, s * 0.1, 5.0 - s * 1e-3});
+      ASSERT_TRUE(store.commit_progress({ids.back(), "w", 1999, rows, {}}));
+    }
+  }  // the last connection closes: the WAL is folded into the file
+  const std::string good = db::testing::read_bytes(path);
+  ASSERT_GT(good.size(), 16 * 4096u);
+  std::vector<CurveKey> every_curve;
+  for (auto id : ids) every_curve.push_back({id, "train_loss", XAxis::Step, std::nullopt, 200});
+
+  // seed -1: the b-tree page type of every page after the first is broken; else 64 random bytes.
+  int reported = 0;
+  for (int seed = -1; seed < 24; ++seed) {
+    std::string bytes = good;
+    if (seed < 0) {
+      for (size_t page = 4096; page < bytes.size(); page += 4096) bytes[page] = '\xFF';
+    } else {
+      std::mt19937 rng(static_cast<unsigned>(seed));
+      std::uniform_int_distribution<size_t> at(100, bytes.size() - 1);
+      for (int i = 0; i < 64; ++i) bytes[at(rng)] ^= static_cast<char>(1 + rng() % 255);
+    }
+    { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+    ExplorerLoader loader(path, 0.02);
+    ASSERT_TRUE(eventually([&] { return loader.rows()->open || !loader.rows()->error.empty(); })) << "seed " << seed;
+    if (loader.rows()->open) {
+      loader.want(every_curve);
+      ASSERT_TRUE(eventually([&] { return loader.curves()->complete || !loader.rows()->error.empty(); }))
+          << "seed " << seed;
+    }
+    const std::string error = loader.rows()->error;
+    if (!error.empty()) {
+      ++reported;
+      EXPECT_NE(error.find(path), std::string::npos) << error;
+    }
+    if (seed < 0) {
+      EXPECT_FALSE(loader.rows()->open);
+      EXPECT_NE(error.find("damaged"), std::string::npos) << error;
+    }
+  }
+  std::printf("%d of 25 damaged files reported\n", reported);
+  EXPECT_GE(reported, 2);
 }
 
 TEST(ExplorerLoader, OnlyWantedCurvesAreKept) {

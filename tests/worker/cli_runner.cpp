@@ -1,11 +1,14 @@
 #include "cli_runner.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace {
 std::string slurp(const std::string& path) {
@@ -22,10 +25,12 @@ std::string temp_path(const std::string& name) {
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-pid_t spawn_worker(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+pid_t spawn_worker(const std::vector<std::string>& args, const std::string& out, const std::string& err,
+                   const std::function<void()>& in_child) {
   const pid_t pid = fork();
   if (pid == 0) {
     if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(127);
+    if (in_child) in_child();
     std::vector<char*> argv;
     std::string bin = HEADROOM_WORKER_BIN;
     argv.push_back(bin.data());
@@ -38,9 +43,9 @@ pid_t spawn_worker(const std::vector<std::string>& args, const std::string& out,
   return pid;
 }
 
-CliResult run_worker(const std::vector<std::string>& args) {
+CliResult run_worker(const std::vector<std::string>& args, const std::function<void()>& in_child) {
   const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const pid_t pid = spawn_worker(args, out, err);
+  const pid_t pid = spawn_worker(args, out, err, in_child);
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult r;
@@ -49,3 +54,105 @@ CliResult run_worker(const std::vector<std::string>& args) {
   r.err = slurp(err);
   return r;
 }
+
+const std::vector<std::string> kSmallTrainFlags = {"--corpus",
+                                                   "copy",
+                                                   "--attention",
+                                                   "talking-heads",
+                                                   "--d-model",
+                                                   "32",
+                                                   "--heads",
+                                                   "4",
+                                                   "--layers",
+                                                   "2",
+                                                   "--context",
+                                                   "16",
+                                                   "--batch",
+                                                   "8",
+                                                   "--steps",
+                                                   "300",
+                                                   "--lr",
+                                                   "3e-3",
+                                                   "--warmup",
+                                                   "20",
+                                                   "--eval-every",
+                                                   "25",
+                                                   "--log-every",
+                                                   "5",
+                                                   "--checkpoint-every",
+                                                   "40",
+                                                   "--quiet"};
+
+std::vector<std::string> train_args(const std::string& db, const std::string& name) {
+  std::vector<std::string> a = {"train", "--db", db, "--name", name};
+  a.insert(a.end(), kSmallTrainFlags.begin(), kSmallTrainFlags.end());
+  return a;
+}
+
+std::map<std::string, std::map<long, std::string>> deterministic_metrics(const std::string& db) {
+  auto r = run_worker({"export", "--db", db, "--csv"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::map<long, std::string>> out;
+  std::stringstream ss(r.out);
+  std::string line;
+  std::getline(ss, line);  // header
+  EXPECT_EQ(line, "run,metric,step,value");
+  while (std::getline(ss, line)) {
+    std::stringstream row(line);
+    std::string run, metric, step, value;
+    std::getline(row, run, ',');
+    std::getline(row, metric, ',');
+    std::getline(row, step, ',');
+    std::getline(row, value, ',');
+    if (metric == "tokens_per_s") continue;
+    EXPECT_TRUE(out[metric].emplace(std::stol(step), value).second) << "duplicate " << metric << " at " << step;
+  }
+  return out;
+}
+
+std::string integrity(const std::string& db) {
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr);
+  std::string result =
+      sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no row";
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return result;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+long logged_step(const std::string& db) {
+  sqlite3* h = nullptr;
+  long step = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 1000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, "SELECT max(step) FROM metrics", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+      step = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return step;
+}
+
+bool wait_for_progress(pid_t pid, const std::string& db, long after) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (logged_step(db) > after) return true;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }

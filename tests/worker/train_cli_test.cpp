@@ -20,118 +20,6 @@
 
 using nlohmann::json;
 
-namespace {
-
-const std::vector<std::string> kTrainFlags = {"--corpus",
-                                              "copy",
-                                              "--attention",
-                                              "talking-heads",
-                                              "--d-model",
-                                              "32",
-                                              "--heads",
-                                              "4",
-                                              "--layers",
-                                              "2",
-                                              "--context",
-                                              "16",
-                                              "--batch",
-                                              "8",
-                                              "--steps",
-                                              "300",
-                                              "--lr",
-                                              "3e-3",
-                                              "--warmup",
-                                              "20",
-                                              "--eval-every",
-                                              "25",
-                                              "--log-every",
-                                              "5",
-                                              "--checkpoint-every",
-                                              "40",
-                                              "--quiet"};
-
-std::vector<std::string> train_args(const std::string& db, const std::string& name) {
-  std::vector<std::string> a = {"train", "--db", db, "--name", name};
-  a.insert(a.end(), kTrainFlags.begin(), kTrainFlags.end());
-  return a;
-}
-
-// metric -> step -> value, for the metrics that must not depend on timing.
-std::map<std::string, std::map<long, std::string>> deterministic_metrics(const std::string& db) {
-  auto r = run_worker({"export", "--db", db, "--csv"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::map<std::string, std::map<long, std::string>> out;
-  std::stringstream ss(r.out);
-  std::string line;
-  std::getline(ss, line);  // header
-  EXPECT_EQ(line, "run,metric,step,value");
-  while (std::getline(ss, line)) {
-    std::stringstream row(line);
-    std::string run, metric, step, value;
-    std::getline(row, run, ',');
-    std::getline(row, metric, ',');
-    std::getline(row, step, ',');
-    std::getline(row, value, ',');
-    if (metric == "tokens_per_s") continue;
-    EXPECT_TRUE(out[metric].emplace(std::stol(step), value).second) << "duplicate " << metric << " at " << step;
-  }
-  return out;
-}
-
-std::string integrity(const std::string& db) {
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "cannot open";
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr);
-  std::string result =
-      sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no row";
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return result;
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The highest step with a committed metric, or -1 (no file, no table, nothing logged yet). Read
-// while the worker writes (WAL), so the tests can act at a point in the run, not at a guessed time.
-long logged_step(const std::string& db) {
-  sqlite3* h = nullptr;
-  long step = -1;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 1000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, "SELECT max(step) FROM metrics", -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-      step = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return step;
-}
-
-// Waits until worker `pid` has logged a step beyond `after` (it is past start-up and owns the
-// run). False if the process exited first, or after a minute.
-bool wait_for_progress(pid_t pid, const std::string& db, long after) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (logged_step(db) > after) return true;
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-// Compared as hashes so a failure prints two numbers, not a whole database.
-size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }
-
-}  // namespace
-
 TEST(TrainCli, SigkillAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
   const std::string straight = temp_path("straight.sqlite"), killed = temp_path("killed.sqlite");
   std::remove(straight.c_str());
@@ -414,7 +302,7 @@ std::vector<std::pair<std::string, std::string>> artifact_kinds(const std::strin
   sqlite3* h = nullptr;
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT kind, substr(bytes, 9, 400) FROM artifacts ORDER BY run_id, step", -1, &st, nullptr);
+  sqlite3_prepare_v2(h, "SELECT kind, substr(bytes, 9, 4000) FROM artifacts ORDER BY run_id, step", -1, &st, nullptr);
   while (sqlite3_step(st) == SQLITE_ROW) {
     const std::string header(reinterpret_cast<const char*>(sqlite3_column_blob(st, 1)), sqlite3_column_bytes(st, 1));
     const auto at = header.find("\"dtype\":\"");

@@ -272,7 +272,17 @@ struct ExplorerLoader::State {
           auto it = cache.find(k);
           const std::int64_t step = step_of(k.run_id);
           if (it != cache.end() && it->second.run_step == step) continue;
-          cache[k] = Cached{fetch_curve(store, k.run_id, k.metric, k.axis, k.steps, k.buckets), step};
+          Curve curve;
+          try {
+            curve = fetch_curve(store, k.run_id, k.metric, k.axis, k.steps, k.buckets);
+          } catch (const std::exception& e) {
+            // A damaged page under this curve: say so, and keep it empty until the run changes
+            // instead of asking SQLite again on every pass.
+            RowsSnapshot r = *last_rows;
+            r.error = std::string("reading ") + path + " failed: " + e.what();
+            publish_rows(std::move(r));
+          }
+          cache[k] = Cached{std::move(curve), step};
           fetched = true;
           if (Clock::now() - slice_start > std::chrono::milliseconds(50)) {
             publish_curves(keys);

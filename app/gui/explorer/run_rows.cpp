@@ -221,6 +221,15 @@ std::vector<RunRow> rows_in_parts(db::RunStore* store, const std::string& db_pat
     part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected, summaries);
   };
   std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(parts));
+  // Joined on every way out: part 0 below may throw (a damaged page) while the helpers still read.
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    ~JoinAll() {
+      for (auto& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } join_all{helpers};
   for (int i = store ? 1 : 0; i < parts; ++i) {
     helpers.emplace_back([&, i] {
       try {
