@@ -13,6 +13,7 @@ PACKAGES=(
   xvfb xauth xdotool libgl1-mesa-dri        # GUI tests in a virtual display (Mesa llvmpipe renders there)
   clang-format                              # the style check (tests/format_check.sh)
   clang libclang-rt-14-dev                  # libFuzzer + sanitizers for the fuzz targets (scripts/fuzz.sh)
+  dpkg-dev lintian appstream man-db         # the .deb (CPack's dpkg-shlibdeps), its checks (install_and_package)
 )
 
 missing=()

@@ -3,11 +3,14 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/io/install_paths.h"
 
 namespace headroom::worker {
 namespace {
@@ -148,10 +151,23 @@ const std::vector<std::string>& suite_scales() {
   return all;
 }
 
-Suite load_suite(const std::string& path, const std::string& scale) {
+std::string resolve_suite_path(const std::string& given) {
+  std::error_code ec;
+  if (given.find('/') != std::string::npos || std::filesystem::exists(given, ec)) return given;
+  const std::string dir = io::share_dir() + "/suites/";
+  for (const std::string& candidate : {dir + given, dir + given + ".toml"})
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+  return given;
+}
+
+Suite load_suite(const std::string& given, const std::string& scale) {
   if (!is_scale_name(scale)) throw std::invalid_argument("--scale " + scale + ": use quick, full or paper");
+  const std::string path = resolve_suite_path(given);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open the suite file (missing or unreadable)");
+  if (!in)
+    throw std::invalid_argument(path +
+                                ": cannot open the suite file (missing or unreadable); give a path, or the name " +
+                                "of a shipped suite in " + io::share_dir() + "/suites (e.g. lrb_heads)");
   std::stringstream buf;
   buf << in.rdbuf();
   Suite s;

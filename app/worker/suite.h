@@ -69,6 +69,10 @@ const std::vector<std::string>& suite_scales();
 // at "paper", a suite without [scale.paper] or a grid without paper values gets one message that
 // lists every grid and key that lacks one. A [[match]] group whose parameter counts are further
 // apart than its tolerance is an error too.
+// `path` may also be the name of a shipped suite ("lrb_heads" or "lrb_heads.toml"), looked up in
+// io::share_dir()/suites when no such file exists here.
 Suite load_suite(const std::string& path, const std::string& scale);
+// What load_suite reads for `given`: the file itself, else the shipped suite of that name.
+std::string resolve_suite_path(const std::string& given);
 
 }  // namespace headroom::worker

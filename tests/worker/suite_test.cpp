@@ -263,3 +263,21 @@ TEST(SuiteFiles, ThHeadDimsKeepsDkDifferentFromDv) {
 
 }  // namespace
 }  // namespace headroom::worker
+
+TEST(SuiteLoader, AShippedSuiteIsFoundByNameAndAnUnknownNameSaysWhereItLooked) {
+  // From the build tree, shipped data is the source tree's assets/ (installed: PREFIX/share/headroom).
+  const std::string shipped = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/lrb_heads.toml";
+  EXPECT_TRUE(std::filesystem::equivalent(headroom::worker::resolve_suite_path("lrb_heads"), shipped));
+  EXPECT_TRUE(std::filesystem::equivalent(headroom::worker::resolve_suite_path("lrb_heads.toml"), shipped));
+  EXPECT_EQ(headroom::worker::load_suite("lrb_heads", "quick").name,
+            headroom::worker::load_suite(shipped, "quick").name);
+  // A path is taken as given, never looked up.
+  EXPECT_EQ(headroom::worker::resolve_suite_path("./lrb_heads"), "./lrb_heads");
+  try {
+    headroom::worker::load_suite("no_such_suite", "quick");
+    ADD_FAILURE() << "an unknown suite name loaded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_suite: cannot open the suite file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/suites (e.g. lrb_heads)"), std::string::npos) << e.what();
+  }
+}

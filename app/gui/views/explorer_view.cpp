@@ -19,17 +19,13 @@
 #include "app/gui/settings.h"
 #include "app/gui/ui_util.h"
 #include "core/io/atomic_file.h"
+#include "core/io/install_paths.h"
 
 namespace headroom::gui {
 namespace {
 
 constexpr size_t kMaxRecent = 8;
 constexpr size_t kDefaultSelection = 12;
-
-std::string assets_dir() {
-  if (const char* env = std::getenv("HEADROOM_ASSETS"); env != nullptr && env[0] != '\0') return env;
-  return HEADROOM_ASSETS_DIR;
-}
 
 nlohmann::json load_recent(const std::string& dir) {
   std::ifstream in(dir + "/recent_dbs.json");
@@ -41,7 +37,7 @@ nlohmann::json load_recent(const std::string& dir) {
 }  // namespace
 
 ExplorerView::ExplorerView(ViewContext& context)
-    : context_(context), assets_dir_(assets_dir()), session_(context), worker_bar_(assets_dir_ + "/suites") {
+    : context_(context), assets_dir_(io::share_dir()), session_(context), worker_bar_(assets_dir_ + "/suites") {
   // With --db the loader starts reading while the window is still being created.
   if (context_.options && !context_.options->db_path.empty()) {
     open_db(context_.options->db_path);
@@ -387,6 +383,8 @@ nlohmann::json ExplorerView::state() const {
                       {"selected", session_.selected.size()},
                       {"curves_drawn", curves_.curves_drawn()},
                       {"figures", figures_.count()},
+                      {"assets_dir", assets_dir_},
+                      {"suites", worker_bar_.suite_files().size()},
                       {"error", rows ? rows->error : ""}};
   return {{"explorer", j}};
 }

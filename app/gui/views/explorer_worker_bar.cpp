@@ -29,10 +29,10 @@ void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
     queued_commands_.push_back({"serve", "--db", session.loader->db_path()});
   }
   tooltip("Enqueues the " + std::to_string(suite_files().size()) +
-          " suites of assets/suites at quick scale, then starts `headroom-worker serve`.");
+          " shipped suites at quick scale, then starts `headroom-worker serve`.");
 }
 
-const std::vector<std::string>& ExplorerWorkerBar::suite_files() {
+const std::vector<std::string>& ExplorerWorkerBar::suite_files() const {
   if (suite_files_loaded_) return suite_files_;
   suite_files_loaded_ = true;
   std::vector<std::string>& files = suite_files_;

@@ -20,9 +20,10 @@ class ExplorerWorkerBar {
   void draw(ExplorerSession& session);
   // An empty DB: offer every quick suite and a worker to run them.
   void draw_empty_db_offer(ExplorerSession& session);
+  // The shipped suites (io::share_dir()/suites/*.toml), listed once.
+  const std::vector<std::string>& suite_files() const;
 
  private:
-  const std::vector<std::string>& suite_files();  // assets/suites/*.toml, listed once
   void start(std::vector<std::string> args, ExplorerSession& session);
   void enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path);
 
@@ -31,8 +32,8 @@ class ExplorerWorkerBar {
   std::deque<std::vector<std::string>> queued_commands_;
   int suite_index_ = 0;
   int scale_index_ = 0;
-  std::vector<std::string> suite_files_;
-  bool suite_files_loaded_ = false;
+  mutable std::vector<std::string> suite_files_;
+  mutable bool suite_files_loaded_ = false;
 };
 
 }  // namespace headroom::gui
