@@ -14,6 +14,7 @@ PACKAGES=(
   clang-format                              # the style check (tests/format_check.sh)
   clang libclang-rt-14-dev                  # libFuzzer + sanitizers for the fuzz targets (scripts/fuzz.sh)
   dpkg-dev lintian appstream man-db         # the .deb (CPack's dpkg-shlibdeps), its checks (install_and_package)
+  slurm-wlm munge                           # a loopback Slurm cluster for the slurm_cluster test
 )
 
 missing=()

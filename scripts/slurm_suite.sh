@@ -19,4 +19,5 @@ OUT="${3:?output prefix, e.g. out/lrb_heads}"
 I="${SLURM_ARRAY_TASK_ID:?run this as a Slurm array job (sbatch --array=0-N ...)}"
 N="${SLURM_ARRAY_TASK_COUNT:?run this as a Slurm array job}"
 mkdir -p "$(dirname "$OUT")"
-exec build/app/worker/headroom-worker run "$SUITE" --scale "$SCALE" --db "$OUT.shard-$I.sqlite" --shard "$I/$N" --quiet
+# HEADROOM_WORKER: another headroom-worker (an installed one, or a test's wrapper).
+exec "${HEADROOM_WORKER:-build/app/worker/headroom-worker}" run "$SUITE" --scale "$SCALE" --db "$OUT.shard-$I.sqlite" --shard "$I/$N" --quiet

@@ -29,18 +29,21 @@ struct QueueOptions {
   bool enqueue_only = false;  // `enqueue`: stop after queueing (the GUI's "Enqueue suite")
   double stale_after = 300;
   double lock_wait = kDefaultLockWaitS;
+  int64_t crash_after_step = -1;  // testing: this process dies (like a lost node) after this step
 };
 
 // Claims and trains runs until none is left (or forever with --follow).
-int work_queue(const std::string& db_path, const Shard& shard, bool follow, bool quiet, double stale_after,
-               double lock_wait) {
-  auto conn = db::Connection::open(db_path, db::OpenMode::ReadWrite);
-  wait_for_locks(conn, lock_wait);
+int work_queue(const QueueOptions& o, const Shard& shard) {
+  auto conn = db::Connection::open(o.db, db::OpenMode::ReadWrite);
+  wait_for_locks(conn, o.lock_wait);
   db::RunStore store(conn);
   ExecOptions exec;
   exec.worker_id = default_worker_id();
-  exec.quiet = quiet;
+  exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();
+  exec.crash_after_step = o.crash_after_step;
+  const bool follow = o.follow, quiet = o.quiet;
+  const double stale_after = o.stale_after;
   int failed = 0;
   while (!stop_requested()) {
     auto run = reclaim_dead_local_run(store, exec.worker_id);
@@ -148,7 +151,7 @@ int run_suite(const QueueOptions& o) {
   install_stop_handlers();
   const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
-  int rc = work_queue(o.db, shard, false, o.quiet, o.stale_after, o.lock_wait);
+  int rc = work_queue(o, shard);
   for (pid_t pid : children) {
     int status = 0;
     waitpid(pid, &status, 0);
@@ -176,6 +179,7 @@ Command register_run(CLI::App& root) {
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
+  app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_suite(*o); }};
 }
 
@@ -204,6 +208,7 @@ Command register_serve(CLI::App& root) {
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
+  app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] {
             Shard shard;
             try {
@@ -221,7 +226,7 @@ Command register_serve(CLI::App& root) {
             lower_priority(o->niceness);
             configure_training_process(0);
             install_stop_handlers();
-            return work_queue(o->db, shard, o->follow, o->quiet, o->stale_after, o->lock_wait);
+            return work_queue(*o, shard);
           }};
 }
 
