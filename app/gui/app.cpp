@@ -17,6 +17,7 @@
 
 #include "app/gui/app_state.h"
 #include "app/gui/bench.h"
+#include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
 #include "app/gui/settings.h"
 #include "app/gui/theme.h"
@@ -145,9 +146,12 @@ void App::setup_imgui() {
     io.IniFilename = nullptr;  // hermetic: neither read nor write imgui.ini
   } else {
     std::string error;
+    // ImGui's own writer truncates the file in place; a crash or a full disk mid-write would lose
+    // the layout. Headroom reads it here and writes it whole-or-nothing (save_imgui_ini).
+    io.IniFilename = nullptr;
     if (ensure_dir(context_.config_dir, &error)) {
       ini_path_ = context_.config_dir + "/imgui.ini";
-      io.IniFilename = ini_path_.c_str();
+      ImGui::LoadIniSettingsFromDisk(ini_path_.c_str());
     } else {
       io.IniFilename = nullptr;
       std::cerr << "headroom: warning: " << error << "; window layout will not be remembered\n";
@@ -180,8 +184,20 @@ void App::rebuild_fonts() {
   fonts_dirty_ = false;
 }
 
+void App::save_imgui_ini(bool force) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (ini_path_.empty() || !(force || io.WantSaveIniSettings)) return;
+  size_t size = 0;
+  const char* text = ImGui::SaveIniSettingsToMemory(&size);
+  std::string error;
+  if (!core::write_file_atomically(ini_path_, std::string_view(text, size), &error))
+    std::cerr << "headroom: warning: " << error << "; window layout not saved\n";
+  io.WantSaveIniSettings = false;
+}
+
 void App::shutdown() {
   if (imgui_ready_) {
+    save_imgui_ini(true);
     widgets::Shutdown();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
@@ -226,6 +242,7 @@ void App::frame() {
   handle_shortcuts();
   draw_ui();
   ImGui::Render();
+  save_imgui_ini(false);
   last_stats_ = widgets::frame_stats();
 
   int fw = 0, fh = 0;

@@ -59,7 +59,9 @@ class App {
   bool presentation_ = false;
   bool fonts_dirty_ = false;
   float content_scale_ = 1.0f;
-  std::string ini_path_;
+  std::string ini_path_;  // imgui.ini, written by save_imgui_ini (empty: not remembered)
+  // Writes ImGui's window layout to ini_path_ atomically when ImGui asks (or `force`: at exit).
+  void save_imgui_ini(bool force);
   bool show_metrics_ = false;
   bool shortcut_fullscreen_ = false;  // set by the GLFW key callback, handled next frame
   bool shortcut_screenshot_ = false;
