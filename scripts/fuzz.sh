@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix)
 
 CXX_FUZZ="$(command -v clang++ || command -v clang++-14 || true)"
 if [ -z "$CXX_FUZZ" ]; then

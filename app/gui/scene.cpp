@@ -11,8 +11,9 @@ bool parse_scene_text(const std::string& text, const std::string& path, Scene* s
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+  } catch (const nlohmann::json::exception& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...", or
+    // out_of_range.406 for a number too large for a double (found by fuzz/scene_fuzz.cpp).
     std::string what = e.what();
     const size_t cut = what.find("] ");
     if (cut != std::string::npos) what = what.substr(cut + 2);

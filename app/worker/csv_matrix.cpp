@@ -1,6 +1,7 @@
 #include "app/worker/csv_matrix.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -31,9 +32,9 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path) {
       char* end = nullptr;
       errno = 0;
       const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+      if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
         throw std::invalid_argument(path + ":" + std::to_string(line_no) + ": column " + std::to_string(col) + " is '" +
-                                    text + "', not a number");
+                                    text + "', not a finite number");
       row.push_back(v);
     }
     if (!rows.empty() && row.size() != rows.front().size())

@@ -23,6 +23,15 @@ TEST(Scene, MalformedJsonNamesFileAndPosition) {
   EXPECT_NE(err.find("line 1"), std::string::npos) << err;
 }
 
+TEST(Scene, ANumberTooLargeForADoubleIsRefusedNotACrash) {
+  // Found by fuzz/scene_fuzz.cpp: nlohmann throws out_of_range (not parse_error) for it.
+  hg::Scene s;
+  std::string err;
+  EXPECT_FALSE(hg::parse_scene_text("{\"lab\": {\"d\": 5e45552}}", "big.json", &s, &err));
+  EXPECT_NE(err.find("'big.json' is not valid JSON"), std::string::npos) << err;
+  EXPECT_NE(err.find("number overflow"), std::string::npos) << err;
+}
+
 TEST(Scene, WrongShapes) {
   hg::Scene s;
   std::string err;

@@ -40,6 +40,8 @@ TEST(RepresentCli, BadInputsAreRefusedClearly) {
   write_text(p, "0.5,0.6\n0.5,0.5\n");  // column 1 sums to 1.1
   write_text(ragged, "0.5,0.5\n0.5\n");
   write_text(word, "0.5,half\n0.5,0.5\n");
+  const auto nan = temp_path("N.csv");
+  write_text(nan, "1,nan\n0,1\n");  // strtod reads it; a matrix of it is meaningless
   struct Case {
     std::vector<std::string> args;
     std::string expect;
@@ -47,7 +49,8 @@ TEST(RepresentCli, BadInputsAreRefusedClearly) {
   std::vector<Case> cases = {
       {{"represent", "--input", x, "--target", p, "--head-size", "2", "--json"}, "column-stochastic"},
       {{"represent", "--input", x, "--target", ragged, "--head-size", "2"}, "same number of columns"},
-      {{"represent", "--input", x, "--target", word, "--head-size", "2"}, "not a number"},
+      {{"represent", "--input", x, "--target", word, "--head-size", "2"}, "'half', not a finite number"},
+      {{"represent", "--input", nan, "--target", x, "--head-size", "2"}, "'nan', not a finite number"},
       {{"represent", "--input", temp_path("nope.csv"), "--target", p, "--head-size", "2"}, "cannot open"},
       {{"represent", "--input", x, "--target", x, "--head-size", "0"}, "head size"},
       {{"represent", "--input", p, "--target", temp_path("X1.csv"), "--head-size", "2"}, "must be square"},
