@@ -65,7 +65,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # the ones no binary links: OpenBLAS (LibTorch otherwise runs the reference BLAS, ~60x slower
 # here) and the GUI's font. The corpus and the BPE trainer are run as programs when asked for.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0-pthread | libopenblas0, fonts-dejavu-core")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0-pthread | libopenblas0, fonts-dejavu-core, fonts-dejavu-extra")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bible-kjv, sentencepiece")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)

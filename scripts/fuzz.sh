@@ -4,6 +4,9 @@
 #   flat_config  run configs as a DB stores them
 #   safetensors  checkpoints and P_l / P_w snapshots
 #   db_open      arbitrary bytes opened as an experiments DB (seeded with a valid one)
+#   scene        scene files (--scene, File > Open scene)
+#   csv_matrix   represent's CSV matrices
+#   lesson       lesson files (TOML, their markdown and formulas, the player)
 # Usage: scripts/fuzz.sh [SECONDS per target, default 60] [TARGET ...]
 # Builds fuzz/ with clang into build-fuzz/. Corpora grow in build-fuzz/corpus/; the seeds in
 # fuzz/corpus/ are read, never written. A finding leaves build-fuzz/findings/<target>/crash-* and
@@ -16,7 +19,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson)
 
 CXX_FUZZ="$(command -v clang++ || command -v clang++-14 || true)"
 if [ -z "$CXX_FUZZ" ]; then

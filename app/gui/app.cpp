@@ -13,12 +13,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "app/gui/app_state.h"
 #include "app/gui/bench.h"
 #include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
+#include "core/io/install_paths.h"
 #include "app/gui/settings.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/view_registry.h"
@@ -73,6 +75,26 @@ int App::prepare() {
     if (!wanted.empty() && find_view(views_, wanted) < 0) {
       std::cerr << "headroom: scene file '" << opts_.scene_path << "' asks for view '" << wanted
                 << "', which does not exist; valid views: " << view_names_list(views_) << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!opts_.lesson_path.empty()) {
+    if (!open_lesson(opts_.lesson_path, opts_.lesson_step - 1, &error)) {
+      std::cerr << "headroom: " << error << "\n";
+      return kExitUsage;
+    }
+    if (!opts_.handout_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(opts_.handout_dir, ec);
+      if (ec) {
+        std::cerr << "headroom: cannot create the handout folder '" << opts_.handout_dir << "': " << ec.message()
+                  << "\n";
+        return kExitRuntime;
+      }
+    }
+    if (opts_.lesson_step > lesson_.player().count()) {
+      std::cerr << "headroom: --lesson-step " << opts_.lesson_step << ": " << opts_.lesson_path << " has "
+                << lesson_.player().count() << " steps; use 1.." << lesson_.player().count() << "\n";
       return kExitUsage;
     }
   }
@@ -133,6 +155,7 @@ bool App::open_window(std::string* error) {
     if (key == GLFW_KEY_F11) app->shortcut_fullscreen_ = true;
     if (ctrl && key == GLFW_KEY_Q) app->quit_ = true;
     if (ctrl && shift && key == GLFW_KEY_S) app->shortcut_screenshot_ = true;
+    if (!ctrl && app->lesson_.active()) app->lesson_.key(key);
   });
   return true;
 }
@@ -173,8 +196,13 @@ void App::rebuild_fonts() {
   // On macOS-style HiDPI the framebuffer is larger than the window: rasterize fonts at
   // framebuffer resolution but draw them at window (ImGui coordinate) size.
   const float fb_ratio = ww > 0 ? std::max(1.0f, static_cast<float>(fw) / ww) : 1.0f;
-  const float pres = presentation_ ? kPresentationScale : 1.0f;
-  const Fonts fonts = load_fonts(content_scale_ * pres);
+  // A lesson's presentation follows the window's height, so a 1024x768 projector still fits the panel.
+  const float lesson_scale = lesson_.active() ? lesson_presentation_scale(wh) : 0.0f;
+  const float pres = lesson_.active() ? lesson_scale : presentation_ ? kPresentationScale : 1.0f;
+  const float lesson_px = lesson_.active() ? kBaseFontPx * content_scale_ * pres * 1.2f : 0.0f;
+  const Fonts fonts = load_fonts(content_scale_ * pres, lesson_px);
+  lesson_font_scale_ = lesson_scale;
+  lesson_fonts_ = {fonts.lesson_body, fonts.lesson_bold, fonts.lesson_italic, fonts.lesson_title};
   ImGui::GetIO().FontGlobalScale = 1.0f / fb_ratio;
   context_.mono_font = fonts.mono;
   context_.ui_scale = content_scale_ / fb_ratio * pres;
@@ -240,6 +268,16 @@ void App::frame() {
   widgets::NewFrame();
 
   handle_shortcuts();
+  if (lesson_.active()) {
+    // The window was resized: the lesson's type follows its height.
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window_, &ww, &wh);
+    if (std::abs(lesson_presentation_scale(wh) - lesson_font_scale_) > 0.02f) fonts_dirty_ = true;
+    const double now = now_seconds();
+    lesson_.handle_keys(now, ImGui::GetIO().WantTextInput);
+    apply_lesson_step(now);
+    run_lesson_animations(now);
+  }
   draw_ui();
   ImGui::Render();
   save_imgui_ini(false);
@@ -257,6 +295,7 @@ void App::frame() {
   glfwSwapBuffers(window_);
 
   const double ms = (now_seconds() - t0) * 1000.0;
+  if (opts_.bench_frames > 0 && lesson_.active()) bench_lesson_frame(ms);
   // Exactly --bench-frames samples, from the first frame the view lets the sampling start.
   if (opts_.bench_frames > 0 && frames_ > kBenchWarmupFrames && !bench_sampling_)
     bench_sampling_ =
@@ -305,6 +344,10 @@ void App::after_render() {
   if (screenshot_countdown_ == 0) save_screenshot(screenshot_request_, true);
   if (screenshot_countdown_ >= 0) --screenshot_countdown_;
 
+  if (!opts_.handout_dir.empty()) {
+    handout_after_render();
+    return;
+  }
   if (automation_done()) {
     if (!opts_.screenshot_path.empty()) {
       int fw = 0, fh = 0;
@@ -387,7 +430,13 @@ void App::draw_ui() {
   ImGui::Begin("Headroom##main", nullptr, flags);
   draw_menu_bar();
   const float status_h = ImGui::GetFrameHeightWithSpacing();
-  if (ImGui::BeginTabBar("##views", ImGuiTabBarFlags_FittingPolicyScroll)) {
+  if (lesson_.active()) {
+    // The step's view only, beside the step's text: no tab bar (the lesson chooses the view).
+    ImGui::BeginChild("##lesson", ImVec2(0, -status_h), false);
+    lesson_.draw(lesson_fonts_, now_seconds(), opts_.handout_dir.empty(), [this] { views_[current_]->draw(); });
+    ImGui::EndChild();
+    ++lesson_step_frames_;
+  } else if (ImGui::BeginTabBar("##views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (size_t i = 0; i < views_.size(); ++i) {
       const ImGuiTabItemFlags tf = pending_select_ == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(views_[i]->name(), nullptr, tf)) {
@@ -440,6 +489,7 @@ void App::draw_menu_bar() {
     ImGui::MenuItem("Dear ImGui metrics", nullptr, &show_metrics_);
     ImGui::EndMenu();
   }
+  draw_lessons_menu();
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("About Headroom")) pending_select_ = std::max(0, find_view(views_, "About"));
     ImGui::EndMenu();
@@ -493,6 +543,19 @@ int App::finish() {
       const nlohmann::json m = v->bench_metrics();
       if (m.is_object()) extra.update(m);
     }
+    if (!lesson_step_ms_.empty()) {
+      const BenchStats step = compute_bench_stats(lesson_step_ms_);
+      extra["lesson_step_ms_median"] = step.median_ms;
+      extra["lesson_step_ms_p95"] = step.p95_ms;
+      extra["lesson_step_ms_max"] = step.max_ms;
+      extra["lesson_steps_timed"] = lesson_step_ms_.size();
+    }
+    if (!lesson_anim_frame_ms_.empty()) {
+      const BenchStats anim = compute_bench_stats(lesson_anim_frame_ms_);
+      extra["lesson_animation_fps_median"] = anim.median_ms > 0 ? 1000.0 / anim.median_ms : 0.0;
+      extra["lesson_animation_frame_ms_p95"] = anim.p95_ms;
+      extra["lesson_animation_frames"] = lesson_anim_frame_ms_.size();
+    }
     std::cout << bench_json(compute_bench_stats(frame_ms_), extra).dump() << std::endl;
   }
   if (!opts_.state_out.empty()) {
@@ -510,6 +573,7 @@ int App::finish() {
     in.screenshot = screenshot_written_;
     std::vector<nlohmann::json> states;
     for (const auto& v : views_) states.push_back(v->state());
+    if (lesson_.active()) states.push_back({{"lesson", lesson_state(now_seconds())}});
     std::string error;
     if (!write_json_file(opts_.state_out, build_app_state(in, states), &error)) {
       std::cerr << "headroom: cannot write --state-out: " << error << "\n";
@@ -529,6 +593,219 @@ int App::finish() {
     if (!save_settings(context_.config_dir, s, &error)) std::cerr << "headroom: warning: " << error << "\n";
   }
   return code;
+}
+
+void App::bench_lesson_frame(double frame_ms) {
+  LessonPlayer& player = lesson_.player();
+  const double now = now_seconds();
+  const bool animating = !player.animations_done(now);
+  if (animating && lesson_step_frames_ > 1) lesson_anim_frame_ms_.push_back(frame_ms);
+  if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->settled()) {
+    lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
+    lesson_step_timing_ = false;
+  }
+  // The next step once this one is drawn, its animations played and a few steady frames shown.
+  if (!lesson_step_timing_ && !animating && lesson_step_frames_ >= 10 && (!player.next(now) && !player.go_to(0, now))) {
+    lesson_step_frames_ = 0;  // a one-step lesson: nothing to change to
+  }
+}
+
+// ---- Lessons -----------------------------------------------------------------------------------
+
+bool App::open_lesson(const std::string& path, int start_step, std::string* error) {
+  // Each step's scene is checked by the view it names before anything changes, so a bad step is
+  // reported with its file, line and key, and the lesson (or the lab) on screen stays as it was.
+  const SceneValidator validate = [this](const nlohmann::json& scene, std::string* why) {
+    const std::string view = scene.value("view", std::string("Lab"));
+    const int index = find_view(views_, view);
+    if (index < 0) {
+      *why = "view: no view named '" + view + "'; valid views: " + view_names_list(views_);
+      return false;
+    }
+    return views_[index]->validate_scene(scene, why);
+  };
+  if (!lesson_.open(path, validate, start_step, now_seconds(), error)) return false;
+  lesson_applied_ = ~0ull;
+  fonts_dirty_ = true;  // the lesson's fonts, at the window's presentation scale
+  presentation_ = true;
+  return true;
+}
+
+void App::close_lesson() {
+  lesson_.close();
+  for (auto& v : views_) v->set_lesson_focus(LessonFocus{});
+  lesson_applied_ = ~0ull;
+  fonts_dirty_ = true;
+}
+
+void App::apply_lesson_step(double now) {
+  const LessonPlayer& player = lesson_.player();
+  if (lesson_applied_ == player.step_version()) return;
+  lesson_applied_ = player.step_version();
+  const LessonStep& step = player.current();
+  const int index = std::max(0, find_view(views_, step.view));
+  std::string error;
+  if (!views_[index]->load_lesson_scene(step.scene, &error))
+    set_status("lesson step " + std::to_string(player.step() + 1) + ": " + error, true);
+  for (size_t i = 0; i < views_.size(); ++i) {
+    LessonFocus focus;
+    if (static_cast<int>(i) == index) focus = {true, step.focus, step.highlight, step.try_it};
+    views_[i]->set_lesson_focus(focus);
+  }
+  current_ = index;
+  lesson_sweeps_done_ = false;
+  lesson_step_applied_at_ = now;
+  lesson_step_frames_ = 0;
+  lesson_step_timing_ = opts_.bench_frames > 0;
+}
+
+void App::run_lesson_animations(double now) {
+  LessonPlayer& player = lesson_.player();
+  const double t = animation_now(now);
+  if (!lesson_sweeps_done_) {
+    // Sweeps hold their controls until they end; then the controls are the lecturer's again.
+    for (const auto& [control, value] : player.sweep_values(t))
+      if (!views_[current_]->set_control(control, value))
+        set_status("lesson: the " + std::string(views_[current_]->name()) + " has no control '" + control + "'", true);
+    lesson_sweeps_done_ = player.animations_done(t);
+  }
+  for (const LessonAnimation& action : player.due_actions(t)) {
+    std::string error;
+    if (!views_[current_]->lesson_action(action, &error)) set_status("lesson: " + error, true);
+  }
+}
+
+void App::draw_lessons_menu() {
+  if (!ImGui::BeginMenu("Lessons")) {
+    lesson_entries_read_ = false;  // read the folder again the next time the menu opens
+    return;
+  }
+  if (!lesson_entries_read_) {
+    lesson_entries_ = list_lessons(io::share_dir() + "/lessons");
+    lesson_entries_read_ = true;
+  }
+  if (lesson_entries_.empty()) ImGui::TextDisabled("No lessons in %s/lessons", io::share_dir().c_str());
+  for (const LessonEntry& e : lesson_entries_) {
+    const std::string label = (e.title.empty() ? e.path : e.title) + "##" + e.path;
+    if (!e.error.empty()) {
+      ImGui::BeginDisabled();
+      ImGui::MenuItem(label.c_str());
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", e.error.c_str());
+      continue;
+    }
+    if (ImGui::MenuItem(label.c_str(), nullptr, lesson_.active() && lesson_.player().lesson().path == e.path)) {
+      std::string error;
+      if (!open_lesson(e.path, 0, &error)) set_status(error, true);
+      else set_status("Lesson: " + e.title + " (Right / Left or Page Down / Page Up to move, N for notes)");
+    }
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Speaker notes", "N", lesson_.active() && lesson_.player().notes_shown(), lesson_.active()))
+    lesson_.player().toggle_notes();
+  if (ImGui::MenuItem("Leave the lesson", nullptr, false, lesson_.active())) close_lesson();
+  ImGui::EndMenu();
+}
+
+nlohmann::json App::lesson_state(double now) const {
+  const LessonPlayer& p = lesson_.player();
+  return {{"path", p.lesson().path},
+          {"title", p.lesson().title},
+          {"step", p.step() + 1},
+          {"steps", p.count()},
+          {"step_title", p.current().title},
+          {"focus", p.current().focus},
+          {"notes_shown", p.notes_shown()},
+          {"elapsed_s", p.elapsed(now)},
+          {"animations_done", p.animations_done(animation_now(now))},
+          {"text", plain_text(lesson_.text_blocks())}};
+}
+
+void App::handout_after_render() {
+  LessonPlayer& player = lesson_.player();
+  const double now = now_seconds();
+  const View& view = *views_[current_];
+  const bool animated = player.animations_done(animation_now(now));
+  const bool ready = lesson_applied_ == player.step_version() && lesson_step_frames_ >= 3 && view.settled() && animated;
+  const bool late = now - lesson_step_applied_at_ > kMaxSettleSeconds;
+  if (!ready && !late) return;
+  if (!ready)
+    std::cerr << "headroom: warning: lesson step " << player.step() + 1 << " did not settle within "
+              << kMaxSettleSeconds << " s; capturing anyway\n";
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%02d.png", player.step() + 1);
+  const std::string png = (std::filesystem::path(opts_.handout_dir) / name).string();
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window_, &fw, &fh);
+  std::string error;
+  if (!widgets::save_framebuffer_png(png, 0, 0, fw, fh, &error)) {
+    std::cerr << "headroom: cannot write the handout: " << error << "\n";
+    exit_code_ = kExitRuntime;
+    quit_ = true;
+    return;
+  }
+  nlohmann::json state = lesson_state(now);
+  state["png"] = name;
+  state["settled"] = ready;
+  state["view"] = view.name();
+  state["scene"] = player.current().scene;
+  state["highlight"] = player.current().highlight;
+  state["sweeps"] = player.sweep_values(animation_now(now));  // each swept control's value at capture
+  state["view_state"] = view.lesson_state();
+  state["heatmaps_drawn"] = last_stats_.heatmaps_drawn;
+  state["plots_drawn"] = last_stats_.plots_drawn;
+  state["blocking_io_on_ui_thread"] = io::blocking_calls_on_ui_thread();
+  handout_states_.push_back(std::move(state));
+  if (player.next(now)) return;
+  if (!write_handout(&error)) {
+    std::cerr << "headroom: cannot write the handout: " << error << "\n";
+    exit_code_ = kExitRuntime;
+  } else {
+    std::cout << "headroom: wrote " << handout_states_.size() << " steps to "
+              << (std::filesystem::path(opts_.handout_dir) / "index.html").string() << "\n";
+  }
+  quit_ = true;
+}
+
+bool App::write_handout(std::string* error) const {
+  const Lesson& lesson = lesson_.player().lesson();
+  const auto escape = [](const std::string& text) {
+    std::vector<TextBlock> one(1);
+    one[0].runs.push_back({text});
+    std::string html = blocks_to_html(one);  // "<p>...</p>"
+    return html.substr(3, html.size() - 3 - 5);
+  };
+  std::string html = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                     escape(lesson.title) +
+                     "</title>\n<style>\n"
+                     "body { font-family: 'DejaVu Sans', sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em;"
+                     " line-height: 1.5; color: #111; }\n"
+                     "section { margin: 3em 0; }\nimg { width: 100%; border: 1px solid #bbb; }\n"
+                     ".f { font-family: 'DejaVu Sans Mono', monospace; color: #7a4b00; }\n"
+                     "details { color: #444; margin-top: 1em; }\nfooter { color: #666; font-size: 90%; }\n"
+                     "</style>\n</head>\n<body>\n<h1>" +
+                     escape(lesson.title) + "</h1>\n";
+  if (!lesson.summary.empty()) html += "<p>" + escape(lesson.summary) + "</p>\n";
+  for (size_t i = 0; i < lesson.steps.size() && i < handout_states_.size(); ++i) {
+    const LessonStep& step = lesson.steps[i];
+    std::vector<TextBlock> text, notes;
+    std::string ignored;
+    parse_lesson_markdown(step.text, &text, &ignored);
+    parse_lesson_markdown(step.notes, &notes, &ignored);
+    const std::string png = handout_states_[i]["png"].get<std::string>();
+    html += "<section id=\"step-" + std::to_string(i + 1) + "\">\n<h2>" + std::to_string(i + 1) + ". " +
+            escape(step.title) + "</h2>\n<img src=\"" + png + "\" alt=\"Step " + std::to_string(i + 1) + ": " +
+            escape(step.title) + "\">\n" + blocks_to_html(text) + "\n";
+    if (!notes.empty())
+      html += "<details><summary>Speaker notes</summary>\n" + blocks_to_html(notes) + "\n</details>\n";
+    html += "</section>\n";
+  }
+  html +=
+      "<footer>Written by headroom " HEADROOM_VERSION " from " + escape(lesson.path) + ".</footer>\n</body>\n</html>\n";
+  const std::filesystem::path dir(opts_.handout_dir);
+  const nlohmann::json states = {{"lesson", lesson.path}, {"title", lesson.title}, {"steps", handout_states_}};
+  return core::write_file_atomically((dir / "index.html").string(), html, error) &&
+         core::write_file_atomically((dir / "lesson.json").string(), states.dump(2) + "\n", error);
 }
 
 }  // namespace headroom::gui

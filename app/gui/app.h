@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/gui/gui_options.h"
+#include "app/gui/lesson_presenter.h"
 #include "app/gui/scene.h"
 #include "app/gui/views/view.h"
 #include "widgets/frame_stats.h"
@@ -46,6 +47,21 @@ class App {
   void save_screenshot(const std::string& path, bool fall_back_to_config_dir);
   void set_status(const std::string& message, bool error = false);
   int finish();  // state-out, bench line, settings; returns the exit code
+
+  // Lessons (app/gui/lesson_presenter.h): the presenter plays a lesson over the views.
+  bool open_lesson(const std::string& path, int start_step, std::string* error);
+  void close_lesson();
+  void apply_lesson_step(double now);      // loads the step's scene into its view when the step changed
+  void run_lesson_animations(double now);  // sweeps set controls; train / head_off actions go to the view
+  void draw_lessons_menu();
+  void handout_after_render();
+  // --bench-frames with a lesson: times each step change until the step is drawn settled, keeps the
+  // frame times of animated steps, and moves to the next step (the first after the last).
+  void bench_lesson_frame(double frame_ms);  // --handout: one PNG per step once the step has settled
+  bool write_handout(std::string* error) const;
+  nlohmann::json lesson_state(double now) const;
+  // The clock animations run on: in a handout every animation is already at its end.
+  double animation_now(double now) const { return opts_.handout_dir.empty() ? now : now + 1e5; }
 
   GuiOptions opts_;
   ViewContext context_;
@@ -86,6 +102,21 @@ class App {
   std::string status_;
   bool status_error_ = false;
   double status_time_ = 0.0;
+
+  LessonPresenter lesson_;
+  LessonFonts lesson_fonts_;
+  float lesson_font_scale_ = 0.0f;   // the presentation scale the lesson's fonts were built for
+  uint64_t lesson_applied_ = ~0ull;  // the player's step_version the views show
+  bool lesson_sweeps_done_ = false;  // the step's sweeps reached their ends (the controls are the lecturer's again)
+  double lesson_step_applied_at_ = 0.0;
+  int lesson_step_frames_ = 0;               // frames drawn since the step was applied
+  std::vector<LessonEntry> lesson_entries_;  // the Lessons menu (read when it first opens)
+  bool lesson_entries_read_ = false;
+  std::vector<nlohmann::json> handout_states_;  // --handout: the state of each step as captured
+  // --bench-frames with a lesson: step change -> step fully drawn, and frame times while animating.
+  std::vector<double> lesson_step_ms_;
+  std::vector<double> lesson_anim_frame_ms_;
+  bool lesson_step_timing_ = false;
 
   bool fullscreen_ = false;
   int windowed_[4] = {0, 0, 0, 0};  // x, y, w, h before going fullscreen

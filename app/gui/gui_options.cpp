@@ -59,6 +59,10 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   app.add_option("--db", o.db_path, "experiments database file");
   app.add_option("--view", o.view, "initial view (tab) by name, e.g. \"Widgets demo\"");
   app.add_flag("--presentation", o.presentation, "large fonts and a high-contrast theme for projectors");
+  app.add_option("--lesson", o.lesson_path, "play a lesson (assets/lessons/*.toml) in presentation mode");
+  app.add_option("--lesson-step", o.lesson_step, "with --lesson: open at this step (1-based, default 1)");
+  app.add_option("--handout", o.handout_dir,
+                 "with --lesson: write every step as a PNG plus index.html with the texts into this folder, exit");
   app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
 
   try {
@@ -95,6 +99,18 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   if (app.count("--state-out") && o.state_out.empty())
     return usage("--state-out needs a file name, e.g. --state-out state.json");
   if (app.count("--view") && o.view.empty()) return usage("--view needs a view name, e.g. --view \"Widgets demo\"");
+  if (app.count("--lesson") && o.lesson_path.empty())
+    return usage("--lesson needs a lesson file, e.g. --lesson assets/lessons/one_head.toml");
+  if (app.count("--handout") && o.handout_dir.empty())
+    return usage("--handout needs a folder, e.g. --handout handout/");
+  if (!o.handout_dir.empty() && o.lesson_path.empty())
+    return usage("--handout writes a lesson's steps: give the lesson too, e.g. --lesson one_head.toml --handout out/");
+  if (app.count("--lesson-step") && o.lesson_path.empty())
+    return usage("--lesson-step opens a step of a lesson: give the lesson too (--lesson FILE)");
+  if (o.lesson_step < 1) return usage("--lesson-step " + std::to_string(o.lesson_step) + " must be 1 or more");
+  if (!o.handout_dir.empty() && (o.frames > 0 || o.bench_frames > 0 || !o.screenshot_path.empty()))
+    return usage("--handout takes its own screenshots: leave out --screenshot, --frames and --bench-frames");
+  if (!o.lesson_path.empty()) o.presentation = true;  // a lecture: large type, high contrast
   *options = o;
   return {true, kExitOk};
 }

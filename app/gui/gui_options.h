@@ -3,7 +3,7 @@
 //
 //   headroom [--scene FILE] [--screenshot OUT.png] [--frames N] [--size WxH]
 //            [--state-out FILE.json] [--bench-frames N] [--db FILE] [--view NAME]
-//            [--presentation]
+//            [--presentation] [--lesson FILE [--lesson-step K] [--handout DIR]]
 //
 // Exit codes: 0 success (and --help/--version), 1 runtime failure (no display,
 // cannot write a file), 2 usage error (bad option value, unknown view, bad scene).
@@ -36,9 +36,12 @@ struct GuiOptions {
   std::string db_path;        // --db: experiments database (used by the lab views)
   std::string view;           // --view: initial tab, by name
   bool presentation = false;  // --presentation: large fonts, high-contrast theme
+  std::string lesson_path;    // --lesson: a lesson TOML file to play (presentation mode on)
+  int lesson_step = 1;        // --lesson-step: the step to open at (1-based)
+  std::string handout_dir;    // --handout: write every step as PNG + index.html into this folder, exit
 
   // Runs a fixed number of frames and exits; no settings are read or written.
-  bool automation() const { return !screenshot_path.empty() || bench_frames > 0 || frames > 0; }
+  bool automation() const { return !screenshot_path.empty() || bench_frames > 0 || frames > 0 || !handout_dir.empty(); }
   // Frames to render before exiting in automation mode (0 = run until the user quits).
   int frames_to_run() const;
 };

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sys/stat.h>
 
@@ -10,15 +11,21 @@ namespace {
 
 const char* const kSansPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const char* const kMonoPath = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+const char* const kBoldPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+const char* const kObliquePath = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Oblique.ttf";  // fonts-dejavu-extra
 
 bool file_exists(const char* path) {
   struct stat st {};
   return ::stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Latin-1, Greek (sigma, lambda...), general punctuation (dashes, ellipsis),
-// arrows and math operators: what attention labels and axis captions use.
-const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+// Latin-1, Greek (sigma, lambda...), general punctuation (dashes, ellipsis, bullet), arrows and math
+// operators: what attention labels and axis captions use; and the modifier letters, phonetic
+// extensions and super/subscripts a lesson's typeset formulas use (d_p, h_k, K^T), the step dots, and
+// the return and open-box symbols token labels use for newlines and spaces.
+const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x02B0, 0x02FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2010,
+                                0x205E, 0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x23CE, 0x23CE,
+                                0x2423, 0x2423, 0x25A0, 0x25FF, 0x2713, 0x2713, 0x2C7C, 0x2C7D, 0};
 
 ImVec4 rgb(int r, int g, int b, float a = 1.0f) { return ImVec4(r / 255.f, g / 255.f, b / 255.f, a); }
 
@@ -83,7 +90,11 @@ void high_contrast_colors(ImGuiStyle& s) {
 
 }  // namespace
 
-Fonts load_fonts(float pixel_scale) {
+float lesson_presentation_scale(int window_height) {
+  return std::clamp(kPresentationScale * static_cast<float>(window_height) / 1080.0f, 1.0f, 2.5f);
+}
+
+Fonts load_fonts(float pixel_scale, float lesson_px) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   Fonts fonts;
@@ -104,6 +115,21 @@ Fonts load_fonts(float pixel_scale) {
     fonts.sans = io.Fonts->AddFontDefault(&def);
   }
   if (file_exists(kMonoPath)) fonts.mono = io.Fonts->AddFontFromFileTTF(kMonoPath, px, &cfg, kGlyphRanges);
+  if (lesson_px > 0.0f) {
+    ImFontConfig big;  // large type needs no oversampling, and the atlas stays small
+    big.OversampleH = 1;
+    big.OversampleV = 1;
+    const auto add = [&](const char* path, float size, const char* package) -> ImFont* {
+      if (file_exists(path)) return io.Fonts->AddFontFromFileTTF(path, size, &big, kGlyphRanges);
+      std::fprintf(stderr, "headroom: warning: font %s not found (install %s); lessons use the regular face\n", path,
+                   package);
+      return nullptr;
+    };
+    fonts.lesson_body = add(kSansPath, lesson_px, "fonts-dejavu-core");
+    fonts.lesson_bold = add(kBoldPath, lesson_px, "fonts-dejavu-core");
+    fonts.lesson_italic = add(kObliquePath, lesson_px, "fonts-dejavu-extra");
+    fonts.lesson_title = add(kBoldPath, lesson_px * 1.2f, "fonts-dejavu-core");
+  }
   io.FontDefault = fonts.sans;
   return fonts;
 }

@@ -14,12 +14,23 @@ constexpr float kPresentationScale = 1.75f;
 struct Fonts {
   ImFont* sans = nullptr;
   ImFont* mono = nullptr;  // null when DejaVuSansMono.ttf is missing
+  // A lesson's text (only when asked for): DejaVu Sans regular, bold and oblique, and a title size.
+  // Null where a file is missing (the text then falls back to `sans`).
+  ImFont* lesson_body = nullptr;
+  ImFont* lesson_bold = nullptr;
+  ImFont* lesson_italic = nullptr;
+  ImFont* lesson_title = nullptr;
 };
 
 // Clears the atlas and loads DejaVu Sans (default) and DejaVu Sans Mono at
-// kBaseFontPx * pixel_scale. Missing files: ImGui's built-in font and a one-line
-// warning on stderr naming the file and the package to install.
-Fonts load_fonts(float pixel_scale);
+// kBaseFontPx * pixel_scale, and with lesson_px > 0 the lesson fonts at that size (the title 1.2x).
+// Missing files: ImGui's built-in font and a one-line warning on stderr naming the file and the
+// package to install.
+Fonts load_fonts(float pixel_scale, float lesson_px = 0.0f);
+
+// The presentation scale of a lesson: the UI grows with the window's height (1.75 at 1080 pixels,
+// about 1.25 on a 768-pixel projector), so a 4:3 projector still fits the step's panel.
+float lesson_presentation_scale(int window_height);
 
 // Resets ImGui's style to the chosen theme and scales every size by `scale`.
 void apply_theme(bool presentation, float scale);

@@ -110,3 +110,36 @@ TEST(GuiOptions, HelpAndVersionExitZero) {
   EXPECT_EQ(v.result.exit_code, 0);
   EXPECT_NE(v.out.find("headroom "), std::string::npos);
 }
+
+TEST(GuiOptions, ALessonTurnsPresentationOnAndAHandoutIsAnAutomationRun) {
+  const Parsed lesson = parse({"--lesson", "one_head.toml", "--lesson-step", "3"});
+  ASSERT_TRUE(lesson.result.run) << lesson.err;
+  EXPECT_EQ(lesson.options.lesson_path, "one_head.toml");
+  EXPECT_EQ(lesson.options.lesson_step, 3);
+  EXPECT_TRUE(lesson.options.presentation);
+  EXPECT_FALSE(lesson.options.automation());
+
+  const Parsed handout = parse({"--lesson", "one_head.toml", "--handout", "out"});
+  ASSERT_TRUE(handout.result.run) << handout.err;
+  EXPECT_EQ(handout.options.handout_dir, "out");
+  EXPECT_TRUE(handout.options.automation());
+}
+
+TEST(GuiOptions, LessonOptionsThatCannotWorkAreUsageErrors) {
+  const struct {
+    std::vector<const char*> args;
+    const char* says;
+  } cases[] = {
+      {{"--handout", "out"}, "give the lesson too"},
+      {{"--lesson-step", "2"}, "give the lesson too"},
+      {{"--lesson", "a.toml", "--lesson-step", "0"}, "must be 1 or more"},
+      {{"--lesson", "a.toml", "--handout", "out", "--screenshot", "x.png"}, "takes its own screenshots"},
+      {{"--lesson", ""}, "needs a lesson file"},
+  };
+  for (const auto& c : cases) {
+    const Parsed p = parse(c.args);
+    EXPECT_FALSE(p.result.run) << c.says;
+    EXPECT_EQ(p.result.exit_code, 2) << c.says;
+    EXPECT_NE(p.err.find(c.says), std::string::npos) << p.err;
+  }
+}

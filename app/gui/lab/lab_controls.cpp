@@ -116,7 +116,23 @@ LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec) {
   r.seed = c.seed;
   r.training = c.training;
   r.lr = c.lr;
+  // Heads of layers or heads the model no longer has are dropped silently: a smaller model has
+  // nothing to switch off there.
+  for (const auto& [layer, head] : c.heads_off)
+    if (layer >= 0 && layer < spec.depth && head >= 0 && head < spec.attention.heads_v)
+      r.heads_off.push_back({layer, head});
+  if (c.importance) r.importance_layer = std::clamp(c.layer, 0, spec.depth - 1);
   return r;
+}
+
+bool head_is_off(const LabControls& c, int layer, int head) {
+  return std::find(c.heads_off.begin(), c.heads_off.end(), std::make_pair(layer, head)) != c.heads_off.end();
+}
+
+void toggle_head(LabControls* c, int layer, int head) {
+  const auto it = std::find(c->heads_off.begin(), c->heads_off.end(), std::make_pair(layer, head));
+  if (it != c->heads_off.end()) c->heads_off.erase(it);
+  else c->heads_off.push_back({layer, head});
 }
 
 nlohmann::json to_json(const LabControls& c) {
@@ -143,6 +159,8 @@ nlohmann::json to_json(const LabControls& c) {
           {"layer", c.layer},
           {"stage", to_string(c.stage)},
           {"enlarged_head", c.enlarged_head},
+          {"heads_off", c.heads_off},
+          {"importance", c.importance},
           {"pattern", to_string(c.pattern)},
           {"theorem_n", c.theorem_n},
           {"theorem_dp", c.theorem_dp},
@@ -165,6 +183,7 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     const auto& want = known[it.key()];
     const auto& v = it.value();
     const bool ok = want.is_string()         ? v.is_string()
+                    : want.is_array()        ? v.is_array()
                     : want.is_boolean()      ? v.is_boolean()
                     : want.is_number_float() ? v.is_number()
                                              : v.is_number_integer();
@@ -248,6 +267,20 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     }
   }
   get_int("enlarged_head", c.enlarged_head);
+  if (j.contains("heads_off")) {
+    c.heads_off.clear();
+    for (const auto& pair : j["heads_off"]) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer() ||
+          pair[0].get<int>() < 0 || pair[1].get<int>() < 0) {
+        *error =
+            "lab.heads_off: expected a list of [layer, head] pairs of whole numbers >= 0, e.g. [[0, 2], [1, 5]]; got " +
+            pair.dump();
+        return false;
+      }
+      c.heads_off.push_back({pair[0].get<int>(), pair[1].get<int>()});
+    }
+  }
+  get_bool("importance", c.importance);
   if (j.contains("pattern")) {
     const auto p = j["pattern"].get<std::string>();
     bool found = false;

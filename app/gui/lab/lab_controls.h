@@ -43,6 +43,9 @@ struct LabControls {
   int layer = 0;
   MapStage stage = MapStage::W;
   int enlarged_head = -1;
+  // head ablation (Attention maps tab): (layer, head) pairs switched off; each head's importance
+  std::vector<std::pair<int, int>> heads_off;
+  bool importance = false;
   // Theorem 1 demo
   TargetPattern pattern = TargetPattern::RandomStochastic;
   int theorem_n = 8;
@@ -54,6 +57,10 @@ struct LabControls {
 // The model the controls describe; on an impossible combination returns false and fills
 // `problems` (field names are the controls', e.g. "heads", "head size").
 bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems);
+
+// Switches (layer, head) off, or back on when it is off.
+void toggle_head(LabControls* c, int layer, int head);
+bool head_is_off(const LabControls& c, int layer, int head);
 
 // The engine request for the controls (model, input, training flags).
 LabRequest lab_request_of(const LabControls& c, const core::ModelSpec& spec);

@@ -65,6 +65,54 @@ Projection projection(const torch::Tensor& p) {
   return out;
 }
 
+// Switches value heads off until destroyed: their rows of w_o (general-bilinear: their slice of Q)
+// read as zero, so the head adds nothing to the residual stream; the old values come back after.
+class HeadsOff {
+ public:
+  HeadsOff(core::TransformerLM& model, const std::vector<std::pair<int, int>>& heads) {
+    torch::NoGradGuard g;
+    for (const auto& [layer, head] : heads) {
+      auto& attn = *model->blocks[static_cast<size_t>(layer)]->as<core::TransformerBlockImpl>()->attn;
+      const auto& a = attn.spec();
+      torch::Tensor part = a.kind == core::AttentionKind::GeneralBilinear
+                               ? attn.gb_q.select(2, head)
+                               : attn.w_o.narrow(0, int64_t(head) * a.d_v, a.d_v);
+      saved_.push_back({part, part.clone()});
+      part.zero_();
+    }
+  }
+  ~HeadsOff() {
+    torch::NoGradGuard g;
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) it->first.copy_(it->second);
+  }
+  HeadsOff(const HeadsOff&) = delete;
+  HeadsOff& operator=(const HeadsOff&) = delete;
+
+ private:
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> saved_;
+};
+
+// Mean next-token loss of one sequence's logits [1, n, V] over the positions with weight > 0.
+double sequence_loss(const torch::Tensor& logits, const std::vector<int64_t>& targets,
+                     const std::vector<float>& weights) {
+  const auto t = torch::tensor(targets, torch::kLong);
+  const auto w = torch::tensor(weights, torch::kFloat32);
+  const auto per = torch::nn::functional::cross_entropy(
+      logits[0], t, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  return ((per * w).sum() / w.sum().clamp_min(1.0)).item<double>();
+}
+
+// Mean next-token loss of a batch (the task's mask, when it has one, says which targets count).
+double batch_loss(core::TransformerLM& model, const core::Batch& batch) {
+  const auto logits = model->forward(batch.inputs);
+  const auto per =
+      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.reshape(-1),
+                                           torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  if (!batch.mask.defined()) return per.mean().item<double>();
+  const auto mask = batch.mask.reshape(-1);
+  return ((per * mask).sum() / mask.sum().clamp_min(1.0)).item<double>();
+}
+
 }  // namespace
 
 struct LabEngine::Impl {
@@ -91,6 +139,8 @@ struct LabEngine::Impl {
   // What the model was trained on: "" for the live tasks, else a stored run's train.corpus.
   std::string trained_on;
   std::map<std::string, int> corpus_symbols;  // distinct bytes per corpus, counted once
+  // A stored run's corpus for its validation batch (ablation losses), by corpus + tokenizer.
+  std::map<std::string, std::shared_ptr<const core::DataSource>> stored_data;
 
   // VB §5.2 counts the token ids that occur in the training data.
   core::VocabularyUse vocabulary_use() {
@@ -180,8 +230,14 @@ struct LabEngine::Impl {
     ++model_generation;
   }
 
-  std::vector<int64_t> input_tokens(std::vector<std::string>* labels) {
+  // The input's tokens and labels; `targets` / `weights` (one per position) say what each position
+  // should predict and whether it counts (the typed text's last token and a task's unscored
+  // positions do not).
+  std::vector<int64_t> input_tokens(std::vector<std::string>* labels, std::vector<int64_t>* targets = nullptr,
+                                    std::vector<float>* weights = nullptr) {
     std::vector<int64_t> ids;
+    std::vector<int64_t> next;
+    std::vector<float> counts;
     labels->clear();
     const int n_max = trainer->model_spec().context;
     if (current.input == LabInput::Text) {
@@ -197,6 +253,10 @@ struct LabEngine::Impl {
         ids.push_back(id);
         labels->push_back(tok.token_label(id));
       }
+      for (size_t i = 0; i < ids.size(); ++i) {
+        next.push_back(i + 1 < ids.size() ? ids[i + 1] : 0);
+        counts.push_back(i + 1 < ids.size() ? 1.0f : 0.0f);
+      }
     } else {
       std::mt19937_64 rng(core::mix_seed(current.seed, 7));
       const int n = std::max(4, std::min(current.synthetic_n, n_max));
@@ -204,8 +264,12 @@ struct LabEngine::Impl {
       for (int i = 0; i < n; ++i) {
         ids.push_back(seq.tokens[i]);
         labels->push_back(core::synthetic_token_label(seq.tokens[i]));
+        next.push_back(seq.tokens[i + 1]);
+        counts.push_back(seq.mask[i] ? 1.0f : 0.0f);
       }
     }
+    if (targets) *targets = std::move(next);
+    if (weights) *weights = std::move(counts);
     return ids;
   }
 
@@ -218,11 +282,19 @@ struct LabEngine::Impl {
     torch::NoGradGuard g;
     auto& model = trainer->model();
     model->eval();
-    const auto ids = input_tokens(&s->tokens);
+    std::vector<int64_t> targets;
+    std::vector<float> weights;
+    const auto ids = input_tokens(&s->tokens, &targets, &weights);
     s->n = static_cast<int>(ids.size());
     auto tokens = torch::tensor(ids, torch::kLong).unsqueeze(0);
     core::ModelTrace trace;
-    model->forward(tokens, &trace);
+    {
+      const HeadsOff off(model, current.heads_off);  // the maps and spectra show the ablated model
+      const auto logits = model->forward(tokens, &trace);
+      s->ablation.sentence_loss = s->ablation.sentence_loss_all = sequence_loss(logits, targets, weights);
+    }
+    if (!current.heads_off.empty() || current.importance_layer >= 0)
+      measure_ablation(tokens, targets, weights, s.get());
     model->train();
     const auto t_forward = Clock::now();
     double ms_maps = 0, ms_spectra = 0, ms_input = 0;
@@ -288,6 +360,62 @@ struct LabEngine::Impl {
       std::fprintf(stderr, "lab compute %.1f ms: forward %.1f maps %.1f spectra %.1f input-rank %.1f\n", s->compute_ms,
                    std::chrono::duration<double, std::milli>(t_forward - t0).count(), ms_maps, ms_spectra, ms_input);
     return s;
+  }
+
+  // A fixed validation batch of what the model learned: the live task's, or a stored run's corpus
+  // (null when that corpus is not on this machine).
+  const core::DataSource* validation_data(std::string* name, int* seq_len) {
+    if (trained_on.empty()) {
+      *name = std::string("the ") + core::to_string(current.task) + " task";
+      *seq_len = trainer->train_spec().seq_len;
+      return &trainer->data();
+    }
+    const std::string key = trained_on + "|" + current.tokenizer;
+    auto it = stored_data.find(key);
+    if (it == stored_data.end()) {
+      std::shared_ptr<const core::DataSource> data;
+      try {
+        data = core::make_data_source(trained_on, current.tokenizer);
+      } catch (const std::exception&) {
+        data = nullptr;  // said in the snapshot: no validation batch for this run here
+      }
+      it = stored_data.emplace(key, data).first;
+    }
+    *name = trained_on == "kjv" ? "KJV" : trained_on;
+    *seq_len = std::min(current.model.context, 128);
+    return it->second.get();
+  }
+
+  // The losses with current.heads_off switched off beside the whole model's, and each head of
+  // current.importance_layer switched off as well, one at a time.
+  void measure_ablation(const torch::Tensor& tokens, const std::vector<int64_t>& targets,
+                        const std::vector<float>& weights, LabSnapshot* s) {
+    auto& model = trainer->model();
+    Ablation& a = s->ablation;
+    a.heads_off = current.heads_off;
+    a.sentence_loss_all = sequence_loss(model->forward(tokens), targets, weights);
+    int seq_len = 0;
+    const core::DataSource* data = validation_data(&a.val_source, &seq_len);
+    if (!data) {
+      a.val_source = "(the run's corpus " + trained_on + " is not on this machine)";
+      a.val_loss = a.val_loss_all = NAN;
+      return;
+    }
+    const core::Batch batch = data->validation_batch(0, 8, seq_len);
+    a.val_loss_all = batch_loss(model, batch);
+    {
+      const HeadsOff off(model, current.heads_off);
+      a.val_loss = current.heads_off.empty() ? a.val_loss_all : batch_loss(model, batch);
+    }
+    if (current.importance_layer < 0) return;
+    a.layer = std::min(current.importance_layer, static_cast<int>(model->blocks->size()) - 1);
+    for (int h = 0; h < current.model.attention.heads_v; ++h) {
+      auto heads = current.heads_off;
+      if (std::find(heads.begin(), heads.end(), std::make_pair(a.layer, h)) == heads.end())
+        heads.push_back({a.layer, h});
+      const HeadsOff off(model, heads);
+      a.importance.push_back(batch_loss(model, batch) - a.val_loss);
+    }
   }
 
   void train_slice(int forced_steps) {

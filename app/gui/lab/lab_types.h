@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/stored_checkpoint.h"
@@ -37,6 +38,20 @@ struct LabRequest {
   bool reset_training = false;
   double lr = 3e-3;
   int batch = 16;
+  // Head ablation: these (layer, value head) pairs are switched off (their output rows of w_o read
+  // as zero) in every map, spectrum and loss of the snapshot; the weights themselves are kept.
+  std::vector<std::pair<int, int>> heads_off;
+  int importance_layer = -1;  // >= 0: also measure each head of this layer switched off alone
+};
+
+// Losses with heads switched off, beside the whole model's (MHA tutorial: pruning heads).
+struct Ablation {
+  std::vector<std::pair<int, int>> heads_off;       // what the snapshot switched off
+  double sentence_loss = 0, sentence_loss_all = 0;  // next-token loss on the input, with and without
+  double val_loss = 0, val_loss_all = 0;            // on a fixed validation batch of what the model learned
+  std::string val_source;                           // "the induction task", "KJV", ...
+  int layer = -1;                                   // the layer `importance` is for (-1: not measured)
+  std::vector<double> importance;                   // per value head: val loss with it off too, minus val_loss
 };
 
 // A talking-heads projection as TH §7.4 / Fig. 1 shows it: normalised to [-1, 1], with its
@@ -89,6 +104,7 @@ struct LabSnapshot {
   int embedding_rank = 0;      // measured rank of the V x d token embedding
   int input_rank_cap = 0;      // token rank + positional rank (+1 for LayerNorm)
   TrainingCurve training;
+  Ablation ablation;
   StoredRunState stored;  // the stored run opened last, if any
   double compute_ms = 0;  // request -> snapshot on the engine thread
 };

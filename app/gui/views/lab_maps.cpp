@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
+#include "app/gui/views/lesson_highlight.h"
 #include "widgets/heatmap.h"
 
 namespace headroom::gui {
@@ -22,32 +24,98 @@ const std::vector<Matrix>& stage_maps(const LayerView& l, MapStage s) {
   return l.W;
 }
 
+// Head ablation: a toggle per value head of the layer, the losses with the switched-off heads
+// beside the whole model's, and (when asked) each head's importance as bars.
+void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+  const int heads = s.spec.attention.heads_v;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("switch off:");
+  help_marker(
+      "Click a head to switch it off: its output (its rows of W_o) reads as zero, so it adds nothing to the "
+      "residual stream; its own map is unchanged, later layers see the difference. Click again to switch it on. "
+      "The weights are kept. MHA tutorial: many heads can be pruned with little loss.");
+  for (int h = 0; h < heads; ++h) {
+    ImGui::SameLine();
+    const bool off = head_is_off(c, c.layer, h);
+    if (off) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.18f, 0.16f, 1.0f));
+    const std::string label = std::to_string(h) + "##off" + std::to_string(h);
+    if (ImGui::SmallButton(label.c_str())) toggle_head(&c, c.layer, h);
+    if (off) ImGui::PopStyleColor();
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("importance", &c.importance);
+  highlight_item("importance");
+  tooltip("Each head of this layer switched off alone: how much the validation loss rises (one forward per head).");
+  const Ablation& a = s.ablation;
+  if (!c.heads_off.empty() && !a.heads_off.empty()) {
+    ImGui::TextWrapped("loss on the input %.4g -> %.4g with %zu head%s off; on a validation batch of %s %.4g -> %.4g",
+                       a.sentence_loss_all, a.sentence_loss, a.heads_off.size(), a.heads_off.size() == 1 ? "" : "s",
+                       a.val_source.c_str(), a.val_loss_all, a.val_loss);
+  } else {
+    ImGui::Text("loss on the input %.4g", a.sentence_loss);
+  }
+  if (!c.importance || a.layer != c.layer || a.importance.empty()) return;
+  // Bars: rise of the validation loss per head, the largest filling the row.
+  const float row_h = ImGui::GetTextLineHeight() * 1.15f;
+  const float width = ImGui::GetContentRegionAvail().x;
+  double top = 1e-9;
+  for (double v : a.importance) top = std::max(top, std::abs(v));
+  ImGui::TextDisabled("importance in layer %d: validation loss rise with the head off (%s)", a.layer,
+                      a.val_source.c_str());
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float label_w = ImGui::CalcTextSize("head 00  ").x, value_w = ImGui::CalcTextSize("+0.000e-00 ").x;
+  const float bar_w = std::max(20.0f, width - label_w - value_w);
+  for (size_t h = 0; h < a.importance.size(); ++h) {
+    const float y = at.y + h * row_h;
+    char label[32], value[32];
+    std::snprintf(label, sizeof label, "head %zu", h);
+    std::snprintf(value, sizeof value, "%+.3g", a.importance[h]);  // tiny rises stay readable
+    draw->AddText(ImVec2(at.x, y), ImGui::GetColorU32(ImGuiCol_Text), label);
+    const float len = static_cast<float>(std::abs(a.importance[h]) / top) * bar_w;
+    const ImU32 col = a.importance[h] >= 0 ? ImGui::GetColorU32(ImGuiCol_PlotHistogram) : IM_COL32(150, 150, 150, 255);
+    draw->AddRectFilled(ImVec2(at.x + label_w, y + 2), ImVec2(at.x + label_w + len, y + row_h - 2), col);
+    draw->AddText(ImVec2(at.x + label_w + len + 4, y), ImGui::GetColorU32(ImGuiCol_Text), value);
+  }
+  ImGui::Dummy(ImVec2(width, row_h * a.importance.size()));
+  (void)ctx;
+}
+
 }  // namespace
 
 void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
-  ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-  ImGui::SliderInt("layer", &c.layer, 0, layers - 1);
+  if (layers > 1) {  // a one-layer model has nothing to choose
+    ImGui::SetNextItemWidth(200 * ctx.ui_scale);
+    ImGui::SliderInt("layer", &c.layer, 0, layers - 1);
+    highlight_item("layer");
+    ImGui::SameLine();
+  }
   const bool th = core::is_talking_heads_family(s.spec.attention.kind);
   if (th) {
-    ImGui::SameLine();
     int stage = static_cast<int>(c.stage);
     const char* names[] = {"J raw logits", "L mixed logits", "W weights", "U mixed weights"};
+    ImGui::BeginGroup();  // one item, so a lesson's highlight frames all four
     for (int i = 0; i < 4; ++i) {
-      ImGui::SameLine();
+      if (i) ImGui::SameLine();
       ImGui::RadioButton(names[i], &stage, i);
     }
+    ImGui::EndGroup();
     c.stage = static_cast<MapStage>(stage);
+    highlight_item("stage");
     help_marker("TH §4: J = Q K^T per key head (h_k); L = J P_l (h heads); W = softmax(L); U = W P_w (h_v heads).");
   } else {
-    ImGui::SameLine();
     int stage = c.stage == MapStage::J || c.stage == MapStage::L ? 0 : 1;
+    ImGui::BeginGroup();
     ImGui::RadioButton("logits", &stage, 0);
     ImGui::SameLine();
     ImGui::RadioButton("weights", &stage, 1);
+    ImGui::EndGroup();
     c.stage = stage == 0 ? MapStage::L : MapStage::W;
+    highlight_item("stage");
   }
+  draw_head_ablation(s, c, ctx);
   const auto& layer = s.layers[c.layer];
   const auto& maps = stage_maps(layer, c.stage);
   std::vector<const char*> labels;
@@ -57,7 +125,10 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   std::vector<const char*> title_ptrs;
   for (size_t h = 0; h < maps.size(); ++h) {
     ptrs.push_back(maps[h].data());
-    titles.push_back("head " + std::to_string(h));
+    // Value heads are what ablation switches off: name them on the maps that are per value head.
+    const bool per_value_head = c.stage == MapStage::U || !core::is_talking_heads_family(s.spec.attention.kind);
+    titles.push_back("head " + std::to_string(h) +
+                     (per_value_head && head_is_off(c, c.layer, static_cast<int>(h)) ? " (off)" : ""));
   }
   for (auto& t : titles) title_ptrs.push_back(t.c_str());
   const bool weights = c.stage == MapStage::W || c.stage == MapStage::U;
@@ -71,6 +142,13 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   style.vmax = 1.0f;
   style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
   if (c.enlarged_head >= static_cast<int>(maps.size())) c.enlarged_head = -1;
+  if (maps.size() == 1) {  // one head: the map itself, large, with its tokens on the axes
+    const std::string title = "layer " + std::to_string(c.layer) + ", head 0 (" + to_string(c.stage) + ")";
+    style.title = title.c_str();
+    style.size = ImVec2(0, ImGui::GetContentRegionAvail().y);
+    widgets::Heatmap("##single", maps[0].data(), s.n, s.n, style);
+    return;
+  }
   const float grid_width = c.enlarged_head >= 0 ? ImGui::GetContentRegionAvail().x * 0.45f : 0.0f;
   ImGui::BeginChild("##grid", ImVec2(grid_width, 0));
   style.size = ImVec2(0, ImGui::GetContentRegionAvail().y);  // every head fits on screen

@@ -11,6 +11,7 @@
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
+#include "app/gui/views/lesson_highlight.h"
 #include "core/attention/attention_spec.h"
 #include "core/io/atomic_file.h"
 
@@ -43,22 +44,32 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       }
     ImGui::EndCombo();
   }
+  highlight_item("kind");
   help_marker(
       "multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
       "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
       "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
   ImGui::SliderInt("d (width)", &c.d, 8, 512);
+  highlight_item("d");
   ImGui::SliderInt("h (heads)", &c.heads, 1, 64);
+  highlight_item("heads");
   tooltip("Heads h. Shortcuts: [ halves, ] doubles.");
   if (core::is_talking_heads_family(c.kind)) {
-    if (c.kind != core::AttentionKind::WeightsProj) ImGui::SliderInt("h_k (key heads)", &c.heads_k, 1, 64);
-    if (c.kind != core::AttentionKind::LogitsProj) ImGui::SliderInt("h_v (value heads)", &c.heads_v, 1, 64);
+    if (c.kind != core::AttentionKind::WeightsProj) {
+      ImGui::SliderInt("h_k (key heads)", &c.heads_k, 1, 64);
+      highlight_item("heads_k");
+    }
+    if (c.kind != core::AttentionKind::LogitsProj) {
+      ImGui::SliderInt("h_v (value heads)", &c.heads_v, 1, 64);
+      highlight_item("heads_v");
+    }
   }
   if (c.kind != core::AttentionKind::GeneralBilinear) {
     if (ImGui::Checkbox("standard d_p = d/h", &c.standard_head_size)) {
       if (c.kind == core::AttentionKind::MultiHead && !c.standard_head_size) c.kind = core::AttentionKind::FixedHead;
       if (c.kind == core::AttentionKind::FixedHead && c.standard_head_size) c.kind = core::AttentionKind::MultiHead;
     }
+    highlight_item("standard_head_size");
     tooltip(
         "On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
         "Off: a fixed head size d_p, independent of d and h (LRB §3).");
@@ -66,8 +77,10 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
     else
       ImGui::TextDisabled("d_p = %d / %d = %s", c.d, c.heads,
                           c.heads > 0 && c.d % c.heads == 0 ? std::to_string(c.d / c.heads).c_str() : "not whole");
+    highlight_item("head_size");
   }
   ImGui::SliderInt("r (emb. rank)", &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
+  highlight_item("embed_rank");
   tooltip(
       "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
       "not factorised: full rank, r = min(V, d).");
@@ -77,14 +90,18 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       if (ImGui::Selectable(v, c.vocab == v)) c.vocab = v;
     ImGui::EndCombo();
   }
+  highlight_item("vocab");
   tooltip(
       "bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
       "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
       "at most min(V, r, d) (VB §2.1).");
   ImGui::SliderInt("L (layers)", &c.layers, 1, 8);
+  highlight_item("layers");
   ImGui::Checkbox("causal", &c.causal);
+  highlight_item("causal");
   int seed = static_cast<int>(c.seed);
   if (ImGui::InputInt("seed", &seed)) c.seed = static_cast<uint64_t>(std::max(0, seed));
+  highlight_item("seed");
 
   ImGui::Spacing();
   ImGui::TextUnformatted("Input");
@@ -93,17 +110,21 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   ImGui::RadioButton("sentence", &input, 0);
   ImGui::SameLine();
   ImGui::RadioButton("synthetic", &input, 1);
+  highlight_item("input");
   c.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
   if (c.input == LabInput::Text) {
     ImGui::InputTextMultiline("##text", text_buffer, sizeof text_buffer, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
+    highlight_item("text");
     if (snapshot && snapshot->valid)
       ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
   } else {
     ImGui::SliderInt("n", &c.synthetic_n, 4, std::min(128, c.context));
+    highlight_item("synthetic_n");
   }
   const char* tasks[] = {"copy", "reverse", "induction", "recall"};
   int task = static_cast<int>(c.task);
   if (ImGui::Combo("task", &task, tasks, 4)) c.task = static_cast<core::SyntheticTask>(task);
+  highlight_item("task");
   tooltip("The synthetic sequence shown, and what live training learns.");
 
   ImGui::Spacing();

@@ -23,6 +23,8 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
 // Train / Step / Reset and the loss curve (lab_training.cpp). `post(single_steps, reset)` asks
 // the engine for steps now or a re-initialisation.
 using PostSteps = std::function<void(int single_steps, bool reset)>;
-void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post);
+// `plot_height` > 0 sizes the loss curve (a lesson step about training gives it the screen).
+void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post,
+                       float plot_height = 0);
 
 }  // namespace headroom::gui

@@ -14,10 +14,14 @@ namespace headroom::gui {
 void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
-  ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-  ImGui::SliderInt("layer##rank", &c.layer, 0, layers - 1);
+  if (layers > 1) {
+    ImGui::SetNextItemWidth(200 * ctx.ui_scale);
+    ImGui::SliderInt("layer##rank", &c.layer, 0, layers - 1);
+  }
   const auto& l = s.layers[c.layer];
   const auto& a = s.spec.attention;
+  // Wrapped: at a lesson's or a projector's type size these lines are wider than the panel.
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("Theory caps each logit matrix at rank %d = min(n = %d, d = %d, %s).", l.rank_cap, s.n, a.d_model,
               a.kind == core::AttentionKind::DynamicProj       ? "2 min(d, h_k d_k)"
               : core::has_logits_projection(a.kind)            ? "h_k d_k"
@@ -39,11 +43,17 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
         "Deeper layers mix the embedding's low rank away (residual + MLP), so only min(n, d_p) applies.");
   ImGui::Text("Token embedding (V x d): measured rank %d of r = %d.", s.embedding_rank,
               core::effective_embed_rank(s.spec));
+  ImGui::PopTextWrapPos();
   ImGui::Separator();
   const int heads = static_cast<int>(l.spectra.size());
   const float avail = ImGui::GetContentRegionAvail().x;
   const int cols = std::max(1, std::min(heads, static_cast<int>(avail / (240.0f * ctx.ui_scale))));
   const float w = avail / cols - ImGui::GetStyle().ItemSpacing.x;
+  // The spectra share the height left (a lesson gives this panel the screen), within reason.
+  const int rows = (heads + cols - 1) / cols;
+  const float h_each =
+      std::clamp(ImGui::GetContentRegionAvail().y / std::max(1, rows) - ImGui::GetStyle().ItemSpacing.y,
+                 110.0f * ctx.ui_scale, 320.0f * ctx.ui_scale);
   std::vector<float> sv;
   for (int h = 0; h < heads; ++h) {
     const auto& sp = l.spectra[h];
@@ -52,8 +62,8 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     style.tolerance = static_cast<float>(sp.tolerance);
     const std::string title = "head " + std::to_string(h) + ": rank " + std::to_string(sp.rank) + ", deficit " +
                               std::to_string(s.n - sp.rank) + "##spec" + std::to_string(h);
-    widgets::SpectrumBars(title.c_str(), sv.data(), static_cast<int>(sv.size()), sp.rank, l.rank_cap,
-                          ImVec2(w, 150 * ctx.ui_scale), style);
+    widgets::SpectrumBars(title.c_str(), sv.data(), static_cast<int>(sv.size()), sp.rank, l.rank_cap, ImVec2(w, h_each),
+                          style);
     if ((h + 1) % cols != 0 && h + 1 < heads) ImGui::SameLine();
   }
 }

@@ -8,6 +8,7 @@
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
 #include "app/gui/views/lab_theorem_panel.h"
+#include "app/gui/views/lesson_highlight.h"
 #include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
 
@@ -31,19 +32,24 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   int p = static_cast<int>(c.pattern);
   ImGui::SetNextItemWidth(180 * ctx.ui_scale);
   if (ImGui::Combo("target", &p, patterns, 6)) c.pattern = static_cast<TargetPattern>(p);
+  highlight_item("pattern");
   ImGui::SameLine();
   if (c.pattern == TargetPattern::HeadMap) {
     ImGui::SetNextItemWidth(120 * ctx.ui_scale);
     ImGui::SliderInt("head##thm", &c.theorem_head, 0, 63);
+    highlight_item("theorem_head");
   } else {
     ImGui::SetNextItemWidth(160 * ctx.ui_scale);
     ImGui::SliderInt("n##thm", &c.theorem_n, 2, 24);
+    highlight_item("theorem_n");
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(200 * ctx.ui_scale);
   ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 32);
+  highlight_item("theorem_dp");
   ImGui::SameLine();
   ImGui::Checkbox("causal##thm", &c.theorem_causal);
+  highlight_item("theorem_causal");
   help_marker(
       "LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
       "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "

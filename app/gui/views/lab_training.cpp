@@ -7,15 +7,18 @@
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
+#include "app/gui/views/lesson_highlight.h"
 #include "widgets/line_plot.h"
 
 namespace headroom::gui {
 
-void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post) {
+void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, const PostSteps& post,
+                       float plot_height) {
   ImGui::Spacing();
   ImGui::TextUnformatted("Live training");
   ImGui::Separator();
   if (ImGui::Button(c.training ? "Pause" : "Train")) c.training = !c.training;
+  highlight_item("training");
   tooltip("Train on the synthetic task in the background (Space).");
   ImGui::SameLine();
   ImGui::BeginDisabled(c.training);
@@ -26,12 +29,13 @@ void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& 
   if (ImGui::Button("Reset")) post(0, true);
   tooltip("Re-initialise the weights from the seed (R).");
   ImGui::SliderFloat("lr", &c.lr, 1e-4f, 1e-2f, "%.4f", ImGuiSliderFlags_Logarithmic);
+  highlight_item("lr");
   if (!s.valid) return;
   ImGui::Text("step %lld  %s", static_cast<long long>(s.training.step), s.training.task.c_str());
   if (!s.training.loss.empty()) {
     ImGui::SameLine();
     ImGui::Text("loss %.3f", s.training.loss.back());
-    if (widgets::BeginPlot("##loss", ImVec2(-1, 150 * ctx.ui_scale))) {
+    if (widgets::BeginPlot("##loss", ImVec2(-1, plot_height > 0 ? plot_height : 150 * ctx.ui_scale))) {
       widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);
       widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(),
                         static_cast<int>(s.training.loss.size()));

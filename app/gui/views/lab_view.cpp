@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "app/gui/gui_options.h"
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
+#include "app/gui/views/lesson_highlight.h"
 #include "core/io/spec_json.h"
 
 namespace headroom::gui {
@@ -31,6 +33,75 @@ double percentile(std::vector<double> v, double p) {
 LabView::LabView(ViewContext& context) : context_(context), snap_(engine_.snapshot()) {
   select_tab_ = static_cast<int>(c_.tab);
   model_.set_text(c_.text);
+}
+
+bool LabView::validate_scene(const nlohmann::json& scene, std::string* error) const {
+  if (!scene.contains("lab")) return true;
+  LabControls c;
+  if (!controls_from_json(scene["lab"], &c, error)) return false;
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  if (model_spec_of(c, &spec, &problems)) return true;
+  *error = "lab: an impossible model: " + problems.front().field + ": " + problems.front().message;
+  return false;
+}
+
+bool LabView::load_lesson_scene(const nlohmann::json& scene, std::string* error) {
+  LabControls fresh;  // the defaults, not what the lecturer changed on the step before
+  if (scene.contains("lab") && !controls_from_json(scene["lab"], &fresh, error)) return false;
+  c_ = fresh;
+  stored_.reset();
+  // Fresh weights from the step's seed, so a step shown again looks as it did the first time;
+  // unless the step goes on with what the step before trained.
+  posted_key_.clear();
+  reset_next_post_ = !scene.value("keep_weights", false);
+  select_tab_ = static_cast<int>(c_.tab);
+  model_.set_text(c_.text);
+  return true;
+}
+
+void LabView::set_lesson_focus(const LessonFocus& focus) {
+  focus_ = focus;
+  // The Theorem 1 thread only works while its tab is shown; a focused panel counts as shown.
+  if (focus.panel == "maps") c_.tab = LabTab::Heads;
+  if (focus.panel == "rank") c_.tab = LabTab::Rank;
+  if (focus.panel == "projections") c_.tab = LabTab::Projections;
+  if (focus.panel == "theorem") c_.tab = LabTab::Theorem;
+  select_tab_ = static_cast<int>(c_.tab);
+}
+
+bool LabView::set_control(const std::string& name, double value) {
+  if (name == "lr") {
+    c_.lr = static_cast<float>(value);
+    return true;
+  }
+  int* fields[] = {&c_.d,          &c_.heads,        &c_.heads_k, &c_.heads_v,      &c_.head_size,
+                   &c_.embed_rank, &c_.layers,       &c_.context, &c_.synthetic_n,  &c_.theorem_n,
+                   &c_.theorem_dp, &c_.theorem_head, &c_.layer,   &c_.enlarged_head};
+  const char* names[] = {"d",          "heads",        "heads_k", "heads_v",      "head_size",
+                         "embed_rank", "layers",       "context", "synthetic_n",  "theorem_n",
+                         "theorem_dp", "theorem_head", "layer",   "enlarged_head"};
+  for (size_t i = 0; i < std::size(names); ++i)
+    if (name == names[i]) {
+      *fields[i] = static_cast<int>(std::lround(value));
+      return true;
+    }
+  return false;
+}
+
+bool LabView::lesson_action(const LessonAnimation& action, std::string* error) {
+  if (action.kind == LessonAnimation::Kind::Train) {
+    c_.training = false;
+    sync();  // the step's own model first, so the steps train the model the step shows
+    post_now(action.steps);
+    return true;
+  }
+  if (!head_is_off(c_, action.layer, action.head)) toggle_head(&c_, action.layer, action.head);
+  return true;
+}
+
+nlohmann::json LabView::lesson_state() const {
+  return {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
 }
 
 bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
@@ -77,7 +148,7 @@ bool LabView::settled() const {
   if (stored_posted_ > stored_seen_) return false;  // a stored run is still being read
   // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
   // scene is drawn from the next frame on.
-  if (snap_->valid && frames_shown_ < 2) return false;
+  if (snap_->valid && frames_shown_ < (focus_.active && !focus_.panel.empty() ? 1 : 2)) return false;
   if (c_.tab == LabTab::Theorem) return theorem_.settled();
   return true;
 }
@@ -95,7 +166,8 @@ void LabView::post_now(int single_steps, bool reset) {
 std::string LabView::request_key(const core::ModelSpec& spec) const {
   return core::to_json(spec).dump() + "|" + c_.vocab + "|" + c_.text + "|" + std::to_string(int(c_.input)) +
          std::to_string(int(c_.task)) + std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
-         std::to_string(c_.training) + "|" + std::to_string(c_.lr);
+         std::to_string(c_.training) + "|" + std::to_string(c_.lr) + "|" + nlohmann::json(c_.heads_off).dump() +
+         (c_.importance ? "|importance" + std::to_string(c_.layer) : "");
 }
 
 void LabView::open_stored(const StoredCheckpoint& checkpoint) {
@@ -181,7 +253,7 @@ void LabView::sync() {
       // A control that changes the model's shapes leaves the stored run (its weights are gone).
       if (stored_ && !same_shapes(spec, snap_ && snap_->valid ? snap_->spec : spec)) stored_.reset();
       posted_key_ = key;
-      post_now();
+      post_now(0, std::exchange(reset_next_post_, false));
     }
   }
   auto s = engine_.snapshot();
@@ -203,6 +275,7 @@ void LabView::sync() {
 void LabView::handle_shortcuts() {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || io.KeyCtrl) return;
+  if (focus_.active) return;  // a lesson's keys (Space, arrows) belong to the presenter
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) c_.training = !c_.training;
   if (ImGui::IsKeyPressed(GLFW_KEY_S) && !c_.training) post_now(1);
   if (ImGui::IsKeyPressed(GLFW_KEY_R)) post_now(0, true);
@@ -212,25 +285,59 @@ void LabView::handle_shortcuts() {
     if (ImGui::IsKeyPressed(GLFW_KEY_1 + t)) c_.tab = static_cast<LabTab>(t), select_tab_ = t;
 }
 
-void LabView::draw() {
-  handle_shortcuts();
-  sync();
-  // The controls take at most 30% of the width, so the maps keep the room on a projector.
-  const float left = std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * 0.30f);
-  ImGui::BeginChild("##lab_controls", ImVec2(left, 0), true);
+void LabView::draw_controls_column(float width) {
+  ImGui::BeginChild("##lab_controls", ImVec2(width, 0), true);
   draw_stored_run();
   model_.draw(c_, snap_.get(), context_);
   if (model_.loaded_tab >= 0) select_tab_ = std::exchange(model_.loaded_tab, -1);
   if (snap_) draw_lab_training(*snap_, c_, context_, [this](int steps, bool reset) { post_now(steps, reset); });
   ImGui::EndChild();
-  ImGui::SameLine();
+}
+
+void LabView::draw_focused_panel() {
+  const std::string& p = focus_.panel;
+  drawn_panel_ = p;
+  if (p == "summary") return draw_lab_summary(*snap_);
+  if (p == "maps") return draw_lab_maps(*snap_, c_, context_);
+  if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
+  if (p == "projections") return draw_lab_projections(*snap_, c_, context_);
+  if (p == "theorem") return theorem_.draw(c_, context_);
+  if (p == "training") {
+    const float plot = std::max(120.0f, ImGui::GetContentRegionAvail().y - 6 * ImGui::GetFrameHeightWithSpacing());
+    return draw_lab_training(
+        *snap_, c_, context_, [this](int steps, bool reset) { post_now(steps, reset); }, plot);
+  }
+  drawn_panel_.clear();  // the lesson loader only lets known panels through
+}
+
+void LabView::draw() {
+  begin_highlights(focus_.active ? focus_.highlight : std::vector<std::string>{});
+  handle_shortcuts();
+  sync();
+  const bool focused = focus_.active && !focus_.panel.empty();
+  // A focused step shows the controls only when the lecturer gets them or the step points at one.
+  bool controls = !focused || focus_.try_it;
+  static const char* const kColumnControls[] = {
+      "kind",      "d",          "heads", "heads_k",     "heads_v",  "standard_head_size",
+      "head_size", "embed_rank", "vocab", "layers",      "causal",   "seed",
+      "input",     "text",       "task",  "synthetic_n", "training", "lr"};
+  for (const char* k : kColumnControls) controls = controls || is_highlighted(k);
+  if (controls) {
+    // The controls take at most 30% of the width, so the maps keep the room on a projector.
+    draw_controls_column(std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * 0.30f));
+    ImGui::SameLine();
+  }
   ImGui::BeginChild("##lab_main", ImVec2(0, 0), false);
   if (!problems_.empty()) {
     for (const auto& p : problems_) problem_text("Impossible " + p.field + ": " + p.message);
     ImGui::TextDisabled("Showing the last model that works.");
     ImGui::Separator();
   }
-  if (snap_ && snap_->valid) {
+  drawn_panel_.clear();
+  if (snap_ && snap_->valid && focused) {
+    draw_focused_panel();
+    ++frames_shown_;
+  } else if (snap_ && snap_->valid) {
     draw_lab_summary(*snap_);
     if (ImGui::BeginTabBar("##lab_tabs")) {
       const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem};
@@ -260,6 +367,7 @@ void LabView::draw() {
     ImGui::TextDisabled("Building the model...");
   }
   ImGui::EndChild();
+  highlights_drawn_ = highlights_drawn();
 }
 
 }  // namespace headroom::gui

@@ -33,6 +33,12 @@ class LabView : public View {
   nlohmann::json state() const override;
   nlohmann::json bench_metrics() const override;
   bool settled() const override;
+  bool validate_scene(const nlohmann::json& scene, std::string* error) const override;
+  bool load_lesson_scene(const nlohmann::json& scene, std::string* error) override;
+  void set_lesson_focus(const LessonFocus& focus) override;
+  bool set_control(const std::string& name, double value) override;
+  bool lesson_action(const LessonAnimation& action, std::string* error) override;
+  nlohmann::json lesson_state() const override;
 
  private:
   void sync();  // posts requests for changed controls, collects snapshots and latencies
@@ -43,6 +49,9 @@ class LabView : public View {
   void open_stored(const StoredCheckpoint& checkpoint);
   void take_stored(const LabSnapshot& s);  // a snapshot answering open_stored updates the controls
   void draw_stored_run();
+  void draw_controls_column(float width);
+  // A lesson step's panel alone, filling the view (`focus_.panel`).
+  void draw_focused_panel();
 
   // The stored run shown, when one was opened from the explorer.
   std::optional<StoredRunState> stored_;
@@ -67,6 +76,10 @@ class LabView : public View {
   std::vector<double> latency_ms_;
   int bench_frame_ = 0;
   int select_tab_ = -1;  // a tab to select programmatically in the next frame
+  LessonFocus focus_;
+  bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
+  std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
+  std::vector<std::string> highlights_drawn_;
 };
 
 }  // namespace headroom::gui

@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "app/gui/lesson/lesson.h"
 #include "app/gui/stored_checkpoint.h"
 
 struct ImFont;
@@ -35,6 +37,15 @@ struct ViewContext {
   std::string select_view;
   std::optional<StoredCheckpoint> open_in_lab;
   bool request_open_db = false;  // File > Open experiments DB: the explorer focuses its path field
+};
+
+// What a lesson step asks of the view it shows (app/gui/lesson): the panel that fills the screen,
+// the controls to highlight, and whether the lecturer has the controls ("try it").
+struct LessonFocus {
+  bool active = false;  // a lesson is playing and this view shows its step
+  std::string panel;    // "" = the view as it is
+  std::vector<std::string> highlight;
+  bool try_it = false;
 };
 
 class View {
@@ -60,6 +71,31 @@ class View {
   // frames). A view whose timed steps (opening a file, ...) come first says when they are over,
   // so the frames measured are the steady state the benchmark scripts, not a loading screen.
   virtual bool bench_frames_may_start() const { return true; }
+
+  // Checks a scene without loading it (a lesson checks every step's scene when it opens). The
+  // default loads nothing and accepts: views whose load_scene only records keys override it.
+  virtual bool validate_scene(const nlohmann::json& scene, std::string* error) const {
+    (void)scene, (void)error;
+    return true;
+  }
+
+  // Lessons. A step's scene is loaded over the view's defaults, not over what the lecturer changed
+  // on the step before, so every step looks the same each time it is shown.
+  virtual bool load_lesson_scene(const nlohmann::json& scene, std::string* error) { return load_scene(scene, error); }
+  virtual void set_lesson_focus(const LessonFocus& focus) { (void)focus; }
+  // A sweep animation sets a control (a scene key) to a value; false when the view has none by that name.
+  virtual bool set_control(const std::string& name, double value) {
+    (void)name, (void)value;
+    return false;
+  }
+  // A train / head_off animation; false with *error (one line) when the view cannot do it.
+  virtual bool lesson_action(const LessonAnimation& action, std::string* error) {
+    (void)action;
+    *error = std::string(name()) + " has no lesson actions";
+    return false;
+  }
+  // For lesson checks: the panel drawn in the last frame and the highlighted controls it drew.
+  virtual nlohmann::json lesson_state() const { return nlohmann::json::object(); }
 
   // Automation waits (bounded) until the shown view says its content is ready,
   // e.g. a background snapshot has arrived, before taking the screenshot.

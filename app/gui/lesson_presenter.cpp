@@ -1,0 +1,276 @@
+#include "app/gui/lesson_presenter.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace headroom::gui {
+namespace {
+
+ImFont* or_body(ImFont* f, const LessonFonts& fonts) {
+  if (f) return f;
+  return fonts.body ? fonts.body : ImGui::GetFont();
+}
+
+ImFont* font_of(const TextRun& run, const LessonFonts& fonts) {
+  if (run.bold) return or_body(fonts.bold, fonts);
+  if (run.italic) return or_body(fonts.italic, fonts);
+  return or_body(fonts.body, fonts);
+}
+
+// The width of [begin, end) in `font` at its own size.
+float text_width(ImFont* font, const char* begin, const char* end) {
+  return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, begin, end).x;
+}
+
+}  // namespace
+
+LessonLayout lesson_layout(float width, float height) {
+  LessonLayout l;
+  l.column = height <= 0.0f || width / height >= 1.45f;
+  l.text_size = l.column ? std::clamp(width * 0.34f, 240.0f, 760.0f) : std::max(120.0f, height * 0.30f);
+  return l;
+}
+
+float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& fonts, float wrap_width) {
+  ImFont* body = or_body(fonts.body, fonts);
+  const float line_h = body->FontSize * 1.32f;
+  const float gap = body->FontSize * 0.55f;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 formula_col = ImGui::GetColorU32(ImGuiCol_CheckMark);  // the theme's accent
+  float y = 0.0f;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const TextBlock& block = blocks[b];
+    float indent = 0.0f;
+    if (block.kind != TextBlock::Kind::Paragraph) {
+      char marker[16];
+      if (block.kind == TextBlock::Kind::Bullet) std::snprintf(marker, sizeof marker, "\xE2\x80\xA2");
+      else std::snprintf(marker, sizeof marker, "%d.", block.number);
+      indent = body->FontSize * 1.4f;
+      draw->AddText(body, body->FontSize, ImVec2(origin.x + body->FontSize * 0.3f, origin.y + y), text_col, marker);
+    }
+    float x = indent;
+    bool break_allowed = false;  // only after a space: "**query**," keeps its comma
+    for (const TextRun& run : block.runs) {
+      ImFont* font = font_of(run, fonts);
+      const ImU32 col = run.formula ? formula_col : text_col;
+      const char* p = run.text.c_str();
+      const char* end = p + run.text.size();
+      while (p < end) {
+        const char* word_end = p;
+        while (word_end < end && *word_end != ' ') ++word_end;
+        const char* space_end = word_end;
+        while (space_end < end && *space_end == ' ') ++space_end;
+        const float word_w = text_width(font, p, word_end);
+        if (x + word_w > wrap_width && x > indent && break_allowed) {
+          x = indent;
+          y += line_h;
+        }
+        if (x > indent || p != word_end) {
+          // The baseline of a larger or smaller font sits on the body's line.
+          const float dy = (body->FontSize - font->FontSize) * 0.8f;
+          draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + dy), col, p, word_end);
+          x += word_w;
+        }
+        if (space_end > word_end) {
+          if (x > indent) x += text_width(font, word_end, space_end);  // no leading spaces on a line
+          break_allowed = true;
+        } else {
+          break_allowed = false;
+        }
+        p = space_end;
+      }
+    }
+    y += line_h;
+    if (b + 1 < blocks.size()) {
+      const bool list_continues = block.kind != TextBlock::Kind::Paragraph && blocks[b + 1].kind == block.kind;
+      y += list_continues ? gap * 0.3f : gap;
+    }
+  }
+  ImGui::Dummy(ImVec2(wrap_width, y));
+  return y;
+}
+
+bool LessonPresenter::open(const std::string& path, const SceneValidator& validate, int start_step, double now,
+                           std::string* error) {
+  Lesson lesson;
+  if (!load_lesson_file(path, &lesson, error)) return false;
+  if (validate && !validate_lesson_scenes(lesson, validate, error)) return false;
+  LessonPlayer player(std::move(lesson));
+  player.start(now);
+  player.go_to(std::clamp(start_step, 0, player.count() - 1), now);
+  player_ = std::move(player);
+  parsed_version_ = ~0ull;
+  keys_.clear();
+  parse_current();
+  return true;
+}
+
+void LessonPresenter::close() {
+  player_ = LessonPlayer();
+  text_.clear();
+  notes_.clear();
+  keys_.clear();
+}
+
+void LessonPresenter::parse_current() {
+  if (!active() || parsed_version_ == player_.step_version()) return;
+  parsed_version_ = player_.step_version();
+  std::string ignored;  // the lesson was validated when it was opened, markdown included
+  text_.clear();
+  notes_.clear();
+  parse_lesson_markdown(player_.current().text, &text_, &ignored);
+  parse_lesson_markdown(player_.current().notes, &notes_, &ignored);
+}
+
+void LessonPresenter::key(int glfw_key) { keys_.push_back(glfw_key); }
+
+void LessonPresenter::handle_keys(double now, bool typing) {
+  std::vector<int> keys;
+  keys.swap(keys_);
+  if (!active()) return;
+  for (int k : keys) {
+    if (typing && k != GLFW_KEY_PAGE_DOWN && k != GLFW_KEY_PAGE_UP) continue;  // the key is a letter being typed
+    if (k == GLFW_KEY_RIGHT || k == GLFW_KEY_PAGE_DOWN || k == GLFW_KEY_SPACE) player_.next(now);
+    if (k == GLFW_KEY_LEFT || k == GLFW_KEY_PAGE_UP) player_.previous(now);
+    if (k == GLFW_KEY_N) player_.toggle_notes();
+  }
+}
+
+void LessonPresenter::draw_bar(const LessonFonts& fonts, double now, bool show_clock) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  ImFont* title = or_body(fonts.title, fonts);
+  const float bar_h = title->FontSize + 2 * style.FramePadding.y + 2 * style.WindowPadding.y;
+  ImGui::BeginChild("##lesson_bar", ImVec2(0, bar_h), false, ImGuiWindowFlags_NoScrollbar);
+  const float button_h = title->FontSize + 2 * style.FramePadding.y;
+  ImGui::BeginDisabled(player_.step() == 0);
+  if (ImGui::Button("\xE2\x97\x80##prev", ImVec2(button_h * 1.3f, button_h))) player_.previous(now);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Previous step (Left, Page Up)");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(player_.step() + 1 >= player_.count());
+  if (ImGui::Button("\xE2\x96\xB6##next", ImVec2(button_h * 1.3f, button_h))) player_.next(now);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Next step (Right, Page Down, Space)");
+  ImGui::SameLine();
+
+  // The step indicator: "3 / 7" and one dot per step, the current one filled.
+  char where[32];
+  std::snprintf(where, sizeof where, "%d / %d", player_.step() + 1, player_.count());
+  ImGui::AlignTextToFramePadding();
+  ImGui::PushFont(title);
+  ImGui::TextUnformatted(where);
+  ImGui::PopFont();
+  ImGui::SameLine();
+  const float r = std::max(4.0f, title->FontSize * 0.16f);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImU32 accent = ImGui::GetColorU32(ImGuiCol_CheckMark), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (int i = 0; i < player_.count(); ++i) {
+    const ImVec2 c(at.x + r + i * r * 3.0f, at.y + button_h * 0.5f);
+    if (i == player_.step()) draw->AddCircleFilled(c, r, accent);
+    else draw->AddCircle(c, r, dim, 0, 1.5f);
+  }
+  ImGui::Dummy(ImVec2(player_.count() * r * 3.0f, button_h));
+  ImGui::SameLine(0, style.ItemSpacing.x * 3);
+
+  // Right side: the clock and the notes toggle; the step title takes what is between.
+  char clock[32] = "";
+  if (show_clock) std::snprintf(clock, sizeof clock, "%s", format_clock(player_.elapsed(now)).c_str());
+  const char* notes_label = player_.notes_shown() ? "Notes (N) \xE2\x9C\x93" : "Notes (N)";
+  const float right_w = ImGui::CalcTextSize(clock).x + ImGui::CalcTextSize(notes_label).x + 4 * style.FramePadding.x +
+                        3 * style.ItemSpacing.x;
+  const float title_w = std::max(0.0f, ImGui::GetContentRegionAvail().x - right_w);
+  ImGui::PushFont(title);
+  ImGui::AlignTextToFramePadding();
+  const std::string& step_title = player_.current().title;
+  // A title wider than its room is cut with an ellipsis rather than run under the clock.
+  std::string shown = step_title;
+  while (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x > title_w) {
+    shown.pop_back();
+    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) shown.pop_back();
+    if (shown.empty()) break;
+    if (ImGui::CalcTextSize((shown + "\xE2\x80\xA6").c_str()).x <= title_w) {
+      shown += "\xE2\x80\xA6";
+      break;
+    }
+  }
+  ImGui::TextUnformatted(shown.c_str());
+  ImGui::PopFont();
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - right_w));
+  if (show_clock) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", clock);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Time since the lesson began");
+    ImGui::SameLine();
+  }
+  if (ImGui::Button(notes_label)) player_.toggle_notes();
+  ImGui::EndChild();
+  ImGui::Separator();
+}
+
+void LessonPresenter::draw_text(const LessonFonts& fonts, float width) {
+  const LessonStep& step = player_.current();
+  if (step.try_it) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_CheckMark));
+    ImGui::PushFont(or_body(fonts.bold, fonts));
+    ImGui::TextWrapped("Your turn: the controls are live. Next restores the lesson.");
+    ImGui::PopFont();
+    ImGui::PopStyleColor();
+    ImGui::Spacing();
+  }
+  draw_text_blocks(text_, fonts, width);
+}
+
+void LessonPresenter::draw(const LessonFonts& fonts, double now, bool show_clock,
+                           const std::function<void()>& draw_view) {
+  parse_current();
+  draw_bar(fonts, now, show_clock);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const LessonLayout layout = lesson_layout(avail.x, avail.y);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const bool notes = player_.notes_shown() && !note_blocks().empty();
+  if (layout.column) {
+    ImGui::BeginChild("##lesson_text", ImVec2(layout.text_size, 0), false);
+    const float notes_h = notes ? ImGui::GetContentRegionAvail().y * 0.35f : 0.0f;
+    ImGui::BeginChild("##lesson_step_text", ImVec2(0, notes ? -notes_h : 0), false);
+    draw_text(fonts, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
+    ImGui::EndChild();
+    if (notes) {
+      ImGui::BeginChild("##lesson_notes", ImVec2(0, 0), true);
+      ImGui::TextDisabled("Speaker notes (N hides them)");
+      LessonFonts small;  // the UI font: notes are for the lecturer, not the room
+      draw_text_blocks(note_blocks(), small, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
+      ImGui::EndChild();
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+  } else {
+    ImGui::BeginChild("##lesson_text", ImVec2(0, layout.text_size), false);
+    const float notes_w = notes ? ImGui::GetContentRegionAvail().x * 0.35f : 0.0f;
+    ImGui::BeginChild("##lesson_step_text", ImVec2(notes ? -notes_w : 0, 0), false);
+    draw_text(fonts, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
+    ImGui::EndChild();
+    if (notes) {
+      ImGui::SameLine();
+      ImGui::BeginChild("##lesson_notes", ImVec2(0, 0), true);
+      ImGui::TextDisabled("Speaker notes (N hides them)");
+      LessonFonts small;
+      draw_text_blocks(note_blocks(), small, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
+      ImGui::EndChild();
+    }
+    ImGui::EndChild();
+    ImGui::Separator();
+  }
+  ImGui::BeginChild("##lesson_view", ImVec2(0, 0), false);
+  draw_view();
+  ImGui::EndChild();
+}
+
+}  // namespace headroom::gui

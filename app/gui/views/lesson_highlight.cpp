@@ -1,0 +1,40 @@
+#include "app/gui/views/lesson_highlight.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace headroom::gui {
+namespace {
+
+std::vector<std::string> g_wanted;
+std::vector<std::string> g_drawn;
+
+}  // namespace
+
+void begin_highlights(const std::vector<std::string>& controls) {
+  g_wanted = controls;
+  g_drawn.clear();
+}
+
+bool is_highlighted(const char* control) {
+  return std::find(g_wanted.begin(), g_wanted.end(), control) != g_wanted.end();
+}
+
+void highlight_item(const char* control) {
+  if (!is_highlighted(control)) return;
+  if (std::find(g_drawn.begin(), g_drawn.end(), control) == g_drawn.end()) g_drawn.emplace_back(control);
+  // A frame that breathes slowly: visible from the back of a room, never flashing.
+  const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 3.0f);
+  ImVec4 accent = ImGui::GetStyle().Colors[ImGuiCol_CheckMark];
+  accent.w = pulse;
+  const float pad = ImGui::GetStyle().FramePadding.y;
+  const ImVec2 lo(ImGui::GetItemRectMin().x - pad, ImGui::GetItemRectMin().y - pad);
+  const ImVec2 hi(ImGui::GetItemRectMax().x + pad, ImGui::GetItemRectMax().y + pad);
+  ImGui::GetWindowDrawList()->AddRect(lo, hi, ImGui::GetColorU32(accent), 4.0f, 0, 3.0f);
+}
+
+const std::vector<std::string>& highlights_drawn() { return g_drawn; }
+
+}  // namespace headroom::gui
