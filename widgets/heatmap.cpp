@@ -314,7 +314,11 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
       s.title = title;
     }
     s.show_scale = false;
-    s.show_axis_labels = false;
+    // Tokens on a tile's axes wherever they fit: at least every other label readable on a tile big
+    // enough to give them room (an enlarged head always has them).
+    const float label_size = std::round(ImGui::GetFontSize() * style.label_font_scale);
+    const float cell = (grid.tile_h - extra_h) / std::max(rows, cols);
+    s.show_axis_labels = style.show_axis_labels && grid.tile_w >= 10.0f * label_size && cell * 2.0f >= label_size;
     s.size = ImVec2(grid.tile_w, grid.tile_h);
     s.selected = i == selected;
     ImGui::PushID(i);

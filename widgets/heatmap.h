@@ -41,7 +41,8 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
 
 // Draws `count` maps of the same shape as a grid filling the available width
 // (and height when style.size.y > 0), e.g. every head of a layer. Tiles show
-// titles[i] (or "head i"); labels are kept for tooltips only. With a fixed range
+// titles[i] (or "head i"), and their axis labels where tiles are big enough for at least every
+// other label; otherwise the labels are in the tooltips only. With a fixed range
 // and show_scale, one shared color scale is drawn beside the grid.
 // `selected` highlights one tile. Returns the index of the clicked tile, or -1.
 int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, int cols, const char* const* titles,

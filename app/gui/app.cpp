@@ -598,7 +598,8 @@ int App::finish() {
 void App::bench_lesson_frame(double frame_ms) {
   LessonPlayer& player = lesson_.player();
   const double now = now_seconds();
-  const bool animating = !player.animations_done(now);
+  // Animating: a sweep is under way, or the lab is still training what the step asked for.
+  const bool animating = !player.animations_done(now) || (lesson_step_trains_ && !views_[current_]->settled());
   if (animating && lesson_step_frames_ > 1) lesson_anim_frame_ms_.push_back(frame_ms);
   if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->settled()) {
     lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
@@ -656,7 +657,11 @@ void App::apply_lesson_step(double now) {
   lesson_sweeps_done_ = false;
   lesson_step_applied_at_ = now;
   lesson_step_frames_ = 0;
-  lesson_step_timing_ = opts_.bench_frames > 0;
+  // A step that trains is timed as an animation, not as a step change (its training is the point).
+  bool trains = false;
+  for (const LessonAnimation& a : step.animations) trains = trains || a.kind == LessonAnimation::Kind::Train;
+  lesson_step_timing_ = opts_.bench_frames > 0 && !trains;
+  lesson_step_trains_ = trains;
 }
 
 void App::run_lesson_animations(double now) {

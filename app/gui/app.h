@@ -117,6 +117,7 @@ class App {
   std::vector<double> lesson_step_ms_;
   std::vector<double> lesson_anim_frame_ms_;
   bool lesson_step_timing_ = false;
+  bool lesson_step_trains_ = false;  // the step has a train animation
 
   bool fullscreen_ = false;
   int windowed_[4] = {0, 0, 0, 0};  // x, y, w, h before going fullscreen

@@ -1,5 +1,7 @@
 #include "app/gui/ui_util.h"
 
+#include <imgui_internal.h>  // FindRenderedTextEnd: the label without its "##id"
+
 #include <cmath>
 #include <cstdio>
 
@@ -44,6 +46,18 @@ std::string format_number(double v, const char* fmt) {
   char buf[32];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
+}
+
+void same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  const float limit = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (right + width <= limit) ImGui::SameLine();
+}
+
+float labelled_width(float frame_width, const char* label) {
+  const char* end = ImGui::FindRenderedTextEnd(label);
+  const float text = ImGui::CalcTextSize(label, end).x;
+  return frame_width + (text > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + text : 0.0f);
 }
 
 }  // namespace headroom::gui

@@ -19,6 +19,12 @@ inline void tooltip(const std::string& text) { tooltip(text.c_str()); }
 // A grey "(?)" after the item drawn last, with `text` wrapped in its tooltip.
 void help_marker(const char* text);
 
+// SameLine() when an item `width` pixels wide (its label included) still fits on the row, else a
+// new row: a row of controls wraps on a narrow window instead of running off its edge.
+void same_line_if_fits(float width);
+// The width of a framed item of `frame_width` with `label` beside it.
+float labelled_width(float frame_width, const char* label);
+
 // Multi-line text in the problem colour, wrapped at the window's edge.
 void problem_text(const std::string& text);
 

@@ -164,3 +164,35 @@ TEST(LabControls, TheoremRequestFollowsTheControlsAndAHeadsMap) {
   EXPECT_EQ(t.n, 9);
   EXPECT_TRUE(t.head_map.v.empty());
 }
+
+TEST(LabControls, HeadsSwitchedOffRoundTripToggleAndReachTheRequestOnlyWhereTheModelHasThem) {
+  LabControls c;
+  toggle_head(&c, 1, 3);
+  toggle_head(&c, 0, 2);
+  EXPECT_TRUE(head_is_off(c, 1, 3));
+  toggle_head(&c, 1, 3);  // back on
+  EXPECT_FALSE(head_is_off(c, 1, 3));
+  toggle_head(&c, 1, 7);
+  toggle_head(&c, 5, 0);  // a layer the 2-layer model does not have
+  c.importance = true;
+  c.layer = 1;
+  LabControls back;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(to_json(c), &back, &error)) << error;
+  EXPECT_EQ(back.heads_off, c.heads_off);
+  EXPECT_TRUE(back.importance);
+
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems));  // d = 64, h = 8, L = 2
+  const LabRequest r = lab_request_of(c, spec);
+  EXPECT_EQ(r.heads_off, (std::vector<std::pair<int, int>>{{0, 2}, {1, 7}}));
+  EXPECT_EQ(r.importance_layer, 1);
+
+  for (const char* bad : {R"({"heads_off": [[0]]})", R"({"heads_off": [[0, -1]]})", R"({"heads_off": [["a", 1]]})",
+                          R"({"heads_off": 3})"}) {
+    LabControls untouched;
+    EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
+    EXPECT_NE(error.find("lab.heads_off"), std::string::npos) << error;
+  }
+}

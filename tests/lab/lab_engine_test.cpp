@@ -270,3 +270,39 @@ TEST(LabEngine, SixteenBitWeightsOfAResultsOnlyExportLoad) {
   EXPECT_EQ(s->spec, spec);
   EXPECT_EQ(s->layers.size(), 1u);
 }
+
+TEST(LabEngine, HeadsSwitchedOffChangeTheLossesAndComeBackWhole) {
+  LabEngine engine;
+  LabRequest r = request(core::AttentionKind::MultiHead, 32, 4);
+  auto whole = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(whole && whole->valid);
+  EXPECT_TRUE(whole->ablation.heads_off.empty());  // nothing asked, nothing measured
+  const double sentence = whole->ablation.sentence_loss;
+  EXPECT_TRUE(std::isfinite(sentence));
+
+  // Every head of layer 1 off, and each head of layer 0 measured alone.
+  r.heads_off = {{1, 0}, {1, 1}, {1, 2}, {1, 3}};
+  r.importance_layer = 0;
+  auto off = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(off && off->valid);
+  const Ablation& a = off->ablation;
+  EXPECT_EQ(a.heads_off.size(), 4u);
+  EXPECT_DOUBLE_EQ(a.sentence_loss_all, sentence);  // the whole model, measured beside
+  EXPECT_NE(a.sentence_loss, a.sentence_loss_all);  // a whole layer's output gone changes the prediction
+  EXPECT_TRUE(std::isfinite(a.val_loss) && std::isfinite(a.val_loss_all));
+  EXPECT_NE(a.val_loss, a.val_loss_all);
+  EXPECT_EQ(a.val_source, "the induction task");
+  EXPECT_EQ(a.layer, 0);
+  ASSERT_EQ(a.importance.size(), 4u);
+  for (double v : a.importance) EXPECT_TRUE(std::isfinite(v));
+  // A switched-off head's own map is unchanged (its weights are kept; only its output is zeroed)...
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(off->layers[1].W[h].v, whole->layers[1].W[h].v) << h;
+
+  // ...and switching them back on gives the whole model again, to the bit.
+  r.heads_off.clear();
+  r.importance_layer = -1;
+  auto back = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(back && back->valid);
+  EXPECT_EQ(back->ablation.sentence_loss, sentence);
+  EXPECT_EQ(back->layers[1].W[0].v, whole->layers[1].W[0].v);
+}

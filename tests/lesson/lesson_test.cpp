@@ -266,7 +266,8 @@ TEST(LessonErrors, UnknownHighlightControl) {
   // The element's own line in a multi-line array.
   EXPECT_EQ(parse_error(one_step("highlight = [\n  \"heads\",\n  \"hedas\",\n]\n")),
             "lessons/x.toml:7: step 1 (\"A\"): highlight: unknown control \"hedas\"; Lab controls: kind, d, heads, "
-            "heads_k, heads_v, standard_head_size, head_size, embed_rank, vocab, layers, context, causal, seed, input, "
+            "heads_k, heads_v, standard_head_size, head_size, embed_rank, pos_rank, vocab, layers, context, causal, "
+            "seed, input, "
             "text, task, synthetic_n, training, lr, layer, stage, theorem_n, theorem_dp, theorem_causal, pattern, "
             "importance");
   EXPECT_EQ(parse_error(one_step("view = \"Explorer\"\nhighlight = [\"d\"]\n")),
@@ -289,7 +290,8 @@ TEST(LessonErrors, Animations) {
             at + "8" + step + "animate.control: not a key of a train animation; it has kind, steps, delay");
   EXPECT_EQ(animate("kind = \"sweep\"\ncontrol = \"vocab\"\nfrom = 1\nto = 2\nseconds = 1\n"),
             at + "7" + step +
-                "animate.control: expected one of d, heads, heads_k, heads_v, head_size, embed_rank, layers, context, "
+                "animate.control: expected one of d, heads, heads_k, heads_v, head_size, embed_rank, pos_rank, layers, "
+                "context, "
                 "synthetic_n, theorem_n, theorem_dp, theorem_head, layer, enlarged_head, lr, got \"vocab\"");
   EXPECT_EQ(animate("kind = \"sweep\"\ncontrol = \"d\"\nfrom = 1\nto = 2\n"),
             at + "5" + step + "animate.seconds: required for sweep: its duration in seconds (> 0 and <= 600)");

@@ -58,6 +58,7 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   if (c->kind == core::AttentionKind::FixedHead) c->kind = core::AttentionKind::MultiHead;
   c->head_size = a.d_k;
   c->embed_rank = spec.embed_rank;
+  c->pos_rank = spec.pos_rank;
   c->layers = spec.depth;
   c->context = spec.context;
   c->causal = a.causal;
@@ -95,9 +96,13 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   spec->width = c.d;
   spec->depth = c.layers;
   spec->embed_rank = c.embed_rank;
+  spec->pos_rank = c.pos_rank;
   spec->context = c.context;
   spec->attention = *a;
   for (auto& p : core::validate(*spec)) problems->push_back(p);
+  if (c.pos_rank > c.d)
+    problems->push_back({"positional rank", "r_pos = " + std::to_string(c.pos_rank) + " exceeds the width d = " +
+                                                std::to_string(c.d) + "; use r_pos <= d, or 0 for full rank"});
   if (c.embed_rank > c.d)
     problems->push_back({"embedding rank", "r = " + std::to_string(c.embed_rank) +
                                                " exceeds the width d = " + std::to_string(c.d) +
@@ -144,6 +149,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"standard_head_size", c.standard_head_size},
           {"head_size", c.head_size},
           {"embed_rank", c.embed_rank},
+          {"pos_rank", c.pos_rank},
           {"vocab", c.vocab},
           {"layers", c.layers},
           {"context", c.context},
@@ -213,6 +219,7 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_bool("standard_head_size", c.standard_head_size);
   get_int("head_size", c.head_size);
   get_int("embed_rank", c.embed_rank);
+  get_int("pos_rank", c.pos_rank);
   if (j.contains("vocab")) {
     c.vocab = j["vocab"].get<std::string>();
     std::string vocab_error;

@@ -34,15 +34,30 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
       "Click a head to switch it off: its output (its rows of W_o) reads as zero, so it adds nothing to the "
       "residual stream; its own map is unchanged, later layers see the difference. Click again to switch it on. "
       "The weights are kept. MHA tutorial: many heads can be pruned with little loss.");
-  for (int h = 0; h < heads; ++h) {
+  if (heads <= 16) {  // a button per head
+    for (int h = 0; h < heads; ++h) {
+      const std::string text = std::to_string(h);
+      same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+      const bool off = head_is_off(c, c.layer, h);
+      if (off) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.18f, 0.16f, 1.0f));
+      const std::string label = text + "##off" + text;
+      if (ImGui::SmallButton(label.c_str())) toggle_head(&c, c.layer, h);
+      if (off) ImGui::PopStyleColor();
+    }
+  } else {  // many heads: pick one, keep the row short so the maps keep their room
+    static int pick = 0;
+    pick = std::clamp(pick, 0, heads - 1);
     ImGui::SameLine();
-    const bool off = head_is_off(c, c.layer, h);
-    if (off) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.18f, 0.16f, 1.0f));
-    const std::string label = std::to_string(h) + "##off" + std::to_string(h);
-    if (ImGui::SmallButton(label.c_str())) toggle_head(&c, c.layer, h);
-    if (off) ImGui::PopStyleColor();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    ImGui::InputInt("##pick_head", &pick);
+    ImGui::SameLine();
+    if (ImGui::SmallButton(head_is_off(c, c.layer, pick) ? "switch on" : "switch off")) toggle_head(&c, c.layer, pick);
+    int off_here = 0;
+    for (const auto& [layer, head] : c.heads_off) off_here += layer == c.layer;
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d off in this layer", off_here);
   }
-  ImGui::SameLine();
+  same_line_if_fits(ImGui::GetFrameHeight() + labelled_width(0, "importance"));
   ImGui::Checkbox("importance", &c.importance);
   highlight_item("importance");
   tooltip("Each head of this layer switched off alone: how much the validation loss rises (one forward per head).");

@@ -28,9 +28,12 @@ void LabModelPanel::set_text(const std::string& text) {
 }
 
 void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
-  // Widgets take a bit over half the panel and labels the rest, whatever the font scale.
+  // Labels keep the room their longest one needs (in any font size: a lesson's large type too), and
+  // the widgets take the rest, at least 45% of the panel.
+  const float label_room = ImGui::CalcTextSize("h_v (value heads)").x + ImGui::GetStyle().ItemInnerSpacing.x +
+                           ImGui::GetStyle().ScrollbarSize;
   ImGui::PushItemWidth(
-      std::max(ImGui::GetContentRegionAvail().x - 120.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().x * 0.56f));
+      std::max(ImGui::GetContentRegionAvail().x - label_room, ImGui::GetContentRegionAvail().x * 0.45f));
   ImGui::TextUnformatted("Model");
   ImGui::Separator();
   const auto& kinds = core::all_attention_kinds();
@@ -81,6 +84,11 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   }
   ImGui::SliderInt("r (emb. rank)", &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
   highlight_item("embed_rank");
+  ImGui::SliderInt("r_pos (pos. rank)", &c.pos_rank, 0, c.d, c.pos_rank == 0 ? "full" : "%d");
+  highlight_item("pos_rank");
+  tooltip(
+      "Rank of the positional embedding (VB App. C.4): n x r_pos times r_pos x d. Layer 0's input has rank at\n"
+      "most r + r_pos (+1 for LayerNorm); VB's bound assumes positions of rank 1. At the left end: full rank.");
   tooltip(
       "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
       "not factorised: full rank, r = min(V, d).");

@@ -53,7 +53,7 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   const int rows = (heads + cols - 1) / cols;
   const float h_each =
       std::clamp(ImGui::GetContentRegionAvail().y / std::max(1, rows) - ImGui::GetStyle().ItemSpacing.y,
-                 110.0f * ctx.ui_scale, 320.0f * ctx.ui_scale);
+                 150.0f * ctx.ui_scale, 320.0f * ctx.ui_scale);
   std::vector<float> sv;
   for (int h = 0; h < heads; ++h) {
     const auto& sp = l.spectra[h];

@@ -33,21 +33,22 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   ImGui::SetNextItemWidth(180 * ctx.ui_scale);
   if (ImGui::Combo("target", &p, patterns, 6)) c.pattern = static_cast<TargetPattern>(p);
   highlight_item("pattern");
-  ImGui::SameLine();
   if (c.pattern == TargetPattern::HeadMap) {
+    same_line_if_fits(labelled_width(120 * ctx.ui_scale, "head"));
     ImGui::SetNextItemWidth(120 * ctx.ui_scale);
     ImGui::SliderInt("head##thm", &c.theorem_head, 0, 63);
     highlight_item("theorem_head");
   } else {
+    same_line_if_fits(labelled_width(160 * ctx.ui_scale, "n"));
     ImGui::SetNextItemWidth(160 * ctx.ui_scale);
     ImGui::SliderInt("n##thm", &c.theorem_n, 2, 24);
     highlight_item("theorem_n");
   }
-  ImGui::SameLine();
+  same_line_if_fits(labelled_width(200 * ctx.ui_scale, "d_p"));
   ImGui::SetNextItemWidth(200 * ctx.ui_scale);
   ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 32);
   highlight_item("theorem_dp");
-  ImGui::SameLine();
+  same_line_if_fits(ImGui::GetFrameHeight() + labelled_width(0, "causal") + ImGui::GetFrameHeight());
   ImGui::Checkbox("causal##thm", &c.theorem_causal);
   highlight_item("theorem_causal");
   help_marker(

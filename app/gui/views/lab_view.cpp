@@ -75,12 +75,12 @@ bool LabView::set_control(const std::string& name, double value) {
     c_.lr = static_cast<float>(value);
     return true;
   }
-  int* fields[] = {&c_.d,          &c_.heads,        &c_.heads_k, &c_.heads_v,      &c_.head_size,
-                   &c_.embed_rank, &c_.layers,       &c_.context, &c_.synthetic_n,  &c_.theorem_n,
-                   &c_.theorem_dp, &c_.theorem_head, &c_.layer,   &c_.enlarged_head};
-  const char* names[] = {"d",          "heads",        "heads_k", "heads_v",      "head_size",
-                         "embed_rank", "layers",       "context", "synthetic_n",  "theorem_n",
-                         "theorem_dp", "theorem_head", "layer",   "enlarged_head"};
+  int* fields[] = {&c_.pos_rank,  &c_.d,          &c_.heads,        &c_.heads_k, &c_.heads_v,
+                   &c_.head_size, &c_.embed_rank, &c_.layers,       &c_.context, &c_.synthetic_n,
+                   &c_.theorem_n, &c_.theorem_dp, &c_.theorem_head, &c_.layer,   &c_.enlarged_head};
+  const char* names[] = {"pos_rank",  "d",          "heads",        "heads_k", "heads_v",
+                         "head_size", "embed_rank", "layers",       "context", "synthetic_n",
+                         "theorem_n", "theorem_dp", "theorem_head", "layer",   "enlarged_head"};
   for (size_t i = 0; i < std::size(names); ++i)
     if (name == names[i]) {
       *fields[i] = static_cast<int>(std::lround(value));
@@ -230,7 +230,8 @@ void LabView::sync() {
   // Benchmark mode: a control change every few frames (the seed: a full rebuild and recompute).
   // With a stored run open it scrubs to the next stored step as soon as the last one loaded (read
   // and decoded on the engine thread) instead.
-  if (context_.options && context_.options->bench_frames > 0 && ++bench_frame_ % 6 == 0) {
+  // (A lesson benchmarks its own steps: the lab leaves the controls to it.)
+  if (context_.options && context_.options->bench_frames > 0 && !focus_.active && ++bench_frame_ % 6 == 0) {
     if (stored_ && stored_->steps.size() > 1 && stored_posted_ <= stored_seen_) {  // the next step once one loaded
       stored_scrub_ = (stored_scrub_ + 1) % static_cast<int>(stored_->steps.size());
       StoredCheckpoint at = stored_->run;
@@ -318,13 +319,16 @@ void LabView::draw() {
   // A focused step shows the controls only when the lecturer gets them or the step points at one.
   bool controls = !focused || focus_.try_it;
   static const char* const kColumnControls[] = {
-      "kind",      "d",          "heads", "heads_k",     "heads_v",  "standard_head_size",
-      "head_size", "embed_rank", "vocab", "layers",      "causal",   "seed",
-      "input",     "text",       "task",  "synthetic_n", "training", "lr"};
+      "kind",      "d",          "heads",    "heads_k", "heads_v",     "standard_head_size",
+      "head_size", "embed_rank", "pos_rank", "vocab",   "layers",      "causal",
+      "seed",      "input",      "text",     "task",    "synthetic_n", "training",
+      "lr"};
   for (const char* k : kColumnControls) controls = controls || is_highlighted(k);
   if (controls) {
-    // The controls take at most 30% of the width, so the maps keep the room on a projector.
-    draw_controls_column(std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * 0.30f));
+    // The controls take at most 30% of the width, so the maps keep the room on a projector; in a
+    // lesson's large type the labels need more (a step shows few panels beside them).
+    const float share = focus_.active ? 0.42f : 0.30f;
+    draw_controls_column(std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * share));
     ImGui::SameLine();
   }
   ImGui::BeginChild("##lab_main", ImVec2(0, 0), false);

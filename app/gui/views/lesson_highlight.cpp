@@ -1,6 +1,7 @@
 #include "app/gui/views/lesson_highlight.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the window's clip rectangle
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,14 @@ namespace {
 
 std::vector<std::string> g_wanted;
 std::vector<std::string> g_drawn;
+bool g_scrolled = false;  // a highlighted control was scrolled into view this frame
 
 }  // namespace
 
 void begin_highlights(const std::vector<std::string>& controls) {
   g_wanted = controls;
   g_drawn.clear();
+  g_scrolled = false;
 }
 
 bool is_highlighted(const char* control) {
@@ -24,7 +27,15 @@ bool is_highlighted(const char* control) {
 
 void highlight_item(const char* control) {
   if (!is_highlighted(control)) return;
-  if (std::find(g_drawn.begin(), g_drawn.end(), control) == g_drawn.end()) g_drawn.emplace_back(control);
+  // Recorded only when wholly on screen: a control cut off at the panel's edge was not shown.
+  const ImRect clip = ImGui::GetCurrentWindow()->ClipRect;
+  const bool shown = clip.Contains(ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
+  if (shown && std::find(g_drawn.begin(), g_drawn.end(), control) == g_drawn.end()) g_drawn.emplace_back(control);
+  // Below the fold (a column of controls in large type): scroll it into view, the first one a frame.
+  if (!shown && !g_scrolled) {
+    ImGui::SetScrollHereY(0.25f);
+    g_scrolled = true;
+  }
   // A frame that breathes slowly: visible from the back of a room, never flashing.
   const float pulse = 0.75f + 0.25f * std::sin(static_cast<float>(ImGui::GetTime()) * 3.0f);
   ImVec4 accent = ImGui::GetStyle().Colors[ImGuiCol_CheckMark];
