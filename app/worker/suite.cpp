@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/io/install_paths.h"
+#include "core/io/toml_shield.h"
 
 namespace headroom::worker {
 namespace {
@@ -20,7 +22,10 @@ using nlohmann::json;
 json to_json_node(const toml::node& node, const std::string& where) {
   if (auto t = node.as_table()) {
     json out = json::object();
-    for (auto&& [k, v] : *t) out[std::string(k.str())] = to_json_node(v, where + "." + std::string(k.str()));
+    for (auto&& [k, v] : *t) {
+      const std::string key = io::unshield_toml_string(k.str());
+      out[key] = to_json_node(v, where + "." + key);
+    }
     return out;
   }
   if (auto a = node.as_array()) {
@@ -28,7 +33,7 @@ json to_json_node(const toml::node& node, const std::string& where) {
     for (auto&& v : *a) out.push_back(to_json_node(v, where));
     return out;
   }
-  if (auto v = node.as_string()) return v->get();
+  if (auto v = node.as_string()) return io::unshield_toml_string(v->get());
   if (auto v = node.as_integer()) return v->get();
   if (auto v = node.as_floating_point()) return v->get();
   if (auto v = node.as_boolean()) return v->get();
@@ -175,14 +180,25 @@ Suite load_suite(const std::string& given, const std::string& scale) {
   s.source = buf.str();
   s.scale = scale;
 
+  // Debian's toml++ reaches __builtin_unreachable() on some non-ASCII code points outside strings
+  // (core/io/toml_shield.h): it parses a shielded copy.
+  std::string shielded;
+  int bad_line = 0;
+  uint32_t bad_cp = 0;
+  if (!io::shield_toml_text(s.source, &shielded, &bad_line, &bad_cp)) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "U+%05X", static_cast<unsigned>(bad_cp));
+    throw std::invalid_argument(path + ":" + std::to_string(bad_line) + ": character " + hex +
+                                " (Supplementary Private Use Area-A) cannot be in a suite file; remove it");
+  }
   json doc;
   try {
-    const toml::table tbl = toml::parse(s.source, path);
+    const toml::table tbl = toml::parse(shielded, path);
     doc = to_json_node(tbl, path);
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
     msg << path << ":" << e.source().begin.line << ":" << e.source().begin.column
-        << ": not valid TOML: " << e.description();
+        << ": not valid TOML: " << io::unshield_toml_string(e.description());
     throw std::invalid_argument(msg.str());
   }
 

@@ -281,3 +281,30 @@ TEST(SuiteLoader, AShippedSuiteIsFoundByNameAndAnUnknownNameSaysWhereItLooked) {
     EXPECT_NE(std::string(e.what()).find("/suites (e.g. lrb_heads)"), std::string::npos) << e.what();
   }
 }
+
+namespace headroom::worker {
+namespace {
+
+// Debian's toml++ 3.3 reaches __builtin_unreachable() on some non-ASCII code points outside a string
+// (found by fuzzing lesson files, which share the parser): the suite loader parses a shielded copy,
+// so such a file is one clear error, and non-ASCII text inside strings comes through unchanged.
+TEST(SuiteLoader, NonAsciiOutsideStringsIsAnErrorAndInsideStringsIsKept) {
+  TempSuite header(std::string(kBase) + "[\"grid\u00e9\" ]\n");  // é in a quoted table header
+  EXPECT_NE(message_of(header.path(), "full").find(header.path()), std::string::npos);
+  TempSuite stray(std::string(kBase) + "\u03c3 = 1\n");  // σ where a key should be
+  const std::string msg = message_of(stray.path(), "full");
+  EXPECT_NE(msg.find("not valid TOML"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("\xf3"), std::string::npos) << "a stand-in leaked into the message: " << msg;
+
+  TempSuite greek(std::string(kBase) + R"(
+[[grid]]
+label = "σ-é"
+"model.width" = [64]
+)");
+  const Suite s = load_suite(greek.path(), "full");
+  ASSERT_EQ(s.runs.size(), 1u);
+  EXPECT_NE(s.runs[0].name.find("σ-é"), std::string::npos) << s.runs[0].name;
+}
+
+}  // namespace
+}  // namespace headroom::worker
