@@ -62,6 +62,19 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
       const ImU32 col = run.formula ? formula_col : text_col;
       const char* p = run.text.c_str();
       const char* end = p + run.text.size();
+      // A formula stays on one line ("d = 64" never splits after "d ="), unless it is wider than one.
+      const float formula_w = run.formula ? text_width(font, p, end) : 0.0f;
+      if (run.formula && formula_w <= wrap_width - indent) {
+        if (x + formula_w > wrap_width && x > indent && break_allowed) {
+          x = indent;
+          y += line_h;
+        }
+        const float dy = (body->FontSize - font->FontSize) * 0.8f;
+        draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + dy), col, p, end);
+        x += formula_w;
+        break_allowed = end > p && end[-1] == ' ';
+        continue;
+      }
       while (p < end) {
         const char* word_end = p;
         while (word_end < end && *word_end != ' ') ++word_end;
