@@ -605,10 +605,11 @@ void App::bench_lesson_frame(double frame_ms) {
     lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
     lesson_step_timing_ = false;
   }
-  // The next step once this one is drawn, its animations played and a few steady frames shown.
-  if (!lesson_step_timing_ && !animating && lesson_step_frames_ >= 10 && (!player.next(now) && !player.go_to(0, now))) {
-    lesson_step_frames_ = 0;  // a one-step lesson: nothing to change to
-  }
+  // The next step (the first after the last) once this one is drawn, its animations played and a
+  // few steady frames shown.
+  if (lesson_step_timing_ || animating || lesson_step_frames_ < 10) return;
+  const bool moved = player.next(now) || player.go_to(0, now);
+  if (!moved) lesson_step_frames_ = 0;  // a one-step lesson: nothing to change to
 }
 
 // ---- Lessons -----------------------------------------------------------------------------------
@@ -774,12 +775,7 @@ void App::handout_after_render() {
 
 bool App::write_handout(std::string* error) const {
   const Lesson& lesson = lesson_.player().lesson();
-  const auto escape = [](const std::string& text) {
-    std::vector<TextBlock> one(1);
-    one[0].runs.push_back({text});
-    std::string html = blocks_to_html(one);  // "<p>...</p>"
-    return html.substr(3, html.size() - 3 - 5);
-  };
+  const auto escape = html_escape;
   std::string html = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                      escape(lesson.title) +
                      "</title>\n<style>\n"

@@ -241,6 +241,14 @@ void LessonPresenter::draw_text(const LessonFonts& fonts, float width) {
   draw_text_blocks(text_, fonts, width);
 }
 
+void LessonPresenter::draw_notes() {
+  ImGui::BeginChild("##lesson_notes", ImVec2(0, 0), true);
+  ImGui::TextDisabled("Speaker notes (N hides them)");
+  const LessonFonts small;  // the UI font: notes are for the lecturer, not the room
+  draw_text_blocks(note_blocks(), small, ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize);
+  ImGui::EndChild();
+}
+
 void LessonPresenter::draw(const LessonFonts& fonts, double now, bool show_clock,
                            const std::function<void()>& draw_view) {
   parse_current();
@@ -255,13 +263,7 @@ void LessonPresenter::draw(const LessonFonts& fonts, double now, bool show_clock
     ImGui::BeginChild("##lesson_step_text", ImVec2(0, notes ? -notes_h : 0), false);
     draw_text(fonts, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
     ImGui::EndChild();
-    if (notes) {
-      ImGui::BeginChild("##lesson_notes", ImVec2(0, 0), true);
-      ImGui::TextDisabled("Speaker notes (N hides them)");
-      LessonFonts small;  // the UI font: notes are for the lecturer, not the room
-      draw_text_blocks(note_blocks(), small, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
-      ImGui::EndChild();
-    }
+    if (notes) draw_notes();
     ImGui::EndChild();
     ImGui::SameLine();
   } else {
@@ -272,11 +274,7 @@ void LessonPresenter::draw(const LessonFonts& fonts, double now, bool show_clock
     ImGui::EndChild();
     if (notes) {
       ImGui::SameLine();
-      ImGui::BeginChild("##lesson_notes", ImVec2(0, 0), true);
-      ImGui::TextDisabled("Speaker notes (N hides them)");
-      LessonFonts small;
-      draw_text_blocks(note_blocks(), small, ImGui::GetContentRegionAvail().x - style.ScrollbarSize);
-      ImGui::EndChild();
+      draw_notes();
     }
     ImGui::EndChild();
     ImGui::Separator();

@@ -63,6 +63,7 @@ class LessonPresenter {
   void parse_current();  // text_ / notes_ for the current step
   void draw_bar(const LessonFonts& fonts, double now, bool show_clock);
   void draw_text(const LessonFonts& fonts, float width);
+  void draw_notes();  // the speaker notes panel (N), in the UI font
 
   LessonPlayer player_;
   uint64_t parsed_version_ = ~0ull;

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/io/utf8.h"
+
 namespace headroom::gui {
 namespace {
 
@@ -14,24 +16,6 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 size_t utf8_length(std::string_view s) {
   size_t n = 0;
@@ -133,7 +117,7 @@ bool script(std::string_view group, bool sub, std::string* out) {
     if (static_cast<unsigned char>(c) >= 0x80) return false;
     const uint32_t cp = sub ? subscript_of(c) : superscript_of(c);
     if (cp == 0) return false;
-    append_utf8(s, cp);
+    io::append_utf8(s, cp);
   }
   *out = std::move(s);
   return true;
@@ -213,12 +197,12 @@ std::string typeset(std::string_view s, int depth) {
       while (j < n && is_alpha(s[j])) ++j;
       const std::string_view word = s.substr(i, j - i);
       if (word == "x" && i > 0 && s[i - 1] == ' ' && j < n && s[j] == ' ') {
-        append_utf8(out, kTimes);
+        io::append_utf8(out, kTimes);
       } else if (word == "log" && j < n && is_digit(s[j])) {
         out += word;
-        for (; j < n && is_digit(s[j]); ++j) append_utf8(out, subscript_of(s[j]));
+        for (; j < n && is_digit(s[j]); ++j) io::append_utf8(out, subscript_of(s[j]));
       } else if (word == "sqrt") {
-        append_utf8(out, kSqrt);
+        io::append_utf8(out, kSqrt);
         if (j < n && s[j] == '(' && match[j] != npos) {
           const std::string_view arg = s.substr(j + 1, match[j] - j - 1);
           const std::string inner = typeset(arg, depth + 1);
@@ -229,7 +213,7 @@ std::string typeset(std::string_view s, int depth) {
         const auto it =
             std::find_if(std::begin(kWords), std::end(kWords), [&](const Symbol& w) { return w.ascii == word; });
         if (it != std::end(kWords)) {
-          append_utf8(out, it->code_point);
+          io::append_utf8(out, it->code_point);
         } else {
           out += word;
         }
@@ -240,12 +224,12 @@ std::string typeset(std::string_view s, int depth) {
     const auto op = std::find_if(std::begin(kOperators), std::end(kOperators),
                                  [&](const Symbol& o) { return s.substr(i, 2) == o.ascii; });
     if (op != std::end(kOperators)) {
-      append_utf8(out, op->code_point);
+      io::append_utf8(out, op->code_point);
       i += 2;
       continue;
     }
     if (c == '*') {
-      append_utf8(out, kDot);
+      io::append_utf8(out, kDot);
     } else {
       out += c;
     }
@@ -377,22 +361,6 @@ bool list_item(std::string_view line, TextBlock::Kind* kind, int* number, std::s
   return true;
 }
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string typeset_formula(const std::string& ascii) { return typeset(ascii, 0); }
@@ -507,6 +475,22 @@ std::vector<uint32_t> formula_code_points() {
   std::sort(cps.begin(), cps.end());
   cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
   return cps;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace headroom::gui

@@ -67,6 +67,8 @@ std::string plain_text(const std::vector<TextBlock>& blocks);
 // The blocks as HTML for the handout: <p>, <ul><li>, <ol><li> (start="N" when the first item is not
 // 1), <strong>, <em>, <span class="f">formula</span>; all text HTML-escaped (& < > " ').
 std::string blocks_to_html(const std::vector<TextBlock>& blocks);
+// Text with & < > " ' as HTML entities (what blocks_to_html does to every run).
+std::string html_escape(const std::string& s);
 
 // Every code point typeset_formula substitutes (besides what it copies from its input), sorted: the
 // GUI's font needs a glyph for each (tests/lesson checks DejaVu Sans has them all).

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include "app/gui/gui_options.h"
 #include "app/gui/ui_util.h"
@@ -75,15 +74,24 @@ bool LabView::set_control(const std::string& name, double value) {
     c_.lr = static_cast<float>(value);
     return true;
   }
-  int* fields[] = {&c_.pos_rank,  &c_.d,          &c_.heads,        &c_.heads_k, &c_.heads_v,
-                   &c_.head_size, &c_.embed_rank, &c_.layers,       &c_.context, &c_.synthetic_n,
-                   &c_.theorem_n, &c_.theorem_dp, &c_.theorem_head, &c_.layer,   &c_.enlarged_head};
-  const char* names[] = {"pos_rank",  "d",          "heads",        "heads_k", "heads_v",
-                         "head_size", "embed_rank", "layers",       "context", "synthetic_n",
-                         "theorem_n", "theorem_dp", "theorem_head", "layer",   "enlarged_head"};
-  for (size_t i = 0; i < std::size(names); ++i)
-    if (name == names[i]) {
-      *fields[i] = static_cast<int>(std::lround(value));
+  const std::pair<const char*, int*> fields[] = {{"pos_rank", &c_.pos_rank},
+                                                 {"d", &c_.d},
+                                                 {"heads", &c_.heads},
+                                                 {"heads_k", &c_.heads_k},
+                                                 {"heads_v", &c_.heads_v},
+                                                 {"head_size", &c_.head_size},
+                                                 {"embed_rank", &c_.embed_rank},
+                                                 {"layers", &c_.layers},
+                                                 {"context", &c_.context},
+                                                 {"synthetic_n", &c_.synthetic_n},
+                                                 {"theorem_n", &c_.theorem_n},
+                                                 {"theorem_dp", &c_.theorem_dp},
+                                                 {"theorem_head", &c_.theorem_head},
+                                                 {"layer", &c_.layer},
+                                                 {"enlarged_head", &c_.enlarged_head}};
+  for (const auto& [key, field] : fields)
+    if (name == key) {
+      *field = static_cast<int>(std::lround(value));
       return true;
     }
   return false;
