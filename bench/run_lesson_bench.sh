@@ -2,9 +2,11 @@
 # Lessons in a real window under Xvfb's software renderer (llvmpipe) at 1920x1080, measured by the
 # GUI's own --bench-frames with --lesson: the presenter moves to the next step as soon as the step
 # is drawn settled and its animations have played (the first step after the last), and reports
-#   - step change -> the step fully drawn (its view settled(): the lab's snapshot for the step's
-#     model drawn; on the Theorem 1 panel, its whole error-vs-d_p curve); steps that train are
-#     animations, not step changes, and are left out;
+#   - step change -> the step's subject drawn (the lab's snapshot for the step's model; on the
+#     Theorem 1 panel, the target, the reached pattern and their difference; on an Explorer step,
+#     its figure or replay); steps that train are animations, not step changes, and are left out;
+#   - step change -> everything filled in (the view settled(): on the Theorem 1 panel, its whole
+#     error-vs-d_p curve, which fills in progressively after the answer);
 #   - frame times while a step animates (sweeps, training), as frames per second.
 # ROUNDS rounds per lesson (default 3), FRAMES frames each (default 600); medians over rounds.
 # Prints a markdown table for the README. Pause any training worker on the machine first.
@@ -30,14 +32,16 @@ for line in open(sys.argv[1]):
     rows.setdefault(name, []).append(json.loads(js))
 med = lambda xs: statistics.median(xs) if xs else float("nan")
 print(f"Lessons at {sys.argv[2]}, Xvfb software GL, medians of {max(len(v) for v in rows.values())} rounds:\n")
-print("| lesson | steps timed | step change -> drawn: median / p95 / max ms | animation fps (median) | frame p95 ms |")
-print("|---|---|---|---|---|")
+print("| lesson | steps timed | step change -> drawn: median / p95 / max ms | -> all filled in: p95 / max ms "
+      "| animation fps (median) | frame p95 ms |")
+print("|---|---|---|---|---|---|")
 for name, rs in sorted(rows.items()):
     g = lambda k: med([r[k] for r in rs if k in r])
     timed = sum(r.get("lesson_steps_timed", 0) for r in rs)
     fps = g('lesson_animation_fps_median')
     fps = "-" if fps != fps else f"{fps:.0f}"  # no animation in the lesson
     print(f"| {name} | {timed} | {g('lesson_step_ms_median'):.0f} / {g('lesson_step_ms_p95'):.0f} / "
-          f"{g('lesson_step_ms_max'):.0f} | {fps} | {g('frame_ms_p95'):.1f} |")
+          f"{g('lesson_step_ms_max'):.0f} | {g('lesson_step_complete_ms_p95'):.0f} / "
+          f"{g('lesson_step_complete_ms_max'):.0f} | {fps} | {g('frame_ms_p95'):.1f} |")
 PY
 rm -f "$out"

@@ -549,6 +549,9 @@ int App::finish() {
       extra["lesson_step_ms_p95"] = step.p95_ms;
       extra["lesson_step_ms_max"] = step.max_ms;
       extra["lesson_steps_timed"] = lesson_step_ms_.size();
+      const BenchStats complete = compute_bench_stats(lesson_complete_ms_);
+      extra["lesson_step_complete_ms_p95"] = complete.p95_ms;
+      extra["lesson_step_complete_ms_max"] = complete.max_ms;
     }
     if (!lesson_anim_frame_ms_.empty()) {
       const BenchStats anim = compute_bench_stats(lesson_anim_frame_ms_);
@@ -601,13 +604,19 @@ void App::bench_lesson_frame(double frame_ms) {
   // Animating: a sweep is under way, or the lab is still training what the step asked for.
   const bool animating = !player.animations_done(now) || (lesson_step_trains_ && !views_[current_]->settled());
   if (animating && lesson_step_frames_ > 1) lesson_anim_frame_ms_.push_back(frame_ms);
-  if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->settled()) {
+  if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->lesson_step_drawn()) {
     lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
     lesson_step_timing_ = false;
+    lesson_complete_timing_ = true;
+  }
+  // What fills in after the step's subject (the Theorem tab's error curve), timed apart.
+  if (lesson_complete_timing_ && views_[current_]->settled()) {
+    lesson_complete_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
+    lesson_complete_timing_ = false;
   }
   // The next step (the first after the last) once this one is drawn, its animations played and a
   // few steady frames shown.
-  if (lesson_step_timing_ || animating || lesson_step_frames_ < 10) return;
+  if (lesson_step_timing_ || lesson_complete_timing_ || animating || lesson_step_frames_ < 10) return;
   const bool moved = player.next(now) || player.go_to(0, now);
   if (!moved) lesson_step_frames_ = 0;  // a one-step lesson: nothing to change to
 }
@@ -662,6 +671,7 @@ void App::apply_lesson_step(double now) {
   bool trains = false;
   for (const LessonAnimation& a : step.animations) trains = trains || a.kind == LessonAnimation::Kind::Train;
   lesson_step_timing_ = opts_.bench_frames > 0 && !trains;
+  lesson_complete_timing_ = false;
   lesson_step_trains_ = trains;
 }
 

@@ -113,10 +113,11 @@ class App {
   std::vector<LessonEntry> lesson_entries_;  // the Lessons menu (read when it first opens)
   bool lesson_entries_read_ = false;
   std::vector<nlohmann::json> handout_states_;  // --handout: the state of each step as captured
-  // --bench-frames with a lesson: step change -> step fully drawn, and frame times while animating.
-  std::vector<double> lesson_step_ms_;
+  // --bench-frames with a lesson: step change -> the step's subject drawn, -> everything filled in
+  // (settled), and frame times while animating.
+  std::vector<double> lesson_step_ms_, lesson_complete_ms_;
   std::vector<double> lesson_anim_frame_ms_;
-  bool lesson_step_timing_ = false;
+  bool lesson_step_timing_ = false, lesson_complete_timing_ = false;
   bool lesson_step_trains_ = false;  // the step has a train animation
 
   bool fullscreen_ = false;

@@ -132,7 +132,7 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
 // suite (lowest seed first, then enqueue order; runs outside a suite count as one suite), in 16
 // bits. The source is only read.
-int run_export_results(const std::string& path, const std::string& out, int weights_per_suite) {
+int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only) {
   if (!require_existing("export", path)) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
     std::cerr << "headroom-worker export: " << out
@@ -148,6 +148,12 @@ int run_export_results(const std::string& path, const std::string& out, int weig
   }
   auto conn = db::Connection::open(out, db::OpenMode::ReadWrite);
   db::RunStore store(conn);
+  int64_t dropped = 0;
+  if (done_only) {  // the runs still queued, running or failed go, with their metrics and artifacts
+    auto del = conn.prepare("DELETE FROM runs WHERE status <> 'done'");
+    del.step();
+    dropped = conn.changes();
+  }
   // Which runs keep weights.
   std::map<std::string, std::vector<db::RunRecord>> by_suite;
   for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
@@ -180,10 +186,16 @@ int run_export_results(const std::string& path, const std::string& out, int weig
   }
   conn.exec("COMMIT");
   conn.exec("VACUUM");
+  conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");  // the file's size is its size now, not before the VACUUM
+  // A rollback-journal file: a WAL file cannot be opened where its reader may not create the -shm
+  // beside it (an installed /usr/share/headroom/results, a read-only share).
+  conn.exec("PRAGMA journal_mode = DELETE");
   std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
             << " bytes): " << store.list_runs().size()
             << " runs with their configs and metrics, final weights in F16 for " << converted << " of them (at most "
-            << weights_per_suite << " per suite), no checkpoints\n";
+            << weights_per_suite << " per suite), no checkpoints";
+  if (done_only) std::cout << "; " << dropped << " runs not done left out";
+  std::cout << "\n";
   return kExitOk;
 }
 
@@ -218,6 +230,7 @@ Command register_export(CLI::App& root) {
   auto results_only = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
   auto weights = std::make_shared<int>(6);
+  auto done_only = std::make_shared<bool>(false);
   auto* app =
       root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
   app->add_option("--db", *db, "Experiments database")->required();
@@ -230,14 +243,16 @@ Command register_export(CLI::App& root) {
   app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
   app->add_option("--weights-per-suite", *weights, "--results-only: runs per suite that keep final weights (default 6)")
       ->check(CLI::Range(0, 100000));
-  return {app, [db, run, results_only, out, weights]() -> int {
+  app->add_flag("--done-only", *done_only,
+                "--results-only: leave out runs that are not done (queued, running, failed)");
+  return {app, [db, run, results_only, out, weights, done_only]() -> int {
             if (!*results_only) return run_export(*db, *run);
             if (out->empty() || run->has_value()) {
               std::cerr << "headroom-worker export --results-only: give --out NEW.sqlite (and no --run: it exports "
                            "every run)\n";
               return kExitBadInput;
             }
-            return run_export_results(*db, *out, *weights);
+            return run_export_results(*db, *out, *weights, *done_only);
           }};
 }
 

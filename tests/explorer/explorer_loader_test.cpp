@@ -202,12 +202,13 @@ TEST(ExplorerLoader, OnlyWantedCurvesAreKept) {
   EXPECT_DOUBLE_EQ(loader.curves()->curves.at(kb).y.at(0), 4.0);
 }
 
-// A P_l / P_w snapshot as the worker stores it: one square tensor per projection.
+// A P_l / P_w snapshot as the worker stores it: one tensor per projection, h_k x h and h x h_v
+// (TH §5: the head counts differ when h_k, h, h_v are set apart).
 db::Blob projections_at(float value) {
   core::StFile f;
-  const float pl[4] = {value, 0, 0, value}, pw[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const float pl[4] = {value, 0, 0, value}, pw[6] = {1, 2, 3, 4, 5, 6};
   f.tensors.push_back(core::make_f32("layer0.P_l", {2, 2}, pl));
-  f.tensors.push_back(core::make_f32("layer0.P_w", {3, 3}, pw));
+  f.tensors.push_back(core::make_f32("layer0.P_w", {2, 3}, pw));
   return core::encode_safetensors(f);
 }
 
@@ -237,9 +238,12 @@ TEST(ExplorerLoader, ReadsARunsStepsAndDecodesItsProjectionsOffTheCallingThread)
   EXPECT_EQ(d->projection_step, 30);
   ASSERT_EQ(d->maps.size(), 2u);
   EXPECT_EQ(d->maps[0].name, "layer0.P_l");
-  EXPECT_EQ(d->maps[0].size, 2);
+  EXPECT_EQ(d->maps[0].rows, 2);
+  EXPECT_EQ(d->maps[0].cols, 2);
   EXPECT_FLOAT_EQ(d->maps[0].values[0], 30.0f);
-  EXPECT_EQ(d->maps[1].size, 3);
+  EXPECT_EQ(d->maps[1].rows, 2);  // not square: kept, not skipped
+  EXPECT_EQ(d->maps[1].cols, 3);
+  EXPECT_FLOAT_EQ(d->maps[1].values[5], 6.0f);
 
   // A step between snapshots shows the one before it.
   loader.want_run({a, true, 25});

@@ -1,4 +1,5 @@
 #include "app/gui/lesson/lesson.h"
+#include "app/gui/lesson/lesson_player.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -143,6 +144,20 @@ TEST(LessonFile, ParsesEveryKey) {
                                         "explorer": {"suite": "lrb_heads"}})"));
 }
 
+TEST(LessonFile, AnExplorerStepReplaysProjectionsOverTraining) {
+  const Lesson lesson = parse_ok(
+      "title = \"T\"\n[[step]]\ntitle = \"Replay\"\ntext = \"P_l over training.\"\nview = \"Explorer\"\n"
+      "focus = \"replay\"\n[step.explorer]\ndb = \"@results\"\nselect = [\"th/a\"]\n"
+      "[[step.animate]]\nkind = \"sweep\"\ncontrol = \"replay\"\nfrom = 0\nto = 1\nseconds = 6\n");
+  const LessonStep& s = lesson.steps.at(0);
+  EXPECT_EQ(s.focus, "replay");
+  ASSERT_EQ(s.animations.size(), 1u);
+  EXPECT_EQ(s.animations[0].control, "replay");
+  EXPECT_EQ(s.animations[0].to, 1.0);
+  EXPECT_FALSE(LessonPlayer::is_integer_control("replay"));  // a fraction, never rounded
+  EXPECT_EQ(s.scene["explorer"], json::parse(R"({"db": "@results", "select": ["th/a"]})"));
+}
+
 TEST(LessonFile, DefaultsAndTheBaseLab) {
   const Lesson lesson = parse_ok(kComplete);
   const LessonStep& s = lesson.steps[2];
@@ -254,11 +269,11 @@ TEST(LessonErrors, BadView) {
 TEST(LessonErrors, FocusMustBeAPanelOfTheView) {
   EXPECT_EQ(parse_error(one_step("view = \"Explorer\"\nfocus = \"maps\"\n")),
             "lessons/x.toml:6: step 1 (\"A\"): focus: \"maps\" is not a panel of the Explorer view; use one of curves, "
-            "figures, table, run, or \"\" for the whole view");
+            "figures, table, run, replay, or \"\" for the whole view");
   EXPECT_EQ(
       parse_error(one_step("focus = \"curves\"\n")),
       "lessons/x.toml:5: step 1 (\"A\"): focus: \"curves\" is not a panel of the Lab view; use one of maps, rank, "
-      "projections, theorem, summary, training, or \"\" for the whole view");
+      "projections, theorem, separation, summary, training, or \"\" for the whole view");
   EXPECT_EQ(parse_ok(one_step("focus = \"\"\n")).steps[0].focus, "");
 }
 
@@ -315,9 +330,15 @@ TEST(LessonErrors, Animations) {
       animate("kind = \"train\"\nsteps = 5\ndelay = -1\n"),
       at + "8" + step + "animate.delay: expected a number from 0 to 3600 (seconds after the step starts), got -1");
   EXPECT_EQ(parse_error(one_step("view = \"Explorer\"\n[[step.animate]]\nkind = \"train\"\nsteps = 5\n")),
-            at + "6" + step +
-                "animate: animations drive the Lab's controls, but this step shows the Explorer; set view = \"Lab\" or "
-                "remove the animation");
+            at + "7" + step +
+                "animate.kind: train drives the Lab, but this step shows the Explorer; set view = \"Lab\", or sweep "
+                "the Explorer's replay");
+  const std::string explorer_sweep = "view = \"Explorer\"\n[[step.animate]]\nkind = \"sweep\"\nseconds = 2\n";
+  EXPECT_EQ(parse_error(one_step(explorer_sweep + "control = \"d\"\nfrom = 1\nto = 2\n")),
+            at + "9" + step + "animate.control: expected one of replay (the Explorer's controls), got \"d\"");
+  EXPECT_EQ(parse_error(one_step(explorer_sweep + "control = \"replay\"\nfrom = 0\nto = 2\n")),
+            at + "11" + step +
+                "animate.to: expected a fraction of the run's training from 0 to 1 as the last value of replay, got 2");
 }
 
 TEST(LessonErrors, UnclosedMarkupInTextPointsAtItsLine) {

@@ -357,3 +357,29 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
 }
+
+TEST(TrainCli, ResultsOnlyExportCanLeaveOutRunsNotDoneAndReportsTheSizeItWrote) {
+  const std::string db = temp_path("unfinished.sqlite"), out = temp_path("unfinished_results.sqlite");
+  for (const auto& p : {db, out}) std::remove(p.c_str());
+  for (const char* name : {"a", "b"}) ASSERT_EQ(run_worker(train_args(db, name)).exit_code, 0);
+  sqlite3* h = nullptr;  // run b as a worker that died mid-run leaves it
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "UPDATE runs SET status = 'running' WHERE name = 'b'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--done-only"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 runs with their configs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 runs not done left out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(" + std::to_string(file_bytes(out).size()) + " bytes)"), std::string::npos)
+      << "the size reported is not the file's: " << r.out;
+  EXPECT_EQ(integrity(out), "ok");
+  // Not in WAL mode (header bytes 18-19 are 1 for a rollback journal, 2 for WAL): a reader that
+  // cannot write beside the file (an installed share) can still open it.
+  const std::string header = file_bytes(out).substr(0, 20);
+  EXPECT_EQ(header[18], 1);
+  EXPECT_EQ(header[19], 1);
+  const auto csv = run_worker({"export", "--db", out, "--csv"}).out;
+  EXPECT_EQ(csv.find("\n2,"), std::string::npos) << "run b's metrics were exported";
+  EXPECT_NE(csv.find("\n1,"), std::string::npos);
+}

@@ -1,6 +1,10 @@
 #include "app/gui/explorer/data_paths.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+
+#include "core/io/install_paths.h"
 
 namespace headroom::explorer {
 
@@ -14,6 +18,12 @@ std::string data_dir_from(const char* xdg_data_home, const char* home) {
 std::string default_db_path() {
   const std::string dir = data_dir_from(std::getenv("XDG_DATA_HOME"), std::getenv("HOME"));
   return dir.empty() ? "" : dir + "/experiments.sqlite";
+}
+
+std::string results_db_path() {
+  const std::string path = io::share_dir() + "/results/" + kResultsFile;
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : "";
 }
 
 }  // namespace headroom::explorer

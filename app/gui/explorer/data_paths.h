@@ -12,4 +12,11 @@ std::string data_dir_from(const char* xdg_data_home, const char* home);
 // <data dir>/experiments.sqlite with the real environment ("" when no home is known).
 std::string default_db_path();
 
+// The results database shipped with Headroom (<share dir>/results/headroom_results.sqlite: the
+// papers' suites run at full scale, exported with `headroom-worker export --results-only`); "" when
+// this installation has none. A scene or lesson names it "@results".
+inline constexpr const char* kResultsDb = "@results";
+inline constexpr const char* kResultsFile = "headroom_results.sqlite";
+std::string results_db_path();
+
 }  // namespace headroom::explorer

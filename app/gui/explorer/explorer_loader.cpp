@@ -181,8 +181,8 @@ struct ExplorerLoader::State {
             const auto file = core::decode_safetensors(a->bytes.data(), a->bytes.size(),
                                                        "P_l/P_w snapshot at step " + std::to_string(step));
             for (const auto& t : file.tensors) {
-              if (t.shape.size() != 2 || t.shape[0] != t.shape[1]) continue;
-              d->maps.push_back({t.name, static_cast<int>(t.shape[0]), t.as_f32()});
+              if (t.shape.size() != 2) continue;
+              d->maps.push_back({t.name, static_cast<int>(t.shape[0]), static_cast<int>(t.shape[1]), t.as_f32()});
             }
           }
         }

@@ -77,8 +77,8 @@ struct RunDetailRequest {
 };
 
 struct ProjectionMap {
-  std::string name;  // "layer0.P_l", ...
-  int size = 0;      // size x size
+  std::string name;        // "layer0.P_l", ...
+  int rows = 0, cols = 0;  // h_k x h (P_l) or h x h_v (P_w): square unless the head counts differ
   std::vector<float> values;
 };
 

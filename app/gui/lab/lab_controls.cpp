@@ -11,6 +11,7 @@ const char* to_string(LabTab t) {
     case LabTab::Rank: return "rank";
     case LabTab::Projections: return "projections";
     case LabTab::Theorem: return "theorem";
+    case LabTab::Separation: return "separation";
   }
   return "?";
 }
@@ -255,10 +256,10 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   if (j.contains("tab")) {
     const auto t = j["tab"].get<std::string>();
     bool found = false;
-    for (auto tab : {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem})
+    for (auto tab : {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem, LabTab::Separation})
       if (t == to_string(tab)) c.tab = tab, found = true;
     if (!found) {
-      *error = "lab.tab: use heads, rank, projections or theorem";
+      *error = "lab.tab: use heads, rank, projections, theorem or separation";
       return false;
     }
   }

@@ -11,7 +11,7 @@
 
 namespace headroom::gui {
 
-enum class LabTab { Heads, Rank, Projections, Theorem };
+enum class LabTab { Heads, Rank, Projections, Theorem, Separation };
 enum class MapStage { J, L, W, U };  // TH §4's intermediates
 const char* to_string(LabTab t);
 const char* to_string(MapStage s);

@@ -26,8 +26,8 @@ using Names = std::vector<std::string>;
 const Names kLessonKeys = {"title", "summary", "lab", "step"};
 const Names kStepKeys = {"title",  "text", "notes",    "view",    "focus",       "highlight",
                          "try_it", "lab",  "explorer", "animate", "keep_weights"};
-const Names kLabFocus = {"maps", "rank", "projections", "theorem", "summary", "training"};
-const Names kExplorerFocus = {"curves", "figures", "table", "run"};
+const Names kLabFocus = {"maps", "rank", "projections", "theorem", "separation", "summary", "training"};
+const Names kExplorerFocus = {"curves", "figures", "table", "run", "replay"};
 // The lab's controls by their scene keys (app/gui/lab/lab_controls.cpp), less the view-only ones.
 const Names kLabControls = {"kind",           "d",          "heads",     "heads_k", "heads_v",   "standard_head_size",
                             "head_size",      "embed_rank", "pos_rank",  "vocab",   "layers",    "context",
@@ -37,6 +37,8 @@ const Names kLabControls = {"kind",           "d",          "heads",     "heads_
 const Names kSweepControls = {
     "d",       "heads",       "heads_k",   "heads_v",    "head_size",    "embed_rank", "pos_rank",      "layers",
     "context", "synthetic_n", "theorem_n", "theorem_dp", "theorem_head", "layer",      "enlarged_head", "lr"};
+// The explorer's one animated control: the P_l / P_w replay, as a fraction of the run's training.
+const Names kExplorerSweepControls = {"replay"};
 const Names kAnimateKinds = {"sweep", "train", "head_off"};
 const Names kAnimateKeys = {"kind", "control", "from", "to", "seconds", "delay", "steps", "layer", "head"};
 const Names kSweepKeys = {"kind", "control", "from", "to", "seconds", "delay"};
@@ -441,12 +443,8 @@ class LessonParser {
       for (const toml::node& n : *list) {
         const int line = line_of(n, animate->line);
         if (!n.is_table()) return fail(line, "animate", "expected a [[step.animate]] table, got " + describe(n));
-        if (!lab_view)
-          return fail(line, "animate",
-                      "animations drive the Lab's controls, but this step shows the Explorer; set view = \"Lab\" or "
-                      "remove the animation");
         LessonAnimation a;
-        if (!parse_animation(*n.as_table(), line, &a)) return false;
+        if (!parse_animation(*n.as_table(), line, lab_view, &a)) return false;
         step.animations.push_back(std::move(a));
       }
     }
@@ -454,7 +452,7 @@ class LessonParser {
     return true;
   }
 
-  bool parse_animation(const toml::table& t, int line, LessonAnimation* out) {
+  bool parse_animation(const toml::table& t, int line, bool lab_view, LessonAnimation* out) {
     LessonAnimation a;
     a.line = line;
     const std::vector<Entry> keys = entries_of(t, line);
@@ -466,6 +464,10 @@ class LessonParser {
     const std::string k = kind->value->is_string() ? text_of(*kind->value) : "";
     if (!contains(kAnimateKinds, k))
       return fail(kind->line, "animate.kind", "expected sweep, train or head_off, got " + describe(*kind->value));
+    if (!lab_view && k != "sweep")
+      return fail(kind->line, "animate.kind",
+                  k + " drives the Lab, but this step shows the Explorer; set view = \"Lab\", or sweep the "
+                      "Explorer's replay");
     a.kind = k == "sweep"   ? LessonAnimation::Kind::Sweep
              : k == "train" ? LessonAnimation::Kind::Train
                             : LessonAnimation::Kind::HeadOff;
@@ -506,24 +508,31 @@ class LessonParser {
       return true;
     }
 
+    const Names& controls = lab_view ? kSweepControls : kExplorerSweepControls;
+    const std::string of_view = lab_view ? "" : " (the Explorer's controls)";
     const Entry* control = find(keys, "control");
     if (!control)
-      return fail(line, "animate.control", "required for sweep: the control to sweep, one of " + join(kSweepControls));
+      return fail(line, "animate.control",
+                  "required for sweep: the control to sweep, one of " + join(controls) + of_view);
     a.control = control->value->is_string() ? text_of(*control->value) : "";
-    if (!contains(kSweepControls, a.control))
+    if (!contains(controls, a.control))
       return fail(control->line, "animate.control",
-                  "expected one of " + join(kSweepControls) + ", got " + describe(*control->value));
-    const bool lr = a.control == "lr";
+                  "expected one of " + join(controls) + of_view + ", got " + describe(*control->value));
+    const bool lr = a.control == "lr", replay = a.control == "replay";
     for (const char* key : {"from", "to"}) {
       const Entry* e = find(keys, key);
       const std::string what = std::string("the ") + (key[0] == 'f' ? "first" : "last") + " value of " + a.control;
       if (!e) return fail(line, std::string("animate.") + key, "required for sweep: " + what);
       double v = 0;
-      const bool ok = number_of(*e->value, &v) && (lr ? v > 0 && v <= 1 : v >= 0 && v <= kMaxIntegerControl);
+      const bool ok = number_of(*e->value, &v) && (lr       ? v > 0 && v <= 1
+                                                   : replay ? v >= 0 && v <= 1
+                                                            : v >= 0 && v <= kMaxIntegerControl);
+      const char* expected = lr       ? "a learning rate > 0 and <= 1"
+                             : replay ? "a fraction of the run's training from 0 to 1"
+                                      : "a number from 0 to 100000";
       if (!ok)
         return fail(e->line, std::string("animate.") + key,
-                    std::string("expected ") + (lr ? "a learning rate > 0 and <= 1" : "a number from 0 to 100000") +
-                        " as " + what + ", got " + describe(*e->value));
+                    std::string("expected ") + expected + " as " + what + ", got " + describe(*e->value));
       (key[0] == 'f' ? a.from : a.to) = v;
     }
     const Entry* seconds = find(keys, "seconds");

@@ -2,6 +2,7 @@
 // paper's reference numbers (assets/reference), with the numbers behind both in a table.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -18,6 +19,10 @@ class ExplorerFigures {
   void draw(const ExplorerSession& session, const std::string& reference_dir);
   bool settled(const ExplorerSession& session) const { return session.rows && version_ == session.rows->version; }
   std::size_t count() const { return figures_.size(); }
+  // The suite of the figure shown ("" before any).
+  std::string current_suite() const {
+    return figures_.empty() ? "" : figures_[static_cast<size_t>(std::clamp(index_, 0, int(figures_.size()) - 1))].suite;
+  }
   void reset() { figures_.clear(), version_ = 0; }  // a new DB
 
   std::string scene_figure;  // the suite whose figure a scene asked for (applied once it exists)

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/gui/ui_util.h"
 #include "core/attention/attention_spec.h"
@@ -19,6 +20,19 @@ bool stores_projections(const std::string& kind) {
   return k && core::is_talking_heads_family(*k);
 }
 
+// The share of a projection's weight (sum of |entries|) off its diagonal, in percent: 0 for the
+// identity block the projections start near, higher as the heads mix more.
+int off_diagonal_percent(const explorer::ProjectionMap& m) {
+  double off = 0, all = 0;
+  for (int r = 0; r < m.rows; ++r)
+    for (int c = 0; c < m.cols; ++c) {
+      const double v = std::fabs(m.values[static_cast<size_t>(r * m.cols + c)]);
+      all += v;
+      off += r == c ? 0.0 : v;
+    }
+  return all > 0 ? static_cast<int>(std::lround(100.0 * off / all)) : 0;
+}
+
 }  // namespace
 
 bool ExplorerRun::settled(const ExplorerSession& session) const {
@@ -29,12 +43,43 @@ bool ExplorerRun::settled(const ExplorerSession& session) const {
           d->projection_step == replay_step_);
 }
 
-void ExplorerRun::draw(ExplorerSession& session) {
+const explorer::RunRow* ExplorerRun::request(ExplorerSession& session) {
   const explorer::RunRow* row = session.focused >= 0 ? session.find_row(session.focused) : nullptr;
   if (!row) {
     ImGui::TextDisabled("Click a run in the table to see it here (double-click jumps to this tab).");
-    return;
+    return nullptr;
   }
+  // The run's stored steps and P_l / P_w snapshot: read by the loader, never in a frame.
+  if (wanted_.run_id != row->id) replay_step_ = -1, weights_index_ = -1;
+  const explorer::RunDetailRequest want{row->id, stores_projections(row->kind), replay_step_};
+  if (want != wanted_) {
+    wanted_ = want;
+    session.loader->want_run(want);
+  }
+  drawn_ = session.loader->run_detail();
+  return row;
+}
+
+void ExplorerRun::draw_replay_panel(ExplorerSession& session) {
+  const explorer::RunRow* row = request(session);
+  if (!row) return;
+  ImGui::Text("%s", row->name.c_str());
+  ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s, h = %d (h_k %d, h_v %d), d = %d, %d layers; val loss %.3f after %lld steps",
+                      row->kind.c_str(), row->h, row->h_k, row->h_v, row->d, row->L, row->last_val_loss,
+                      static_cast<long long>(row->step));
+  ImGui::PopTextWrapPos();
+  if (!wanted_.projections)
+    ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections; %s is %s.", row->name.c_str(),
+                        row->kind.c_str());
+  else if (drawn_->request.run_id != row->id) ImGui::TextDisabled("reading the run's stored steps...");
+  else draw_projection_replay(*drawn_, session.context.ui_scale, /*large=*/true);
+}
+
+void ExplorerRun::draw(ExplorerSession& session) {
+  const explorer::RunRow* row = request(session);
+  if (!row) return;
   ImGui::Text("%s", row->name.c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("(run %lld, %s)", static_cast<long long>(row->id),
@@ -48,15 +93,7 @@ void ExplorerRun::draw(ExplorerSession& session) {
               static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
               row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
 
-  // The run's stored steps and P_l / P_w snapshot: read by the loader, never in a frame.
-  if (wanted_.run_id != row->id) replay_step_ = -1, weights_index_ = -1;
-  const explorer::RunDetailRequest want{row->id, stores_projections(row->kind), replay_step_};
-  if (want != wanted_) {
-    wanted_ = want;
-    session.loader->want_run(want);
-  }
-  const auto detail = session.loader->run_detail();
-  drawn_ = detail;
+  const auto detail = drawn_;
   if (detail->request.run_id != row->id) {
     ImGui::TextDisabled("reading the run's stored steps...");
   } else if (detail->weights_steps.empty()) {
@@ -98,17 +135,21 @@ void ExplorerRun::draw(ExplorerSession& session) {
     if (session.context.mono_font) ImGui::PopFont();
     ImGui::EndChild();
     ImGui::TableNextColumn();
-    if (!want.projections) ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections.");
+    if (!wanted_.projections) ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections.");
     else if (detail->request.run_id == row->id) draw_projection_replay(*detail, session.context.ui_scale);
     ImGui::EndTable();
   }
 }
 
-void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, float ui_scale) {
+void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, float ui_scale, bool large) {
   const auto& steps = detail.projection_steps;
   if (steps.empty()) {
     ImGui::TextDisabled("No P_l / P_w snapshots stored yet (one per evaluation).");
     return;
+  }
+  if (replay_fraction_ >= 0) {  // a lesson's animation drives the slider
+    const double at = std::clamp(replay_fraction_, 0.0, 1.0) * static_cast<double>(steps.size() - 1);
+    replay_step_ = steps[static_cast<size_t>(std::lround(at))];
   }
   // The slider shows the wanted step at once; the maps follow when the loader has decoded it.
   const std::int64_t wanted = replay_step_ >= 0 ? replay_step_ : detail.projection_step;
@@ -124,15 +165,24 @@ void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, floa
   widgets::HeatmapStyle style;
   style.colormap = widgets::Colormap::Diverging;
   style.tooltip_format = "row %s, col %s: %.3f";
-  const float tile = std::min(220.0f * ui_scale, ImGui::GetContentRegionAvail().x / 2.0f - 8.0f);
-  style.size = ImVec2(tile, tile);
+  // Two maps a row; large (a lesson): as big as the panel allows, the titles above each map included.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float rows = std::ceil(static_cast<float>(detail.maps.size()) / 2.0f);
+  const float title = 2.0f * (ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y);
+  const float half = avail.x / 2.0f - 8.0f;
+  // Each map fits its box with square cells: a wide h_k x h map takes the box's width, a tall
+  // h x h_v one its height.
+  const ImVec2 box = large ? ImVec2(half, std::max(80.0f, avail.y / std::max(1.0f, rows) - title - 8.0f))
+                           : ImVec2(std::min(220.0f * ui_scale, half), std::min(220.0f * ui_scale, half));
   for (size_t i = 0; i < detail.maps.size(); ++i) {
     if (i % 2 == 1) ImGui::SameLine();
     ImGui::BeginGroup();
     const auto& m = detail.maps[i];
+    style.size = box;
     style.title = m.name.c_str();
     style.version = detail.version;
-    widgets::Heatmap(("##p" + std::to_string(i)).c_str(), m.values.data(), m.size, m.size, style);
+    widgets::Heatmap(("##p" + std::to_string(i)).c_str(), m.values.data(), m.rows, m.cols, style);
+    ImGui::TextDisabled("%d%% off the diagonal", off_diagonal_percent(m));
     ImGui::EndGroup();
   }
 }

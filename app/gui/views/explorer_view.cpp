@@ -172,6 +172,11 @@ void ExplorerView::draw() {
   ensure_started();
   worker_bar_.poll(session_);
   sync();
+  drawn_panel_.clear();
+  if (lesson_.active && !lesson_.panel.empty()) {
+    draw_lesson_panel();
+    return;
+  }
   draw_toolbar();
   if (!session_.loader) {
     ImGui::TextWrapped(
@@ -202,6 +207,71 @@ void ExplorerView::draw() {
   ImGui::EndChild();
   draw_tabs();
   time_open();
+}
+
+void ExplorerView::set_lesson_focus(const LessonFocus& focus) {
+  lesson_ = focus;
+  const std::map<std::string, ExplorerTab> tab_of = {{"figures", ExplorerTab::Figures},
+                                                     {"curves", ExplorerTab::Curves},
+                                                     {"run", ExplorerTab::Run},
+                                                     {"replay", ExplorerTab::Run}};
+  if (const auto it = tab_of.find(focus.panel); it != tab_of.end()) {
+    tab_ = it->second;
+    session_.select_tab = static_cast<int>(tab_);  // and the tab shows it when the lesson ends
+  }
+}
+
+bool ExplorerView::set_control(const std::string& name, double value) {
+  if (name != "replay") return false;
+  run_.set_replay_fraction(value);
+  return true;
+}
+
+nlohmann::json ExplorerView::lesson_state() const {
+  return {{"panel", drawn_panel_},
+          {"highlighted", nlohmann::json::array()},
+          {"explorer",
+           {{"db", session_.loader ? session_.loader->db_path() : ""},
+            {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},
+            {"selected", session_.selected.size()},
+            {"replay_step", run_.replay_step()}}}};
+}
+
+bool ExplorerView::lesson_panel_ready(std::string* why) {
+  why->clear();
+  if (!session_.loader) return *why = "This step shows stored runs, but no experiments database is open.", false;
+  const auto& rows = session_.rows;
+  const std::string& path = session_.loader->db_path();
+  if (!rows || (!rows->open && rows->error.empty())) return false;  // still opening: no problem yet
+  if (!rows->error.empty()) return *why = rows->error + " (the file was not modified)", false;
+  if (rows->rows.empty()) return *why = path + " has no runs yet.", false;
+  if (rows->partial) return false;
+  const bool figure = lesson_.panel == "figures";
+  if (figure && !lesson_figure_.empty() &&
+      std::none_of(rows->suites.begin(), rows->suites.end(), [&](const auto& s) { return s.name == lesson_figure_; }))
+    return *why = path + " has no runs of the suite " + lesson_figure_ + ". Make them with: headroom-worker run " +
+                  "assets/suites/" + lesson_figure_ + ".toml --scale full --db " + path,
+           false;
+  if ((lesson_.panel == "run" || lesson_.panel == "replay") && !scene_select_.empty() && selection_defaulted_ &&
+      session_.selected.empty())
+    return *why = path + " has no run named " + scene_select_.front() + ".", false;
+  return true;
+}
+
+void ExplorerView::draw_lesson_panel() {
+  std::string why;
+  if (!lesson_panel_ready(&why)) {
+    if (!why.empty()) problem_text(why);
+    else ImGui::TextDisabled("Opening %s ...", session_.loader ? session_.loader->db_path().c_str() : "");
+    return;
+  }
+  ++session_.frames_with_rows;
+  drawn_panel_ = lesson_.panel;
+  if (lesson_.panel == "figures") figures_.draw(session_, assets_dir_ + "/reference");
+  if (lesson_.panel == "curves") curves_.draw(session_, false);
+  if (lesson_.panel == "table") table_.draw(session_, context_.ui_scale, false);
+  if (lesson_.panel == "run") run_.draw(session_);
+  if (lesson_.panel == "replay") run_.draw_replay_panel(session_);
 }
 
 void ExplorerView::draw_tabs() {
@@ -278,13 +348,24 @@ void ExplorerView::draw_toolbar() {
   }
 }
 
-bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
-  if (!scene.contains("explorer")) return true;
-  const auto& j = scene["explorer"];
-  if (!j.is_object()) {
-    *error = "explorer: expected an object";
-    return false;
-  }
+namespace {
+
+// An explorer scene, read and checked without touching the view (a lesson checks every step's
+// scene when it opens; the step loads it later).
+struct ExplorerScene {
+  std::string db, open_in_lab, export_stem, metric = ExplorerCurves::Settings{}.metric, filter, figure;
+  explorer::XAxis x = explorer::XAxis::Step;
+  ExplorerTab tab = ExplorerTab::Curves;
+  Smoothing smoothing = Smoothing::None;
+  Grouping grouping = Grouping::None;
+  explorer::FigureAxis figure_x = explorer::FigureAxis::Default;
+  std::optional<bool> log_y;
+  std::optional<std::vector<std::string>> select;
+  int bench_select = 0;
+};
+
+bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::string* error) {
+  if (!j.is_object()) return *error = "explorer: expected an object", false;
   static const std::set<std::string> kKeys = {"db",    "select",      "metric", "x",           "log_y",
                                               "tab",   "filter",      "figure", "figure_x",    "smoothing",
                                               "group", "open_in_lab", "export", "bench_select"};
@@ -304,55 +385,112 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
     *into = j[key].get<std::string>();
     return true;
   };
-  std::string db, x = "step", tab = "curves", filter, smoothing = "none", group = "none", figure_x = "default";
-  if (!text("figure_x", &figure_x)) return false;
+  ExplorerScene s;
+  std::string x = "step", tab = "curves", smoothing = "none", group = "none", figure_x = "default";
+  if (!text("db", &s.db) || !text("open_in_lab", &s.open_in_lab) || !text("export", &s.export_stem) ||
+      !text("metric", &s.metric) || !text("x", &x) || !text("tab", &tab) || !text("filter", &s.filter) ||
+      !text("figure", &s.figure) || !text("smoothing", &smoothing) || !text("group", &group) ||
+      !text("figure_x", &figure_x))
+    return false;
   const std::map<std::string, explorer::FigureAxis> figure_axes = {{"default", explorer::FigureAxis::Default},
                                                                    {"suite", explorer::FigureAxis::SuiteKey},
                                                                    {"parameters", explorer::FigureAxis::Parameters}};
-  if (!figure_axes.count(figure_x)) return *error = "explorer.figure_x: use default, suite or parameters", false;
-  figures_.scene_axis = figure_axes.at(figure_x);
-  if (!text("db", &db) || !text("open_in_lab", &scene_open_in_lab_) || !text("export", &curves_.scene_export) ||
-      !text("metric", &curves_.settings.metric) || !text("x", &x) || !text("tab", &tab) || !text("filter", &filter) ||
-      !text("figure", &figures_.scene_figure) || !text("smoothing", &smoothing) || !text("group", &group))
-    return false;
   const std::map<std::string, explorer::XAxis> axes = {{"step", explorer::XAxis::Step},
                                                        {"tokens", explorer::XAxis::Tokens},
                                                        {"time", explorer::XAxis::TrainSeconds},
                                                        {"relative", explorer::XAxis::RelativeHours}};
   const std::map<std::string, ExplorerTab> tabs = {
       {"curves", ExplorerTab::Curves}, {"figures", ExplorerTab::Figures}, {"run", ExplorerTab::Run}};
-  if (!axes.count(x)) return *error = "explorer.x: use step, tokens, time or relative", false;
-  if (!tabs.count(tab)) return *error = "explorer.tab: use curves, figures or run", false;
   const std::map<std::string, Smoothing> smooth = {
       {"none", Smoothing::None}, {"ema", Smoothing::Ema}, {"moving-average", Smoothing::MovingAverage}};
+  if (!figure_axes.count(figure_x)) return *error = "explorer.figure_x: use default, suite or parameters", false;
+  if (!axes.count(x)) return *error = "explorer.x: use step, tokens, time or relative", false;
+  if (!tabs.count(tab)) return *error = "explorer.tab: use curves, figures or run", false;
   if (!smooth.count(smoothing)) return *error = "explorer.smoothing: use none, ema or moving-average", false;
   if (group != "none" && group != "seeds") return *error = "explorer.group: use none or seeds", false;
-  curves_.settings.x_axis = axes.at(x);
-  tab_ = tabs.at(tab);
-  session_.select_tab = static_cast<int>(tab_);
-  curves_.settings.smoothing = smooth.at(smoothing);
-  curves_.settings.grouping = group == "seeds" ? Grouping::SeedsOnly : Grouping::None;
+  s.figure_x = figure_axes.at(figure_x);
+  s.x = axes.at(x);
+  s.tab = tabs.at(tab);
+  s.smoothing = smooth.at(smoothing);
+  s.grouping = group == "seeds" ? Grouping::SeedsOnly : Grouping::None;
   if (j.contains("bench_select")) {  // --bench-frames: after the timed re-open, select this many other runs at once
     if (!j["bench_select"].is_number_integer() || j["bench_select"].get<int>() < 1)
       return *error = "explorer.bench_select: expected a number of runs (1 or more)", false;
-    bench_select_ = j["bench_select"].get<int>();
+    s.bench_select = j["bench_select"].get<int>();
   }
   if (j.contains("log_y")) {
     if (!j["log_y"].is_boolean()) return *error = "explorer.log_y: expected true or false", false;
-    curves_.settings.log_y = j["log_y"].get<bool>();
+    s.log_y = j["log_y"].get<bool>();
   }
-  table_.set_filter(filter);
   if (j.contains("select")) {
     if (!j["select"].is_array()) return *error = "explorer.select: expected a list of run names", false;
-    scene_select_.clear();
+    s.select.emplace();
     for (const auto& n : j["select"]) {
       if (!n.is_string()) return *error = "explorer.select: expected run names (strings), got " + n.dump(), false;
-      scene_select_.push_back(n.get<std::string>());
+      s.select->push_back(n.get<std::string>());
     }
   }
+  if (s.db == explorer::kResultsDb && explorer::results_db_path().empty())
+    return *error =
+               "explorer.db: \"@results\" is the results database shipped with Headroom, and this installation "
+               "has none (looked for " +
+               io::share_dir() + "/results/" + explorer::kResultsFile + ")",
+           false;
+  *out = std::move(s);
+  return true;
+}
+
+}  // namespace
+
+bool ExplorerView::validate_scene(const nlohmann::json& scene, std::string* error) const {
+  ExplorerScene parsed;
+  return !scene.contains("explorer") || parse_explorer_scene(scene["explorer"], &parsed, error);
+}
+
+bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
+  if (!scene.contains("explorer")) return true;
+  ExplorerScene s;
+  if (!parse_explorer_scene(scene["explorer"], &s, error)) return false;
+  figures_.scene_axis = s.figure_x;
+  scene_open_in_lab_ = s.open_in_lab;
+  curves_.scene_export = s.export_stem;
+  curves_.settings.metric = s.metric;
+  curves_.settings.x_axis = s.x;
+  if (s.log_y) curves_.settings.log_y = *s.log_y;
+  curves_.settings.smoothing = s.smoothing;
+  curves_.settings.grouping = s.grouping;
+  figures_.scene_figure = s.figure;
+  tab_ = s.tab;
+  session_.select_tab = static_cast<int>(tab_);
+  bench_select_ = s.bench_select;
+  table_.set_filter(s.filter);
+  if (s.select) scene_select_ = *s.select;
+  const std::string db = s.db == explorer::kResultsDb ? explorer::results_db_path() : s.db;
   if (!db.empty() && !(context_.options && !context_.options->db_path.empty())) {
     open_db(db);
     started_ = true;
+  }
+  return true;
+}
+
+bool ExplorerView::load_lesson_scene(const nlohmann::json& scene, std::string* error) {
+  // Over the explorer's defaults, as a lesson step must look the same each time it is shown.
+  ExplorerScene s;
+  if (scene.contains("explorer") && !parse_explorer_scene(scene["explorer"], &s, error)) return false;
+  curves_.settings = ExplorerCurves::Settings{};
+  figures_.scene_figure.clear();
+  scene_select_.clear();
+  run_.set_replay_fraction(-1);
+  lesson_figure_ = s.figure;
+  const std::string db = s.db == explorer::kResultsDb ? explorer::results_db_path() : s.db;
+  const bool same_db = db.empty() || (session_.loader && session_.loader->db_path() == db);
+  nlohmann::json without_db = scene;
+  if (same_db && without_db.contains("explorer")) without_db["explorer"].erase("db");
+  if (!load_scene(without_db, error)) return false;
+  if (same_db && session_.loader) {  // the DB stays open: choose the step's runs again
+    selection_defaulted_ = false;
+    session_.selected.clear();
+    session_.focused = -1;
   }
   return true;
 }

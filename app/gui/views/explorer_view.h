@@ -33,6 +33,11 @@ class ExplorerView : public View {
   const char* name() const override { return "Explorer"; }
   void draw() override;
   bool load_scene(const nlohmann::json& scene, std::string* error) override;
+  bool validate_scene(const nlohmann::json& scene, std::string* error) const override;
+  bool load_lesson_scene(const nlohmann::json& scene, std::string* error) override;
+  void set_lesson_focus(const LessonFocus& focus) override;
+  bool set_control(const std::string& name, double value) override;
+  nlohmann::json lesson_state() const override;
   nlohmann::json state() const override;
   nlohmann::json bench_metrics() const override;
   bool settled() const override;
@@ -48,6 +53,10 @@ class ExplorerView : public View {
   void apply_scene_selection();
   void draw_toolbar();
   void draw_tabs();
+  // A lesson step about one panel: that panel alone, large; what keeps it from being drawn
+  // (no DB, no runs of the step's suite) explained in its place.
+  void draw_lesson_panel();
+  bool lesson_panel_ready(std::string* why);
   // The shown tab has what it needs (settled() adds the benchmark steps); with `first_page`, the
   // newest runs of a big DB still being read are enough.
   bool content_ready(bool first_page = false) const;
@@ -72,6 +81,9 @@ class ExplorerView : public View {
   bool selection_defaulted_ = false;
   std::vector<std::string> scene_select_;  // run names from a scene, applied when rows arrive
   std::string scene_open_in_lab_;          // a run name from a scene, opened in the lab when rows arrive
+  LessonFocus lesson_;
+  std::string lesson_figure_;  // the suite a lesson step's figure is of
+  std::string drawn_panel_;    // the lesson panel drawn in the last frame ("" = the whole explorer)
 
   // Benchmark: open -> first full draw, and zoom refetches
   Clock::time_point opened_at_{};

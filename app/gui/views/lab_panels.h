@@ -17,6 +17,8 @@ void draw_lab_summary(const LabSnapshot& s);
 void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 // Each head's singular spectrum against the rank cap (lab_rank.cpp).
 void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+// VB eq. 9's separation-rank bound against the width, for this embedding rank (lab_separation.cpp).
+void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx);
 // P_l, P_w and P_l x P_w with their conditioning (lab_projections.cpp).
 void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 

@@ -23,6 +23,10 @@ void LabTheoremPanel::update(const LabControls& c, const LabSnapshot* snapshot) 
   posted_ = demo_.post(t);
 }
 
+bool LabTheoremPanel::answer_drawn() const {
+  return drawn_ && drawn_->request_id >= posted_ && (drawn_->ready || !drawn_->error.empty());
+}
+
 bool LabTheoremPanel::settled() const {
   return drawn_ && drawn_->request_id >= posted_ && (drawn_->curve_complete || !drawn_->error.empty());
 }

@@ -20,6 +20,9 @@ class LabTheoremPanel {
   // The frame drawn last showed the answer to the last request with its whole error curve (a
   // screenshot shows that frame, so a newer snapshot that was not drawn yet does not count).
   bool settled() const;
+  // The frame drawn last showed the answer to the last request: the target, the reached pattern
+  // and their difference (the error curve may still be filling in).
+  bool answer_drawn() const;
 
  private:
   TheoremDemo demo_;

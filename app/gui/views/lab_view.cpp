@@ -66,6 +66,7 @@ void LabView::set_lesson_focus(const LessonFocus& focus) {
   if (focus.panel == "rank") c_.tab = LabTab::Rank;
   if (focus.panel == "projections") c_.tab = LabTab::Projections;
   if (focus.panel == "theorem") c_.tab = LabTab::Theorem;
+  if (focus.panel == "separation") c_.tab = LabTab::Separation;
   select_tab_ = static_cast<int>(c_.tab);
 }
 
@@ -159,6 +160,11 @@ bool LabView::settled() const {
   if (snap_->valid && frames_shown_ < (focus_.active && !focus_.panel.empty() ? 1 : 2)) return false;
   if (c_.tab == LabTab::Theorem) return theorem_.settled();
   return true;
+}
+
+bool LabView::lesson_step_drawn() const {
+  if (c_.tab != LabTab::Theorem || !problems_.empty()) return settled();
+  return snap_ && snap_->request_id >= last_posted_ && frames_shown_ >= 1 && theorem_.answer_drawn();
 }
 
 void LabView::post_now(int single_steps, bool reset) {
@@ -290,7 +296,7 @@ void LabView::handle_shortcuts() {
   if (ImGui::IsKeyPressed(GLFW_KEY_R)) post_now(0, true);
   if (ImGui::IsKeyPressed(GLFW_KEY_LEFT_BRACKET)) c_.heads = std::max(1, c_.heads / 2);
   if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT_BRACKET)) c_.heads = std::min(64, c_.heads * 2);
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < 5; ++t)
     if (ImGui::IsKeyPressed(GLFW_KEY_1 + t)) c_.tab = static_cast<LabTab>(t), select_tab_ = t;
 }
 
@@ -311,6 +317,7 @@ void LabView::draw_focused_panel() {
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
   if (p == "projections") return draw_lab_projections(*snap_, c_, context_);
   if (p == "theorem") return theorem_.draw(c_, context_);
+  if (p == "separation") return draw_lab_separation(*snap_, context_);
   if (p == "training") {
     const float plot = std::max(120.0f, ImGui::GetContentRegionAvail().y - 6 * ImGui::GetFrameHeightWithSpacing());
     return draw_lab_training(
@@ -352,9 +359,9 @@ void LabView::draw() {
   } else if (snap_ && snap_->valid) {
     draw_lab_summary(*snap_);
     if (ImGui::BeginTabBar("##lab_tabs")) {
-      const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem};
-      const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1"};
-      for (int i = 0; i < 4; ++i) {
+      const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem, LabTab::Separation};
+      const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1", "Depth vs width"};
+      for (int i = 0; i < 5; ++i) {
         // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
         const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
         const bool open = ImGui::BeginTabItem(labels[i], nullptr, flags);
@@ -367,6 +374,7 @@ void LabView::draw() {
             case LabTab::Rank: draw_lab_rank(*snap_, c_, context_); break;
             case LabTab::Projections: draw_lab_projections(*snap_, c_, context_); break;
             case LabTab::Theorem: theorem_.draw(c_, context_); break;
+            case LabTab::Separation: draw_lab_separation(*snap_, context_); break;
           }
           ImGui::EndTabItem();
         }

@@ -33,6 +33,7 @@ class LabView : public View {
   nlohmann::json state() const override;
   nlohmann::json bench_metrics() const override;
   bool settled() const override;
+  bool lesson_step_drawn() const override;
   bool validate_scene(const nlohmann::json& scene, std::string* error) const override;
   bool load_lesson_scene(const nlohmann::json& scene, std::string* error) override;
   void set_lesson_focus(const LessonFocus& focus) override;

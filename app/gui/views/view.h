@@ -94,6 +94,9 @@ class View {
     *error = std::string(name()) + " has no lesson actions";
     return false;
   }
+  // A lesson's step-change timing: the step's subject is on screen. settled() may wait longer, for
+  // what fills in progressively after it (the Theorem tab's error-vs-d_p curve).
+  virtual bool lesson_step_drawn() const { return settled(); }
   // For lesson checks: the panel drawn in the last frame and the highlighted controls it drew.
   virtual nlohmann::json lesson_state() const { return nlohmann::json::object(); }
 

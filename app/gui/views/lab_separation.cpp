@@ -1,0 +1,80 @@
+// The lab's Separation rank tab: VB's upper bound on how much a depth-L Transformer can tie the
+// two halves of its input together (VB app. A, eq. 9; Thm 1: log sep = O~(L · min(r, d_x))),
+// plotted against the width d_x for this model's embedding rank, for a full-rank embedding, and
+// for one layer more. It is a bound, not a measurement: the curves say what width and depth can
+// buy at most, which is VB's argument for why a low-rank vocabulary caps width.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/lab_panels.h"
+#include "app/gui/views/plot_series.h"
+#include "core/analysis/separation_rank.h"
+#include "widgets/line_plot.h"
+#include "widgets/draw_util.h"
+
+namespace headroom::gui {
+namespace {
+
+// log10 of VB eq. 9 for `spec` at width d_x: r = min(r, d_x, V), r_e = min(r_pos or d_x, d_x, n).
+double log10_bound(core::ModelSpec spec, int d_x, int depth) {
+  spec.width = d_x;
+  spec.depth = depth;
+  return core::vb_log_separation_rank_bound(depth, std::max(1, core::effective_embed_rank(spec)),
+                                            core::effective_pos_rank(spec)) /
+         std::log(10.0);
+}
+
+}  // namespace
+
+void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
+  const core::ModelSpec& spec = s.spec;
+  const int L = spec.depth, d = spec.width, r = core::effective_embed_rank(spec);
+  const int r_e = core::effective_pos_rank(spec);
+  core::ModelSpec full = spec;  // the same model with an unfactorised embedding: r = min(d_x, V)
+  full.embed_rank = 0;
+  const int d_max = std::max({128, 2 * d, 4 * r});
+  const double here = log10_bound(spec, d, L), wider = log10_bound(spec, 2 * d, L),
+               deeper = log10_bound(spec, d, L + 1);
+
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text(
+      "VB eq. 9 bounds the separation rank of a depth-%d model with embedding rank r = %d and positional "
+      "rank r_pos = %d: log10 sep <= %.0f at d = %d.",
+      L, r, r_e, here, d);
+  ImGui::Text("Twice as wide (d = %d): %.0f%s.  One layer more (L = %d): %.0f.", 2 * d, wider,
+              wider - here < 0.5 ? ", the same: the bound grows with min(r, d), and r is used up" : "", L + 1, deeper);
+  ImGui::TextDisabled(
+      "An upper bound from the theory (VB Thm 1: log sep = O~(L min(r, d))), computed here, not measured: width past "
+      "r cannot raise it, depth multiplies it.");
+  ImGui::PopTextWrapPos();
+
+  std::vector<PlotSeries> series(3);
+  series[0].label = "this embedding (r = " + std::to_string(r) + ")";
+  series[1].label = "full-rank embedding (r = min(d, V))";
+  series[2].label = "one layer more (L = " + std::to_string(L + 1) + ", r = " + std::to_string(r) + ")";
+  for (int i = 0; i < 3; ++i) {
+    series[i].color = widgets::detail::palette_color(i);
+    series[i].thickness = i == 0 ? 3.0f : 2.0f;
+  }
+  for (int x = 1; x <= d_max; x += std::max(1, d_max / 256)) {
+    const float fx = static_cast<float>(x);
+    series[0].x.push_back(fx), series[0].y.push_back(static_cast<float>(log10_bound(spec, x, L)));
+    series[1].x.push_back(fx), series[1].y.push_back(static_cast<float>(log10_bound(full, x, L)));
+    series[2].x.push_back(fx), series[2].y.push_back(static_cast<float>(log10_bound(spec, x, L + 1)));
+  }
+  const float h = std::max(160.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().y);
+  if (widgets::BeginPlot("##separation", ImVec2(-1, h))) {
+    // Log y: the full-rank curve climbs by hundreds while a layer adds a few, and both must show.
+    widgets::SetupAxes("width d", "log10 of the separation-rank bound (VB eq. 9)", widgets::PlotFlags_LogY);
+    plot_all(series);
+    widgets::PlotVLine("this model's d", d, with_alpha(ImGui::GetColorU32(ImGuiCol_Text), 140));
+    widgets::EndPlot();
+  }
+}
+
+}  // namespace headroom::gui
