@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian (bookworm) packages Headroom needs — only the missing ones.
 # Idempotent: a second run installs nothing and prints "all present".
+# Then the npm package the GPT-2 tokenizer's peer test compares with (tests/text/gpt2_peer_test.cpp),
+# into $HEADROOM_NPM_DIR (default ~/.cache/headroom/npm), if it is not there yet.
 set -euo pipefail
 
 PACKAGES=(
@@ -15,10 +17,22 @@ PACKAGES=(
   clang libclang-rt-14-dev                  # libFuzzer + sanitizers for the fuzz targets (scripts/fuzz.sh)
   dpkg-dev lintian appstream man-db         # the .deb (CPack's dpkg-shlibdeps), its checks (install_and_package)
   slurm-wlm munge                           # a loopback Slurm cluster for the slurm_cluster test
+  libicu-dev                                # Unicode for the tokenizers of real models (headroom_text)
+  nodejs npm                                # runs gpt-3-encoder, the GPT-2 tokenizer's reference (peer test)
 )
+GPT3_ENCODER="gpt-3-encoder@1.1.4"
+NPM_DIR="${HEADROOM_NPM_DIR:-$HOME/.cache/headroom/npm}"
+
+install_npm_peers() {
+  if [ -f "$NPM_DIR/node_modules/gpt-3-encoder/Encoder.js" ]; then return; fi
+  echo "setup: npm install $GPT3_ENCODER into $NPM_DIR"
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund --loglevel=error "$GPT3_ENCODER"
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
+  # NodeSource's nodejs ships npm itself and conflicts with Debian's npm package.
+  if [ "$p" = npm ] && command -v npm >/dev/null; then continue; fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
@@ -26,6 +40,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#PACKAGES[@]} packages present"
+  install_npm_peers
   exit 0
 fi
 
@@ -35,4 +50,5 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_npm_peers
 echo "setup: done"

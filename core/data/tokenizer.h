@@ -8,19 +8,9 @@
 #include <vector>
 
 #include "core/data/corpus.h"
+#include "core/text/tokenizer_base.h"  // the interface, torch-free
 
 namespace headroom::core {
-
-class Tokenizer {
- public:
-  virtual ~Tokenizer() = default;
-  virtual std::string name() const = 0;  // "bytes", "bpe-2000"
-  virtual int vocab_size() const = 0;
-  virtual std::vector<int32_t> encode(const std::string& text) const = 0;
-  virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
-  // A short printable label for axis ticks ("the", "␣", "\n" shown as "⏎").
-  virtual std::string token_label(int32_t id) const = 0;
-};
 
 std::unique_ptr<Tokenizer> make_byte_tokenizer();
 
