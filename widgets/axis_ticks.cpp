@@ -28,6 +28,7 @@ std::string format_tick(double v, double step) {
     std::snprintf(buf, sizeof buf, "%.2g", v);
     return buf;
   }
+  if (v == 0.0 && step < 1e-4) return "0";  // beside "1e-06" ticks, not "0.000000"
   const char* suffix = "";
   double scaled = v, scaled_step = step;
   if (step >= 1e6 && av >= 1e6) {

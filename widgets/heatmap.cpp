@@ -150,6 +150,14 @@ void draw_color_scale(ImDrawList* dl, const ImRect& r, Colormap map, float lo, f
 
 float ColorScaleWidth() { return scale_bar_width() + 5.0f + ImGui::CalcTextSize("-0.000").x; }
 
+float ColorScaleWidth(float lo, float hi) {
+  float widest = ImGui::CalcTextSize("-0.000").x;
+  // The densest tick set draw_color_scale asks for on a tall bar: its labels are the longest.
+  if (hi > lo)
+    for (const AxisTick& t : nice_ticks(lo, hi, 64)) widest = std::max(widest, ImGui::CalcTextSize(t.label.c_str()).x);
+  return scale_bar_width() + 5.0f + widest;
+}
+
 void ColorScale(const char* id, Colormap colormap, float lo, float hi, const ImVec2& size) {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   if (window->SkipItems) return;
@@ -188,7 +196,9 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
   in.title_h = style.title ? ImGui::GetTextLineHeight() : 0.0f;
   in.row_label_w = labels && style.row_labels ? e.row_label_w : 0.0f;
   in.col_label_h = labels && style.col_labels ? e.col_label_w : 0.0f;
-  in.scale_w = style.show_scale ? ColorScaleWidth() : 0.0f;
+  // The range drawn last frame (auto range) or the one asked for: labels like "-1e-06" need more room.
+  const float lo = style.auto_range ? e.lo : style.vmin, hi = style.auto_range ? e.hi : style.vmax;
+  in.scale_w = style.show_scale ? ColorScaleWidth(lo, hi) : 0.0f;
   in.gap = g.Style.ItemInnerSpacing.x;
   const HeatmapLayout L = heatmap_layout(in);
 
@@ -293,7 +303,7 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
   ImGui::PushID(id);
   const float spacing = std::max(st.ItemSpacing.x, st.ItemSpacing.y);
   const bool shared_scale = style.show_scale && !style.auto_range;
-  const float scale_w = shared_scale ? ColorScaleWidth() + spacing : 0.0f;
+  const float scale_w = shared_scale ? ColorScaleWidth(style.vmin, style.vmax) + spacing : 0.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float avail_w = (style.size.x > 0 ? style.size.x : avail.x) - scale_w;
   const float extra_h = ImGui::GetTextLineHeight() + st.ItemInnerSpacing.x * 0.5f;
@@ -333,7 +343,7 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
     ImGui::BeginGroup();
     ImGui::Dummy(ImVec2(1, extra_h));
     ColorScale("##scale", style.colormap, style.vmin, style.vmax,
-               ImVec2(ColorScaleWidth(), std::max(grid_h - extra_h, 1.0f)));
+               ImVec2(ColorScaleWidth(style.vmin, style.vmax), std::max(grid_h - extra_h, 1.0f)));
     ImGui::EndGroup();
   }
   ImGui::PopID();

@@ -51,8 +51,10 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
 // A vertical color bar for [lo, hi] with ticks on its right. size.x covers bar and labels.
 void ColorScale(const char* id, Colormap colormap, float lo, float hi, const ImVec2& size);
 
-// Width ColorScale() needs for its bar and tick labels in the current font.
+// Width ColorScale() needs for its bar and tick labels in the current font: room for labels like
+// "-0.000", or, given the range, for the widest label its ticks can have ("-1e-06", "0.0005").
 float ColorScaleWidth();
+float ColorScaleWidth(float lo, float hi);
 
 namespace detail {
 void collect_heatmap_textures(int max_idle_frames);  // frees textures idle for that many frames

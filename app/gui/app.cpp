@@ -730,6 +730,7 @@ nlohmann::json App::lesson_state(double now) const {
           {"step", p.step() + 1},
           {"steps", p.count()},
           {"step_title", p.current().title},
+          {"title_cut", lesson_.title_cut()},
           {"focus", p.current().focus},
           {"notes_shown", p.notes_shown()},
           {"elapsed_s", p.elapsed(now)},

@@ -200,10 +200,15 @@ void LessonPresenter::draw_bar(const LessonFonts& fonts, double now, bool show_c
   const float right_w = ImGui::CalcTextSize(clock).x + ImGui::CalcTextSize(notes_label).x + 4 * style.FramePadding.x +
                         3 * style.ItemSpacing.x;
   const float title_w = std::max(0.0f, ImGui::GetContentRegionAvail().x - right_w);
-  ImGui::PushFont(title);
-  ImGui::AlignTextToFramePadding();
+  // A title wider than its room is set in the text's bold face (a 4:3 projector), and only if that is
+  // still too wide cut with an ellipsis, rather than run under the notes button.
   const std::string& step_title = player_.current().title;
-  // A title wider than its room is cut with an ellipsis rather than run under the clock.
+  ImFont* face = title;
+  if (title->CalcTextSizeA(title->FontSize, FLT_MAX, 0.0f, step_title.c_str()).x > title_w)
+    face = or_body(fonts.bold, fonts);
+  ImGui::PushFont(face);
+  ImGui::SetCursorPosY(ImGui::GetCursorPosY() + std::max(0.0f, (title->FontSize - face->FontSize) * 0.5f));
+  ImGui::AlignTextToFramePadding();
   std::string shown = step_title;
   while (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x > title_w) {
     shown.pop_back();
@@ -215,6 +220,7 @@ void LessonPresenter::draw_bar(const LessonFonts& fonts, double now, bool show_c
     }
   }
   ImGui::TextUnformatted(shown.c_str());
+  title_cut_ = shown != step_title;
   ImGui::PopFont();
   ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - right_w));
   if (show_clock) {

@@ -57,6 +57,8 @@ class LessonPresenter {
 
   // The current step's text and notes, parsed (validated when the lesson was opened).
   const std::vector<TextBlock>& text_blocks() const { return text_; }
+  // The last bar drawn had to cut the step's title (even in the smaller face).
+  bool title_cut() const { return title_cut_; }
   const std::vector<TextBlock>& note_blocks() const { return notes_; }
 
  private:
@@ -68,6 +70,7 @@ class LessonPresenter {
   LessonPlayer player_;
   uint64_t parsed_version_ = ~0ull;
   std::vector<TextBlock> text_, notes_;
+  bool title_cut_ = false;
   std::vector<int> keys_;
 };
 

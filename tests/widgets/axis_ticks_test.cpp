@@ -42,6 +42,17 @@ TEST(AxisTicks, NegativeAndOddRanges) {
   EXPECT_LE(u.back().value, 4.1 + 1e-9);
 }
 
+TEST(AxisTicks, TinyRangesLabelZeroAsZero) {
+  // A difference map of +-1e-6: the ticks read "-1e-06" .. "1e-06", and zero plainly "0".
+  const auto t = hw::nice_ticks(-1e-6, 1e-6, 4);
+  bool zero = false;
+  for (const auto& k : t) {
+    EXPECT_LE(k.label.size(), 7u) << k.label;
+    zero |= k.value == 0.0 && k.label == "0";
+  }
+  EXPECT_TRUE(zero);
+}
+
 TEST(AxisTicks, ThousandsUseK) {
   const auto t = hw::nice_ticks(0.0, 20000.0, 4);
   ASSERT_FALSE(t.empty());

@@ -11,6 +11,7 @@
 
 #include "widgets/demo_data.h"
 #include "widgets/frame_stats.h"
+#include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
 #include "widgets/spectrum.h"
 
@@ -105,4 +106,17 @@ TEST_F(HeadlessImGui, EmptyAndDegenerateSeries) {
   ImGui::End();
   ImGui::Render();
   EXPECT_EQ(hw::frame_stats().plots_drawn, 2);
+}
+
+// A colour scale's width covers its widest tick label: a difference map's range of +-1e-6 labels
+// its ticks "-1e-06", wider than the "-0.000" the bar reserves by default (the labels were cut at
+// a panel's edge).
+TEST_F(HeadlessImGui, ColorScaleWidthCoversItsTickLabels) {
+  ImGui::NewFrame();
+  const float plain = hw::ColorScaleWidth();
+  EXPECT_EQ(hw::ColorScaleWidth(0.0f, 1.0f), plain);  // "0.2", "1.0": the default room suffices
+  const float tiny = hw::ColorScaleWidth(-1e-6f, 1e-6f);
+  EXPECT_GT(tiny, plain);
+  EXPECT_GE(tiny - plain + ImGui::CalcTextSize("-0.000").x, ImGui::CalcTextSize("-1e-06").x);
+  ImGui::EndFrame();
 }

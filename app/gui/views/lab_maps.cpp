@@ -75,8 +75,10 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
   const float width = ImGui::GetContentRegionAvail().x;
   double top = 1e-9;
   for (double v : a.importance) top = std::max(top, std::abs(v));
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("importance in layer %d: validation loss rise with the head off (%s)", a.layer,
                       a.val_source.c_str());
+  ImGui::PopTextWrapPos();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float label_w = ImGui::CalcTextSize("head 00  ").x, value_w = ImGui::CalcTextSize("+0.000e-00 ").x;
@@ -98,19 +100,41 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
 
 }  // namespace
 
+void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
+  ImGui::PushID(id);
+  ImGui::BeginGroup();
+  if (layers > 8) {
+    ImGui::SetNextItemWidth(200 * ui_scale);
+    ImGui::SliderInt("layer", layer, 0, layers - 1);
+  } else {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("layer");
+    for (int l = 0; l < layers; ++l) {
+      ImGui::SameLine();
+      ImGui::RadioButton(std::to_string(l).c_str(), layer, l);
+    }
+  }
+  ImGui::EndGroup();
+  ImGui::PopID();
+}
+
 void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
-  if (layers > 1) {  // a one-layer model has nothing to choose
-    ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-    ImGui::SliderInt("layer", &c.layer, 0, layers - 1);
-    highlight_item("layer");
-    ImGui::SameLine();
-  }
   const bool th = core::is_talking_heads_family(s.spec.attention.kind);
+  const char* names[] = {"J raw logits", "L mixed logits", "W weights", "U mixed weights"};
+  if (layers > 1) {  // a one-layer model has nothing to choose
+    layer_picker("maps", &c.layer, layers, ctx.ui_scale);
+    highlight_item("layer");
+    // The stage buttons beside the layers when they fit, below them when not (a lesson at 1024 wide).
+    float stages = 0;
+    for (const char* n :
+         th ? std::vector<const char*>(names, names + 4) : std::vector<const char*>{"logits", "weights"})
+      stages += labelled_width(ImGui::GetFrameHeight(), n) + ImGui::GetStyle().ItemSpacing.x;
+    same_line_if_fits(stages);
+  }
   if (th) {
     int stage = static_cast<int>(c.stage);
-    const char* names[] = {"J raw logits", "L mixed logits", "W weights", "U mixed weights"};
     ImGui::BeginGroup();  // one item, so a lesson's highlight frames all four
     for (int i = 0; i < 4; ++i) {
       if (i) ImGui::SameLine();

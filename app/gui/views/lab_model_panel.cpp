@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -27,18 +28,33 @@ void LabModelPanel::set_text(const std::string& text) {
   std::strncpy(text_buffer, text.c_str(), sizeof text_buffer - 1);
 }
 
+std::string LabModelPanel::field(const char* label) const {
+  if (!stacked_) return label;
+  ImGui::TextUnformatted(label);
+  return std::string("##") + label;
+}
+
 void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
   // Labels keep the room their longest one needs (in any font size: a lesson's large type too), and
-  // the widgets take the rest, at least 45% of the panel.
-  const float label_room = ImGui::CalcTextSize("h_v (value heads)").x + ImGui::GetStyle().ItemInnerSpacing.x +
-                           ImGui::GetStyle().ScrollbarSize;
-  ImGui::PushItemWidth(
-      std::max(ImGui::GetContentRegionAvail().x - label_room, ImGui::GetContentRegionAvail().x * 0.45f));
+  // the widgets take the rest, at least 45% of the panel. A column too narrow for both, and for the
+  // widest value ("general-bilinear" in the attention box), puts each label above its widget.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float longest = 0;
+  for (const char* label : {"attention", "d (width)", "h (heads)", "h_k (key heads)", "h_v (value heads)",
+                            "d_p (head size)", "r (emb. rank)", "r_pos (pos. rank)", "vocabulary", "L (layers)"})
+    longest = std::max(longest, ImGui::CalcTextSize(label).x);
+  const float label_room = longest + style.ItemInnerSpacing.x + style.ScrollbarSize;
+  const float widest_value =
+      ImGui::CalcTextSize("general-bilinear").x + ImGui::GetFrameHeight() + 2 * style.FramePadding.x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float beside = std::max(avail - label_room, avail * 0.45f);
+  stacked_ = beside < widest_value || avail - beside < label_room - style.ScrollbarSize;
+  ImGui::PushItemWidth(stacked_ ? -FLT_MIN : beside);
   ImGui::TextUnformatted("Model");
   ImGui::Separator();
   const auto& kinds = core::all_attention_kinds();
   int kind = static_cast<int>(std::find(kinds.begin(), kinds.end(), c.kind) - kinds.begin());
-  if (ImGui::BeginCombo("attention", core::to_string(c.kind))) {
+  if (ImGui::BeginCombo(field("attention").c_str(), core::to_string(c.kind))) {
     for (size_t i = 0; i < kinds.size(); ++i)
       if (ImGui::Selectable(core::to_string(kinds[i]), int(i) == kind)) {
         c.kind = kinds[i];
@@ -52,18 +68,18 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "multi-head: d_p = d/h (LRB eq. 8). fixed-head: d_p chosen freely (LRB §3). talking-heads: P_l mixes "
       "logits and P_w mixes weights across heads (TH §4); logits-proj / weights-proj use one of them (TH §7.1.3); "
       "dynamic-proj adds input-dependent projections (TH app. A); general-bilinear: P[d,d,h], Q[d,d,h] (TH §6).");
-  ImGui::SliderInt("d (width)", &c.d, 8, 512);
+  ImGui::SliderInt(field("d (width)").c_str(), &c.d, 8, 512);
   highlight_item("d");
-  ImGui::SliderInt("h (heads)", &c.heads, 1, 64);
+  ImGui::SliderInt(field("h (heads)").c_str(), &c.heads, 1, 64);
   highlight_item("heads");
   tooltip("Heads h. Shortcuts: [ halves, ] doubles.");
   if (core::is_talking_heads_family(c.kind)) {
     if (c.kind != core::AttentionKind::WeightsProj) {
-      ImGui::SliderInt("h_k (key heads)", &c.heads_k, 1, 64);
+      ImGui::SliderInt(field("h_k (key heads)").c_str(), &c.heads_k, 1, 64);
       highlight_item("heads_k");
     }
     if (c.kind != core::AttentionKind::LogitsProj) {
-      ImGui::SliderInt("h_v (value heads)", &c.heads_v, 1, 64);
+      ImGui::SliderInt(field("h_v (value heads)").c_str(), &c.heads_v, 1, 64);
       highlight_item("heads_v");
     }
   }
@@ -76,15 +92,15 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
     tooltip(
         "On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
         "Off: a fixed head size d_p, independent of d and h (LRB §3).");
-    if (!c.standard_head_size) ImGui::SliderInt("d_p (head size)", &c.head_size, 1, 256);
+    if (!c.standard_head_size) ImGui::SliderInt(field("d_p (head size)").c_str(), &c.head_size, 1, 256);
     else
       ImGui::TextDisabled("d_p = %d / %d = %s", c.d, c.heads,
                           c.heads > 0 && c.d % c.heads == 0 ? std::to_string(c.d / c.heads).c_str() : "not whole");
     highlight_item("head_size");
   }
-  ImGui::SliderInt("r (emb. rank)", &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
+  ImGui::SliderInt(field("r (emb. rank)").c_str(), &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
   highlight_item("embed_rank");
-  ImGui::SliderInt("r_pos (pos. rank)", &c.pos_rank, 0, c.d, c.pos_rank == 0 ? "full" : "%d");
+  ImGui::SliderInt(field("r_pos (pos. rank)").c_str(), &c.pos_rank, 0, c.d, c.pos_rank == 0 ? "full" : "%d");
   highlight_item("pos_rank");
   tooltip(
       "Rank of the positional embedding (VB App. C.4): n x r_pos times r_pos x d. Layer 0's input has rank at\n"
@@ -93,7 +109,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
       "not factorised: full rank, r = min(V, d).");
   static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
-  if (ImGui::BeginCombo("vocabulary", c.vocab.c_str())) {
+  if (ImGui::BeginCombo(field("vocabulary").c_str(), c.vocab.c_str())) {
     for (const char* v : kVocabularies)
       if (ImGui::Selectable(v, c.vocab == v)) c.vocab = v;
     ImGui::EndCombo();
@@ -103,12 +119,12 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "bytes: V = 256. bpe:V: sentencepiece BPE with V pieces trained on the KJV train split (VB §5.2 used\n"
       "257, 500, 2000); trained once on first use (a few seconds), then cached. The rank of the embedding is\n"
       "at most min(V, r, d) (VB §2.1).");
-  ImGui::SliderInt("L (layers)", &c.layers, 1, 8);
+  ImGui::SliderInt(field("L (layers)").c_str(), &c.layers, 1, 8);
   highlight_item("layers");
   ImGui::Checkbox("causal", &c.causal);
   highlight_item("causal");
   int seed = static_cast<int>(c.seed);
-  if (ImGui::InputInt("seed", &seed)) c.seed = static_cast<uint64_t>(std::max(0, seed));
+  if (ImGui::InputInt(field("seed").c_str(), &seed)) c.seed = static_cast<uint64_t>(std::max(0, seed));
   highlight_item("seed");
 
   ImGui::Spacing();
@@ -123,15 +139,18 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   if (c.input == LabInput::Text) {
     ImGui::InputTextMultiline("##text", text_buffer, sizeof text_buffer, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
     highlight_item("text");
-    if (snapshot && snapshot->valid)
+    if (snapshot && snapshot->valid) {
+      ImGui::PushTextWrapPos(0.0f);
       ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
+      ImGui::PopTextWrapPos();
+    }
   } else {
     ImGui::SliderInt("n", &c.synthetic_n, 4, std::min(128, c.context));
     highlight_item("synthetic_n");
   }
   const char* tasks[] = {"copy", "reverse", "induction", "recall"};
   int task = static_cast<int>(c.task);
-  if (ImGui::Combo("task", &task, tasks, 4)) c.task = static_cast<core::SyntheticTask>(task);
+  if (ImGui::Combo(field("task").c_str(), &task, tasks, 4)) c.task = static_cast<core::SyntheticTask>(task);
   highlight_item("task");
   tooltip("The synthetic sequence shown, and what live training learns.");
 

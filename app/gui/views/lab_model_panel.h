@@ -24,6 +24,11 @@ class LabModelPanel {
   void save_scene(LabControls& c);
   bool load_scene_file(LabControls* into);  // replaces the controls only when the whole file reads
 
+  // The label of a control: beside it (ImGui's way), or on its own line above a full-width widget
+  // when the column is too narrow for both (a lesson's large type on a 4:3 projector). Returns the
+  // widget's label argument.
+  std::string field(const char* label) const;
+  bool stacked_ = false;
   char scene_path_[512] = {};
   std::string scene_message_;
   bool scene_error_ = false;

@@ -13,6 +13,9 @@ namespace headroom::gui {
 
 // The model, its costs (TH §5) and the papers' bottleneck badges (lab_summary.cpp).
 void draw_lab_summary(const LabSnapshot& s);
+// Which layer a panel shows: a radio button per layer up to 8 (a slider's grab would hide the value
+// of a two-layer model), a slider beyond; `id` tells the panels' pickers apart (lab_maps.cpp).
+void layer_picker(const char* id, int* layer, int layers, float ui_scale);
 // Every head's map at the chosen stage, one enlarged on click (lab_maps.cpp).
 void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 // Each head's singular spectrum against the rank cap (lab_rank.cpp).

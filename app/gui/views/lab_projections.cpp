@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
@@ -14,8 +15,7 @@ namespace headroom::gui {
 void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
-  ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-  ImGui::SliderInt("layer##proj", &c.layer, 0, layers - 1);
+  if (layers > 1) layer_picker("projections", &c.layer, layers, ctx.ui_scale);
   const auto& l = s.layers[c.layer];
   if (!l.has_P_l && !l.has_P_w) {
     ImGui::TextWrapped(
@@ -33,9 +33,15 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
   if (l.has_P_l) items.push_back({"P_l (logits, h_k x h)", &l.P_l});
   if (l.has_P_w) items.push_back({"P_w (weights, h x h_v)", &l.P_w});
   if (l.has_P_l && l.has_P_w) items.push_back({"P_l x P_w", &l.P_lw});
-  const float w = ImGui::GetContentRegionAvail().x / items.size() - ImGui::GetStyle().ItemSpacing.x;
+  // As many maps a row as leave each room for its title (a lesson's "try it" column at 1024 wide: one).
+  const float avail = ImGui::GetContentRegionAvail().x;
+  float title_w = 0;
+  for (const Item& item : items) title_w = std::max(title_w, ImGui::CalcTextSize(item.name).x);
+  const size_t per_row =
+      std::clamp<size_t>(static_cast<size_t>(avail / (title_w + 2 * ImGui::GetStyle().ItemSpacing.x)), 1, items.size());
+  const float w = avail / per_row - ImGui::GetStyle().ItemSpacing.x;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i) ImGui::SameLine();
+    if (i % per_row) ImGui::SameLine();
     ImGui::BeginGroup();
     // Wrap the numbers at the map's own width: a group wider than its map pushes the next map out of view.
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
@@ -50,11 +56,21 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
     style.tooltip_format = "in head %s -> out head %s: %.3f";
     const auto& m = items[i].p->normalised;
     widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
-    if (std::isnan(items[i].p->det))
-      ImGui::TextWrapped("not square; smallest singular value %.3g", items[i].p->smallest_sv);
-    else
-      ImGui::TextWrapped("|det| %.3g   smallest |eigenvalue| %.3g   smallest singular value %.3g",
-                         std::abs(items[i].p->det), items[i].p->smallest_abs_eigenvalue, items[i].p->smallest_sv);
+    // One measure a line; a column too narrow for both puts the number under its name, never splits it.
+    const auto measure = [](const char* name, double value) {
+      char number[32];
+      std::snprintf(number, sizeof number, "%.3g", value);
+      ImGui::TextUnformatted(name);
+      same_line_if_fits(ImGui::CalcTextSize(number).x);
+      ImGui::TextUnformatted(number);
+    };
+    if (std::isnan(items[i].p->det)) {
+      ImGui::TextUnformatted("not square");
+    } else {
+      measure("|det|", std::abs(items[i].p->det));
+      measure("min |eigenvalue|", items[i].p->smallest_abs_eigenvalue);
+    }
+    measure("min singular value", items[i].p->smallest_sv);
     ImGui::PopTextWrapPos();
     tooltip(
         "TH §7.4: its trained BERT's projections had |det| > 1e-9 and smallest eigenvalue > 1e-3 (well\n"

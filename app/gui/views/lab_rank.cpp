@@ -15,8 +15,7 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
   if (layers > 1) {
-    ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-    ImGui::SliderInt("layer##rank", &c.layer, 0, layers - 1);
+    layer_picker("rank", &c.layer, layers, ctx.ui_scale);
   }
   const auto& l = s.layers[c.layer];
   const auto& a = s.spec.attention;

@@ -54,9 +54,10 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   ImGui::PopTextWrapPos();
 
   std::vector<PlotSeries> series(3);
-  series[0].label = "this embedding (r = " + std::to_string(r) + ")";
-  series[1].label = "full-rank embedding (r = min(d, V))";
-  series[2].label = "one layer more (L = " + std::to_string(L + 1) + ", r = " + std::to_string(r) + ")";
+  // Short: on a 4:3 projector the legend sits beside the plot.
+  series[0].label = "r = " + std::to_string(r) + ", L = " + std::to_string(L);
+  series[1].label = "full rank, L = " + std::to_string(L);
+  series[2].label = "r = " + std::to_string(r) + ", L = " + std::to_string(L + 1);
   for (int i = 0; i < 3; ++i) {
     series[i].color = widgets::detail::palette_color(i);
     series[i].thickness = i == 0 ? 3.0f : 2.0f;
@@ -72,7 +73,7 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
     // Log y: the full-rank curve climbs by hundreds while a layer adds a few, and both must show.
     widgets::SetupAxes("width d", "log10 of the separation-rank bound (VB eq. 9)", widgets::PlotFlags_LogY);
     plot_all(series);
-    widgets::PlotVLine("this model's d", d, with_alpha(ImGui::GetColorU32(ImGuiCol_Text), 140));
+    widgets::PlotVLine("this d", d, with_alpha(ImGui::GetColorU32(ImGuiCol_Text), 140));
     widgets::EndPlot();
   }
 }

@@ -72,9 +72,9 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     ImGui::TextDisabled("computing...");
     return;
   }
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s", t->causal ? "causal" : "full",
               t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
-  ImGui::PushTextWrapPos(0.0f);
   if (t->d_p >= t->every_pattern_threshold)
     ImGui::TextDisabled(
         "d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
