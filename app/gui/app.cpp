@@ -18,6 +18,7 @@
 
 #include "app/gui/app_state.h"
 #include "app/gui/bench.h"
+#include "app/gui/explorer/data_paths.h"
 #include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
 #include "core/io/install_paths.h"
@@ -468,6 +469,14 @@ void App::draw_menu_bar() {
       context_.request_open_db = true;
       context_.select_view = "Explorer";
     }
+    const bool shipped = !explorer::results_db_path().empty();
+    if (ImGui::MenuItem("Open the papers' results", nullptr, false, shipped)) {
+      context_.request_open_results = true;
+      context_.select_view = "Explorer";
+    }
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip(shipped ? "The suites' full-scale runs shipped with Headroom (assets/results), read-only"
+                                : "This installation has no results database (share/headroom/results)");
     if (ImGui::MenuItem("Export screenshot\xE2\x80\xA6", "Ctrl+Shift+S")) {
       export_path_ = widgets::timestamped_png_name("", "screenshot");
       open_export_dialog_ = true;

@@ -62,6 +62,26 @@ grep -q '"view": "Lab"' "$out/lab.state.json" || fail "open in lab: the lab tab 
 grep -q '"kind": "talking-heads"' "$out/lab.state.json" || fail "open in lab: the lab does not show the run's model"
 [ "$(state_value "$out/lab.state.json" heatmaps_drawn)" -eq 8 ] || fail "open in lab: expected the 8 heads' maps"
 
+# The results Headroom ships ("@results"): it opens read-only (the file unchanged, no journal files
+# beside it), and a run in it opens in the lab with its weights.
+shipped="$assets/results/headroom_results.sqlite"
+shipped_sum=$(md5sum < "$shipped")
+in_xvfb "$headroom" --db @results --view explorer --screenshot "$out/results.png" --frames 6 \
+  --state-out "$out/results.state.json" || fail "results: headroom exited with $?"
+grep -q '"db": ".*/results/headroom_results.sqlite"' "$out/results.state.json" || fail "results: the shipped DB is not open"
+grep -q '"error": ""' "$out/results.state.json" || fail "results: the shipped DB reported an error"
+[ "$(state_value "$out/results.state.json" runs)" -ge 1 ] || fail "results: the shipped DB shows no runs"
+no_blocking_io "$out/results.state.json" results
+[ "$(md5sum < "$shipped")" = "$shipped_sum" ] || fail "results: the shipped DB was modified"
+[ ! -e "$shipped-wal" ] && [ ! -e "$shipped-shm" ] || fail "results: opening the shipped DB left journal files"
+printf '%s\n' '{"view": "Explorer", "explorer": {"db": "@results", "open_in_lab": "th-head-dims/6-24-6/seed=0"}}' \
+  > "$out/results_lab.json"
+in_xvfb "$headroom" --scene "$out/results_lab.json" --screenshot "$out/results_lab.png" --frames 6 \
+  --state-out "$out/results_lab.state.json" || fail "results in lab: headroom exited with $?"
+grep -q '"view": "Lab"' "$out/results_lab.state.json" || fail "results in lab: the lab tab is not shown"
+grep -q '"kind": "talking-heads"' "$out/results_lab.state.json" || fail "results in lab: the lab lacks the run's model"
+grep -q '"heads": 16' "$out/results_lab.state.json" || fail "results in lab: expected the run's 16 heads"
+
 # A foreign file: explained in the window, never modified.
 printf 'not a database, just notes\n' > "$out/notes.sqlite"
 before=$(md5sum < "$out/notes.sqlite")

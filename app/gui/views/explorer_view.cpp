@@ -38,9 +38,15 @@ nlohmann::json load_recent(const std::string& dir) {
 
 ExplorerView::ExplorerView(ViewContext& context)
     : context_(context), assets_dir_(io::share_dir()), session_(context), worker_bar_(assets_dir_ + "/suites") {
-  // With --db the loader starts reading while the window is still being created.
+  // With --db the loader starts reading while the window is still being created ("@results": the
+  // results DB Headroom ships).
   if (context_.options && !context_.options->db_path.empty()) {
-    open_db(context_.options->db_path);
+    const std::string& db = context_.options->db_path;
+    const std::string path = db == explorer::kResultsDb ? explorer::results_db_path() : db;
+    if (!path.empty()) open_db(path);
+    else
+      session_.message = "--db @results: this installation has no results database (" + io::share_dir() + "/results/" +
+                         explorer::kResultsFile + ")";
     started_ = true;
   }
 }
@@ -169,6 +175,10 @@ void ExplorerView::apply_scene_selection() {
 }
 
 void ExplorerView::draw() {
+  if (context_.request_open_results) {  // File > Open the papers' results, or the empty DB's offer
+    context_.request_open_results = false;
+    if (const std::string results = explorer::results_db_path(); !results.empty()) open_db(results), started_ = true;
+  }
   ensure_started();
   worker_bar_.poll(session_);
   sync();

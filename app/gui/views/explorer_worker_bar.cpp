@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/gui/explorer/data_paths.h"
 #include "app/gui/ui_util.h"
 #include "app/gui/views/explorer_table.h"
 
@@ -30,6 +31,13 @@ void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
   }
   tooltip("Enqueues the " + std::to_string(suite_files().size()) +
           " shipped suites at quick scale, then starts `headroom-worker serve`.");
+  if (!explorer::results_db_path().empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("Open the papers' results")) session.context.request_open_results = true;
+    tooltip(
+        "The suites' full-scale runs shipped with Headroom (assets/results/README.md lists them): curves, the "
+        "papers' figures, P_l / P_w replays, and trained weights to open in the lab. Nothing to train.");
+  }
 }
 
 const std::vector<std::string>& ExplorerWorkerBar::suite_files() const {
@@ -56,6 +64,14 @@ void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::
 
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const std::string& db_path = session.loader->db_path();
+  if (db_path == explorer::results_db_path()) {  // shipped with Headroom: nothing is trained into it
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(
+        "The papers' results shipped with Headroom, read-only (assets/results/README.md lists the runs). To train, "
+        "open or create another database above.");
+    ImGui::PopTextWrapPos();
+    return;
+  }
   const auto& files = suite_files();
   ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
   suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));

@@ -36,7 +36,8 @@ struct ViewContext {
   // the lab consumes the checkpoint when it draws.
   std::string select_view;
   std::optional<StoredCheckpoint> open_in_lab;
-  bool request_open_db = false;  // File > Open experiments DB: the explorer focuses its path field
+  bool request_open_db = false;       // File > Open experiments DB: the explorer focuses its path field
+  bool request_open_results = false;  // File > Open the papers' results: the explorer opens the shipped DB
 };
 
 // What a lesson step asks of the view it shows (app/gui/lesson): the panel that fills the screen,
