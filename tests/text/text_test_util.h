@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/common/scratch.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -17,23 +19,10 @@
 
 namespace headroom::core::text::testing {
 
-// A fresh directory under the system temp dir, removed with the object.
-class TempDir {
+// A scratch model directory, removed with the object.
+class TempDir : public headroom::testing::ScratchDir {
  public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "headroom-text-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  std::string write(const std::string& name, const std::string& content) const {
-    std::ofstream(file(name), std::ios::binary) << content;
-    return file(name);
-  }
-
- private:
-  std::string path_;
+  TempDir() : ScratchDir("text") {}
 };
 
 // vocab.json with byte b at id b (spelled in the byte alphabet), then `extra` tokens from id 256.
@@ -91,16 +80,8 @@ inline const std::vector<std::string>& awkward_strings() {
   return strings;
 }
 
-// Runs f, which must throw std::runtime_error whose message contains every one of `parts`.
 inline void expect_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning '" << parts.front() << "'";
-  } catch (const std::runtime_error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
-    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << part << " in: " << message;
-  }
+  headroom::testing::expect_one_line_error(f, parts);
 }
 
 }  // namespace headroom::core::text::testing
