@@ -7,6 +7,7 @@
 #   scene        scene files (--scene, File > Open scene)
 #   csv_matrix   represent's CSV matrices
 #   lesson       lesson files (TOML, their markdown and formulas, the player)
+#   suite        suite files (TOML, per-scale grids expanded into validated run configs)
 # Usage: scripts/fuzz.sh [SECONDS per target, default 60] [TARGET ...]
 # Builds fuzz/ with clang into build-fuzz/. Corpora grow in build-fuzz/corpus/; the seeds in
 # fuzz/corpus/ are read, never written. A finding leaves build-fuzz/findings/<target>/crash-* and
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson suite)
 
 CXX_FUZZ="$(command -v clang++ || command -v clang++-14 || true)"
 if [ -z "$CXX_FUZZ" ]; then

@@ -342,8 +342,10 @@ int HeatmapGrid(const char* id, const float* const* maps, int count, int rows, i
     ImGui::SameLine(0.0f, spacing);
     ImGui::BeginGroup();
     ImGui::Dummy(ImVec2(1, extra_h));
+    // Below the title row's Dummy comes one item spacing: the scale is that much shorter, so the
+    // group ends with the grid instead of overflowing the window (a scrollbar, a cut bottom label).
     ColorScale("##scale", style.colormap, style.vmin, style.vmax,
-               ImVec2(ColorScaleWidth(style.vmin, style.vmax), std::max(grid_h - extra_h, 1.0f)));
+               ImVec2(ColorScaleWidth(style.vmin, style.vmax), std::max(grid_h - extra_h - st.ItemSpacing.y, 1.0f)));
     ImGui::EndGroup();
   }
   ImGui::PopID();

@@ -4,7 +4,8 @@
 
 #include <stdexcept>
 
-#include "core/data/data_source.h"
+#include "core/data/corpus.h"
+#include "core/data/synthetic.h"
 #include "core/io/spec_json.h"
 
 namespace headroom::worker {

@@ -175,9 +175,14 @@ Suite load_suite(const std::string& given, const std::string& scale) {
                                 "of a shipped suite in " + io::share_dir() + "/suites (e.g. lrb_heads)");
   std::stringstream buf;
   buf << in.rdbuf();
+  return parse_suite(buf.str(), path, scale);
+}
+
+Suite parse_suite(const std::string& text, const std::string& path, const std::string& scale) {
+  if (!is_scale_name(scale)) throw std::invalid_argument("--scale " + scale + ": use quick, full or paper");
   Suite s;
   s.path = path;
-  s.source = buf.str();
+  s.source = text;
   s.scale = scale;
 
   // Debian's toml++ reaches __builtin_unreachable() on some non-ASCII code points outside strings
@@ -296,6 +301,17 @@ Suite load_suite(const std::string& given, const std::string& scale) {
         fixed.emplace_back(it.key(), v);
       }
     }
+    // The runs this grid expands to, checked before any is made: a few lines of lists can multiply
+    // into more runs than a worker could hold or train.
+    size_t grid_runs = 1;
+    std::string sizes;
+    for (const auto& [k, list] : swept) {
+      grid_runs = std::min(grid_runs * list.size(), kMaxSuiteRuns + 1);
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(list.size());
+    }
+    if (s.runs.size() + grid_runs > kMaxSuiteRuns)
+      throw std::invalid_argument(gwhere + ": " + (sizes.empty() ? "1" : sizes) + " values make the suite more than " +
+                                  std::to_string(kMaxSuiteRuns) + " runs; split it into several suites");
     std::vector<size_t> index(swept.size(), 0);
     while (true) {
       json config = base;

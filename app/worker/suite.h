@@ -61,6 +61,9 @@ struct Suite {
   std::vector<ParamMatch> matches;  // [[match]] groups at this scale (each already checked)
 };
 
+// The most runs one suite may expand to (its grids' lists multiplied out, all grids together).
+inline constexpr size_t kMaxSuiteRuns = 10000;
+
 // "quick", "full", "paper".
 const std::vector<std::string>& suite_scales();
 
@@ -72,6 +75,8 @@ const std::vector<std::string>& suite_scales();
 // `path` may also be the name of a shipped suite ("lrb_heads" or "lrb_heads.toml"), looked up in
 // io::share_dir()/suites when no such file exists here.
 Suite load_suite(const std::string& path, const std::string& scale);
+// The same for a suite's text; `path` names it in messages (the fuzz target feeds it any bytes).
+Suite parse_suite(const std::string& text, const std::string& path, const std::string& scale);
 // What load_suite reads for `given`: the file itself, else the shipped suite of that name.
 std::string resolve_suite_path(const std::string& given);
 

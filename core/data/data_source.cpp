@@ -89,8 +89,6 @@ uint64_t mix_seed(uint64_t seed, uint64_t step) {
   return z ^ (z >> 31);
 }
 
-bool is_synthetic_corpus(const std::string& name) { return parse_synthetic_task(name).has_value(); }
-
 std::unique_ptr<DataSource> make_data_source(const std::string& corpus, const std::string& tokenizer) {
   if (auto task = parse_synthetic_task(corpus)) return std::make_unique<SyntheticSource>(*task);
   Corpus c = load_corpus(corpus);

@@ -39,8 +39,6 @@ class DataSource {
 // Throws std::invalid_argument with a clear message (missing corpus, text too short for n ...).
 std::unique_ptr<DataSource> make_data_source(const std::string& corpus, const std::string& tokenizer);
 
-bool is_synthetic_corpus(const std::string& name);
-
 // Mixes a seed and a step into one 64-bit seed (splitmix64).
 uint64_t mix_seed(uint64_t seed, uint64_t step);
 

@@ -20,6 +20,8 @@ enum class SyntheticTask {
 const char* to_string(SyntheticTask task);
 std::optional<SyntheticTask> parse_synthetic_task(const std::string& name);  // "copy", "reverse", "induction", "recall"
 std::string synthetic_task_names();
+// The corpus name is a synthetic task's ("copy", ...), not a text corpus.
+inline bool is_synthetic_corpus(const std::string& name) { return parse_synthetic_task(name).has_value(); }
 
 // Token ids: 0..kSyntheticSymbols-1 are content symbols, then SEP, QUERY, PAD.
 inline constexpr int kSyntheticSymbols = 26;

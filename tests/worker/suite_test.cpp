@@ -183,6 +183,31 @@ full = [["a/width=64", "a/width=65"]]
   EXPECT_NE(msg.find("no run \"a/width=65\" at scale full"), std::string::npos) << msg;
 }
 
+// A few lines of lists can multiply into millions of runs: refused before any is made, naming the
+// grid and the list sizes. Parsed from text, as the fuzz target does.
+TEST(SuiteLoader, AGridThatExpandsToTooManyRunsIsRefusedUpFront) {
+  std::string text = std::string(kBase) + "[[grid]]\nlabel = \"big\"\n";
+  for (const char* key : {"model.width", "train.seed", "train.steps", "train.lr"}) {
+    text += std::string("\"") + key + "\" = [";
+    for (int i = 1; i <= 11; ++i) text += (i > 1 ? ", " : "") + std::to_string(key[0] == 'm' ? 8 * i : i);
+    text += "]\n";
+  }
+  try {
+    parse_suite(text, "big.toml", "full");
+    ADD_FAILURE() << "11^4 = 14641 runs were accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("big.toml: grid[0]: 11 x 11 x 11 x 11 values make the suite more than 10000 runs"),
+              std::string::npos)
+        << msg;
+  }
+  // The same grid with three lists (1331 runs) is a suite.
+  text =
+      std::string(kBase) + "[[grid]]\nlabel = \"ok\"\n\"train.seed\" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n" +
+      "\"train.steps\" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n\"model.depth\" = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n";
+  EXPECT_EQ(parse_suite(text, "ok.toml", "full").runs.size(), 1331u);
+}
+
 // --scale paper on a suite without paper values: one message with the file, every grid and key.
 TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
   const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/lrb_head_size.toml";

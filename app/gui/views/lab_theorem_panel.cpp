@@ -119,10 +119,10 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     widgets::PlotLine("error", t->curve_dp.data(), floor.data(), static_cast<int>(floor.size()));
     const float ny[2] = {1e-12f, 1.0f};
     const float every[2] = {float(t->every_pattern_threshold), float(t->every_pattern_threshold)};
-    widgets::PlotLine("d_p = n - 1: every pattern", every, ny, 2, IM_COL32(230, 90, 60, 255));
+    widgets::PlotLine("n - 1 (every P)", every, ny, 2, IM_COL32(230, 90, 60, 255));
     if (t->causal) {
       const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
-      widgets::PlotLine("d_p = floor(n/2): random causal patterns", generic, ny, 2, IM_COL32(90, 170, 230, 255));
+      widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(90, 170, 230, 255));
     }
     widgets::EndPlot();
   }
