@@ -6,20 +6,10 @@
 # keyboard focus must not turn a later Space into two steps).
 set -u
 headroom=$1 lesson=$2 out=$3
-command -v Xvfb >/dev/null && command -v xdotool >/dev/null || { echo "SKIP: needs Xvfb and xdotool"; exit 77; }
+. "$(cd "$(dirname "$0")" && pwd)/gui_test_lib.sh"
 mkdir -p "$out"
 rm -f "$out/state.json"
-display=":$(( (RANDOM % 400) + 500 ))"
-Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
-trap 'kill $xvfb_pid 2>/dev/null' EXIT
-sleep 1
-export DISPLAY=$display XDG_CONFIG_HOME="$out/config"
-"$headroom" --lesson "$lesson" --size 1280x800 --frames 100000 --state-out "$out/state.json" &
-app=$!
-win=$(timeout 20 xdotool search --sync --name '^Headroom$' | head -n 1)
-[ -n "$win" ] || { echo "FAIL: no window titled Headroom"; exit 1; }
-sleep 2
+open_window "$out" "$headroom" --lesson "$lesson" --state-out "$out/state.json"
 press() { xdotool key --window "$win" "$1"; sleep 0.4; }
 press Right      # 2
 press Next       # 3 (Page Down)

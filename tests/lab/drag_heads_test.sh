@@ -4,7 +4,7 @@
 # --state-out that the model and the number of head maps drawn changed with it.
 set -u
 headroom=$1 out=$2
-command -v Xvfb >/dev/null && command -v xdotool >/dev/null || { echo "SKIP: needs Xvfb and xdotool"; exit 77; }
+. "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
 mkdir -p "$out"
 rm -f "$out/state.json"
 # A fixed head size, so that every head count is a valid model (LRB §3).
@@ -12,19 +12,9 @@ cat >"$out/scene.json" <<'JSON'
 {"view": "Lab", "lab": {"kind": "fixed-head", "standard_head_size": false, "head_size": 8, "d": 64, "heads": 8,
  "text": "In the beginning God created the heaven and the earth."}}
 JSON
-display=":$(( (RANDOM % 400) + 500 ))"
-Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
-trap 'kill $xvfb_pid 2>/dev/null' EXIT
-sleep 1
-export DISPLAY=$display XDG_CONFIG_HOME="$out/config"
-# Enough frames to outlast the drag on any machine; Ctrl+Q ends the run once the drag is done
-# (a fixed frame count raced the drag when frames got faster).
-"$headroom" --scene "$out/scene.json" --size 1280x800 --frames 100000 --state-out "$out/state.json" &
-app=$!
-win=$(timeout 20 xdotool search --sync --name '^Headroom$' | head -n 1)
-[ -n "$win" ] || { echo "FAIL: no window titled Headroom"; exit 1; }
-sleep 2
+# Enough frames to outlast the drag on any machine (open_window); Ctrl+Q ends the run once the drag
+# is done (a fixed frame count raced the drag when frames got faster).
+open_window "$out" "$headroom" --scene "$out/scene.json" --state-out "$out/state.json"
 # The heads slider is the second slider of the controls: y = 170 at 1280x800; 8 of 1..64 sits
 # near x = 44. Drag it to the right.
 xdotool mousemove --window "$win" 44 170 mousedown 1 sleep 0.2 mousemove --window "$win" 90 170 sleep 0.2 \

@@ -21,9 +21,13 @@ std::string default_db_path() {
 }
 
 std::string results_db_path() {
-  const std::string path = io::share_dir() + "/results/" + kResultsFile;
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : "";
+  // Looked up once: the explorer's worker bar and the File menu ask every frame they are drawn.
+  static const std::string found = [] {
+    const std::string path = io::share_dir() + "/results/" + kResultsFile;
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? path : std::string();
+  }();
+  return found;
 }
 
 }  // namespace headroom::explorer

@@ -14,7 +14,7 @@ std::string default_db_path();
 
 // The results database shipped with Headroom (<share dir>/results/headroom_results.sqlite: the
 // papers' suites run at full scale, exported with `headroom-worker export --results-only`); "" when
-// this installation has none. A scene or lesson names it "@results".
+// this installation has none (looked up once per process). A scene or lesson names it "@results".
 inline constexpr const char* kResultsDb = "@results";
 inline constexpr const char* kResultsFile = "headroom_results.sqlite";
 std::string results_db_path();
