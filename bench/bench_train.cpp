@@ -16,7 +16,9 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "core/model/parallel_matmul.h"
+#include "core/attention/fused_attention.h"
 #include "core/train/blas_threads.h"
+#include "core/train/device.h"
 #include "core/train/trainer.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
@@ -28,15 +30,19 @@ namespace {
 // Uniform random tokens: the data costs nothing, so the step is what is measured.
 class RandomTokens final : public core::DataSource {
  public:
-  int vocab_size() const override { return 256; }
+  explicit RandomTokens(int vocab) : vocab_(vocab) {}
+  int vocab_size() const override { return vocab_; }
   std::string describe() const override { return "random tokens"; }
   core::Batch train_batch(uint64_t seed, int64_t step, int batch, int n) const override {
     auto g = at::make_generator<at::CPUGeneratorImpl>(core::mix_seed(seed, static_cast<uint64_t>(step)));
-    auto t = torch::randint(0, 256, {batch, n + 1}, g, torch::kLong);
+    auto t = torch::randint(0, vocab_, {batch, n + 1}, g, torch::kLong);
     return {t.narrow(1, 0, n).contiguous(), t.narrow(1, 1, n).contiguous(), {}};
   }
   core::Batch validation_batch(int index, int batch, int n) const override { return train_batch(99, index, batch, n); }
   std::string token_label(int32_t id) const override { return std::to_string(id); }
+
+ private:
+  int vocab_;
 };
 
 // The machine's sgemm peak on every core, 1024^3 products, the better of two ways of using the
@@ -139,8 +145,9 @@ nlohmann::json measure_overhead(core::Trainer& tr, double step_ms) {
 int main(int argc, char** argv) {
   CLI::App app{"bench_train"};
   std::string kind = "multi-head";
-  int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 0;
-  bool peak = false, overhead = false;
+  int heads = 8, steps = 20, warmup = 3, d = 256, layers = 4, n = 128, batch = 32, threads = 0, vocab = 256;
+  bool peak = false, overhead = false, no_fused = false;
+  std::string device = "auto", precision = "fp32";
   std::string profile;
   app.add_option("--attention", kind);
   app.add_option("--heads", heads);
@@ -148,6 +155,10 @@ int main(int argc, char** argv) {
   app.add_option("--layers", layers);
   app.add_option("--n", n);
   app.add_option("--batch", batch);
+  app.add_option("--vocab", vocab, "vocabulary V (default 256)");
+  app.add_option("--device", device, "auto (CUDA when present), cpu, cuda or cuda:N");
+  app.add_option("--precision", precision, "fp32, tf32 or bf16")->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+  app.add_flag("--no-fused", no_fused, "the ATen attention path even where the fused CPU core could run");
   app.add_option("--steps", steps);
   app.add_option("--warmup", warmup);
   app.add_option("--threads", threads, "torch intra-op threads (default: the worker's choice, every core)");
@@ -159,10 +170,18 @@ int main(int argc, char** argv) {
                "also measure what logging, checkpoints and validation add at the default intervals");
   CLI11_PARSE(app, argc, argv);
 
+  std::string resolved;
+  try {
+    resolved = core::resolve_device(device);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "bench_train: --" << e.what() << "\n";
+    return 2;
+  }
+  core::set_fused_attention_enabled(!no_fused);
   worker::configure_training_process(threads);
   if (blas_threads > 0) core::set_openblas_threads(blas_threads);
   core::ModelSpec m;
-  m.vocab = 256;
+  m.vocab = vocab;
   m.width = d;
   m.depth = layers;
   m.context = n;
@@ -173,7 +192,9 @@ int main(int argc, char** argv) {
   t.steps = warmup + steps + 1;
   t.batch = batch;
   t.warmup = 1;
-  core::Trainer tr(m, t, std::make_shared<RandomTokens>());
+  t.device = resolved;
+  t.precision = *core::parse_precision(precision);
+  core::Trainer tr(m, t, std::make_shared<RandomTokens>(vocab));
   for (int i = 0; i < warmup; ++i) tr.step();
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) tr.step();
@@ -191,6 +212,10 @@ int main(int argc, char** argv) {
   nlohmann::json out = {{"impl", "headroom"},
                         {"attention", kind},
                         {"heads", heads},
+                        {"device", resolved},
+                        {"precision", precision},
+                        {"fused_core", !no_fused && core::fused_attention_unavailable_reason().empty()},
+                        {"torch", core::torch_build_summary()},
                         {"tokens_per_s", tok_s},
                         {"step_ms", secs / steps * 1e3},
                         {"flops_per_token", flops_per_token},

@@ -184,8 +184,17 @@ std::optional<RunStore::RunIds> RunStore::run_ids() {
   return RunIds{statement.column_int64(0), statement.column_int64(1), statement.column_int64(2)};
 }
 
+namespace {
+// The claim's SET clause for the device: ?D is the device parameter's number.
+std::string set_device_sql(int parameter) {
+  const std::string d = "?" + std::to_string(parameter);
+  return "config_json = CASE WHEN " + d + " = '' THEN config_json ELSE json_set(config_json, '$.train.device', " + d +
+         ") END";
+}
+}  // namespace
+
 std::optional<RunRecord> RunStore::claim_next(const std::string& worker_id, int shard_index, int shard_count,
-                                              double stale_after_seconds) {
+                                              double stale_after_seconds, const std::string& device) {
   if (shard_count < 1 || shard_index < 0 || shard_index >= shard_count) {
     throw DbError("shard " + std::to_string(shard_index) + "/" + std::to_string(shard_count) +
                   " does not exist: the count must be 1 or more and the index between 0 and count - 1 "
@@ -198,7 +207,8 @@ std::optional<RunRecord> RunStore::claim_next(const std::string& worker_id, int 
   // (BEGIN IMMEDIATE) makes it exclusive among processes.
   Statement claim = connection_.prepare(R"sql(
 UPDATE runs SET status = 'running', worker = ?1, heartbeat_at = ?2, started_at = coalesce(started_at, ?2),
-                finished_at = NULL, error_text = NULL, attempts = attempts + 1
+                finished_at = NULL, error_text = NULL, attempts = attempts + 1, )sql" +
+                                        set_device_sql(6) + R"sql(
 WHERE id = (SELECT id FROM runs
             WHERE (status = 'queued' OR (status = 'running' AND coalesce(heartbeat_at, 0) < ?3))
               AND shard_key % ?4 = ?5
@@ -210,7 +220,7 @@ RETURNING id)sql");
   } else {
     claim.bind(3, nullptr);  // "< NULL" is never true: nothing is stolen
   }
-  claim.bind(4, shard_count).bind(5, shard_index);
+  claim.bind(4, shard_count).bind(5, shard_index).bind(6, device);
   if (!claim.step()) return std::nullopt;
   const std::int64_t id = claim.column_int64(0);
   while (claim.step()) {}
@@ -220,7 +230,7 @@ RETURNING id)sql");
 }
 
 std::optional<RunRecord> RunStore::claim_by_name(const std::string& name, const std::string& worker_id,
-                                                 double stale_after_seconds) {
+                                                 double stale_after_seconds, const std::string& device) {
   if (worker_id.empty()) throw DbError(connection_.path() + ": a worker needs a non-empty id to claim runs");
   const double t = now();
   Transaction transaction(connection_);
@@ -241,8 +251,9 @@ std::optional<RunRecord> RunStore::claim_by_name(const std::string& name, const 
   }
   Statement claim = connection_.prepare(
       "UPDATE runs SET status = 'running', worker = ?1, heartbeat_at = ?2, started_at = coalesce(started_at, ?2), "
-      "finished_at = NULL, error_text = NULL, attempts = attempts + 1 WHERE id = ?3");
-  claim.bind(1, worker_id).bind(2, t).bind(3, run->id).step();
+      "finished_at = NULL, error_text = NULL, attempts = attempts + 1, " +
+      set_device_sql(4) + " WHERE id = ?3");
+  claim.bind(1, worker_id).bind(2, t).bind(3, run->id).bind(4, device).step();
   run = get_run(run->id);
   transaction.commit();
   return run;

@@ -73,15 +73,19 @@ class RunStore {
   // to exactly one of them. `stale_after_seconds <= 0` never steals.
   // Shards: a run belongs to shard (shard_key % shard_count); use 0, 1 for
   // "all runs". nullopt when there is nothing to do.
+  // `device` ("cpu", "cuda:0"; "" leaves it) is written into the claimed run's config as
+  // train.device in the same statement, so a stored run says where it trains or last trained (a
+  // run moves between devices and resumes: the device is not part of what it computes), and the
+  // attempt count that the claim raises tells readers the config may have changed.
   std::optional<RunRecord> claim_next(const std::string& worker_id, int shard_index, int shard_count,
-                                      double stale_after_seconds);
+                                      double stale_after_seconds, const std::string& device = "");
 
   // `train --name`: claims that one run whatever its state, to start or
   // resume it, unless it is done (returns nullopt: nothing to do). Throws a
   // DbError if there is no such run or another worker is training it (its
   // heartbeat is younger than `stale_after_seconds`).
   std::optional<RunRecord> claim_by_name(const std::string& name, const std::string& worker_id,
-                                         double stale_after_seconds);
+                                         double stale_after_seconds, const std::string& device = "");
 
   // Refreshes the heartbeat. Returns false when the run is no longer this
   // worker's to train -- it was cancelled, or declared dead and claimed by

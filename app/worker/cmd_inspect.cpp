@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/worker/cmd_inspect_model.h"
 #include "app/worker/worker_cli.h"
 #include "core/analysis/bottleneck_report.h"
 #include "core/attention/attention_costs.h"
@@ -34,6 +35,7 @@ struct InspectOptions {
   uint64_t seed = 0;
   bool causal = false, json = false;
   std::string dump, dynamic;
+  InspectModelOptions model;  // --model DIR: a real checkpoint instead of one layer's spec
 };
 
 const std::map<std::string, std::string> kFlagOfField = {
@@ -84,6 +86,17 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
 }
 
 int run_inspect(const InspectOptions& o) {
+  if (!o.model.model.empty()) {
+    InspectModelOptions m = o.model;
+    m.json = o.json;
+    m.dump = o.dump;
+    return run_inspect_model(m);
+  }
+  if (o.kind.empty() || o.d_model == 0 || o.heads == 0) {
+    std::cerr << "headroom-worker inspect: give a layer (--attention KIND --d-model D --heads H) or a model "
+                 "(--model DIR --text \"...\")\n";
+    return kExitBadInput;
+  }
   auto kind = parse_attention_kind(o.kind);
   if (!kind) {
     std::cerr << "headroom-worker inspect: --attention: unknown kind '" << o.kind << "'; use one of "
@@ -190,10 +203,19 @@ int run_inspect(const InspectOptions& o) {
 Command register_inspect(CLI::App& root) {
   auto o = std::make_shared<InspectOptions>();
   auto* app =
-      root.add_subcommand("inspect", "Costs, bottlenecks and (with --dump) one forward pass of an attention layer");
-  app->add_option("--attention", o->kind, "Attention kind: " + attention_kind_names())->required();
-  app->add_option("--d-model", o->d_model, "Model width d (d_X = d_M = d_Y)")->required();
-  app->add_option("--heads", o->heads, "Heads h (softmax heads for talking-heads kinds)")->required();
+      root.add_subcommand("inspect",
+                          "Costs, bottlenecks and (with --dump) one forward pass of an attention layer; or a real "
+                          "model's heads on a text (--model)");
+  app->add_option("--attention", o->kind, "Attention kind: " + attention_kind_names());
+  app->add_option("--d-model", o->d_model, "Model width d (d_X = d_M = d_Y)");
+  app->add_option("--heads", o->heads, "Heads h (softmax heads for talking-heads kinds)");
+  app->add_option("--model", o->model.model,
+                  "A Hugging Face GPT-2, BERT or Llama-style model directory (config.json + *.safetensors)");
+  app->add_option("--text", o->model.text, "--model: the text, through the model's own tokenizer");
+  app->add_option("--ids", o->model.ids, "--model: token ids instead of a text, e.g. 3,1,4");
+  app->add_flag("--no-special-tokens", o->model.no_special_tokens,
+                "--model: leave out what the tokenizer adds ([CLS] ... [SEP], a BOS)");
+  app->add_option("--layer", o->model.layer, "--model --dump: the layer to write (default 0)");
   app->add_option("--heads-k", o->heads_k, "Query/key heads h_k (talking-heads kinds; default h)");
   app->add_option("--heads-v", o->heads_v, "Value heads h_v (talking-heads kinds; default h)");
   app->add_option("--dk", o->d_k, "Query/key size per head (default d_model/heads)");

@@ -30,15 +30,18 @@ struct QueueOptions {
   double stale_after = 300;
   double lock_wait = kDefaultLockWaitS;
   int64_t crash_after_step = -1;  // testing: this process dies (like a lost node) after this step
+  std::string device = "auto";
+  std::string precision;  // `run`: every run of the suite in this precision; empty: the suite's
 };
 
-// Claims and trains runs until none is left (or forever with --follow).
-int work_queue(const QueueOptions& o, const Shard& shard) {
+// Claims and trains runs on `device` (resolved) until none is left (or forever with --follow).
+int work_queue(const QueueOptions& o, const Shard& shard, const std::string& device) {
   auto conn = db::Connection::open(o.db, db::OpenMode::ReadWrite);
   wait_for_locks(conn, o.lock_wait);
   db::RunStore store(conn);
   ExecOptions exec;
   exec.worker_id = default_worker_id();
+  exec.device = device;
   exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();
   exec.crash_after_step = o.crash_after_step;
@@ -46,8 +49,8 @@ int work_queue(const QueueOptions& o, const Shard& shard) {
   const double stale_after = o.stale_after;
   int failed = 0;
   while (!stop_requested()) {
-    auto run = reclaim_dead_local_run(store, exec.worker_id);
-    if (!run) run = store.claim_next(exec.worker_id, shard.index, shard.count, stale_after);
+    auto run = reclaim_dead_local_run(store, exec.worker_id, device);
+    if (!run) run = store.claim_next(exec.worker_id, shard.index, shard.count, stale_after, device);
     if (!run) {
       if (!follow) break;
       for (int i = 0; i < 20 && !stop_requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -63,7 +66,7 @@ int work_queue(const QueueOptions& o, const Shard& shard) {
 
 // Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
 std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after, int niceness,
-                                 double lock_wait) {
+                                 double lock_wait, const std::string& device) {
   std::vector<pid_t> pids;
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -82,7 +85,9 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
                                      "--nice",
                                      std::to_string(niceness),
                                      "--lock-wait",
-                                     std::to_string(lock_wait)};
+                                     std::to_string(lock_wait),
+                                     "--device",
+                                     device};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -103,6 +108,12 @@ int run_suite(const QueueOptions& o) {
     if (o.workers < 1 || o.workers > 64)
       throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
     suite = load_suite(o.suite, o.scale);  // every problem surfaces before the DB is touched
+    if (!o.precision.empty()) {
+      for (auto& r : suite.runs) {
+        r.parsed.train.precision = *core::parse_precision(o.precision);  // CLI checked the spelling
+        r.config["train"]["precision"] = o.precision;
+      }
+    }
   } catch (const std::invalid_argument& e) {
     std::cerr << "headroom-worker run: " << e.what() << "\n";
     return kExitBadInput;
@@ -121,9 +132,23 @@ int run_suite(const QueueOptions& o) {
     }
     return kExitOk;
   }
+  std::optional<std::string> device;
+  if (!o.enqueue_only && !(device = resolve_device_flag(o.device, "run"))) return kExitBadInput;
   {
     auto conn = db::Connection::open(o.db, db::OpenMode::Create);
     db::RunStore store(conn);
+    // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
+    // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
+    for (const auto& r : suite.runs) {
+      const auto existing = store.find_run(r.name);
+      if (!existing) continue;
+      if (const auto difference = config_difference(existing->config_json, r.parsed)) {
+        std::cerr << "headroom-worker " << (o.enqueue_only ? "enqueue" : "run") << ": run " << r.name << " in " << o.db
+                  << " was enqueued with a different configuration (" << *difference
+                  << "); use another --db, or the suite as it was\n";
+        return kExitBadInput;
+      }
+    }
     db::Transaction tx(conn);
     const auto suite_id = store.ensure_suite(suite.name, suite.source, suite.scale);
     for (const auto& r : suite.runs) {
@@ -149,9 +174,9 @@ int run_suite(const QueueOptions& o) {
   const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
   configure_training_process(0);
   install_stop_handlers();
-  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait);
+  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait, *device);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
-  int rc = work_queue(o, shard);
+  int rc = work_queue(o, shard, *device);
   for (pid_t pid : children) {
     int status = 0;
     waitpid(pid, &status, 0);
@@ -176,6 +201,8 @@ Command register_run(CLI::App& root) {
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_device_option(app, &o->device);
+  add_precision_option(app, &o->precision);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
@@ -193,6 +220,7 @@ Command register_enqueue(CLI::App& root) {
                   "quick (seconds), full (overnight on 2 cores) or paper (the papers' sizes; suites that have it)")
       ->check(CLI::IsMember({"quick", "full", "paper"}));
   app->add_option("--db", o->db, "Experiments database (created if missing)")->required();
+  add_precision_option(app, &o->precision);
   app->add_flag("--quiet", o->quiet, "No output");
   return {app, [o] { return run_suite(*o); }};
 }
@@ -205,6 +233,7 @@ Command register_serve(CLI::App& root) {
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_device_option(app, &o->device);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
   app->add_flag("--quiet", o->quiet, "No progress output");
@@ -223,10 +252,12 @@ Command register_serve(CLI::App& root) {
                         << "` or `train`\n";
               return kExitBadInput;
             }
+            const auto device = resolve_device_flag(o->device, "serve");
+            if (!device) return kExitBadInput;
             lower_priority(o->niceness);
             configure_training_process(0);
             install_stop_handlers();
-            return work_queue(*o, shard);
+            return work_queue(*o, shard, *device);
           }};
 }
 

@@ -26,9 +26,10 @@ struct TrainOptions {
   int64_t crash_after_step = -1;
   int niceness = kDefaultNiceness;
   double lock_wait = kDefaultLockWaitS;
+  std::string device = "auto", precision = "fp32";
 };
 
-nlohmann::json config_json(const TrainOptions& o) {
+nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
   nlohmann::json attention = {
       {"kind", o.kind}, {"d_model", o.d_model}, {"heads", o.heads}, {"causal", !o.bidirectional}};
   if (o.heads_k) attention["heads_k"] = *o.heads_k;
@@ -40,6 +41,8 @@ nlohmann::json config_json(const TrainOptions& o) {
   auto sched = core::parse_lr_schedule(o.schedule);
   if (!sched) throw std::invalid_argument("--schedule " + o.schedule + ": use cosine, inverse-sqrt or constant");
   t.schedule = *sched;
+  t.precision = *core::parse_precision(o.precision);  // CLI checked the spelling
+  t.device = device;
   return {{"model",
            {{"vocab", o.vocab},
             {"width", o.d_model},
@@ -53,9 +56,11 @@ nlohmann::json config_json(const TrainOptions& o) {
 }
 
 int run_train(const TrainOptions& o) {
+  const auto device = resolve_device_flag(o.device, "train");
+  if (!device) return kExitBadInput;
   RunConfig config;
   try {
-    config = run_config_from_json(config_json(o), "train flags");
+    config = run_config_from_json(config_json(o, *device), "train flags");
   } catch (const std::invalid_argument& e) {
     std::cerr << "headroom-worker train: " << e.what() << "\n";
     return kExitBadInput;
@@ -70,9 +75,10 @@ int run_train(const TrainOptions& o) {
   const std::string wanted = to_json(config).dump();
 
   if (auto existing = store.find_run(o.name)) {
-    if (nlohmann::json::parse(existing->config_json) != to_json(config)) {
+    if (const auto difference = config_difference(existing->config_json, config)) {
       std::cerr << "headroom-worker train: run " << o.name << " in " << o.db
-                << " was started with a different configuration; give a new --name, or repeat its flags to resume it\n";
+                << " was started with a different configuration (" << *difference
+                << "); give a new --name, or repeat its flags to resume it\n";
       return kExitBadInput;
     }
     if (existing->status == db::RunStatus::Done) {
@@ -88,8 +94,8 @@ int run_train(const TrainOptions& o) {
     n.software_version = HEADROOM_VERSION;
     store.enqueue_run(n);
   }
-  std::optional<db::RunRecord> run = reclaim_dead_local_run(store, me, o.name);
-  if (!run) run = store.claim_by_name(o.name, me, o.stale_after);
+  std::optional<db::RunRecord> run = reclaim_dead_local_run(store, me, *device, o.name);
+  if (!run) run = store.claim_by_name(o.name, me, o.stale_after, *device);
   if (!run) {
     std::cout << "run " << o.name << " already finished; nothing to do\n";
     return kExitOk;
@@ -98,6 +104,7 @@ int run_train(const TrainOptions& o) {
     std::cout << "resuming " << o.name << " from step " << run->current_step << "\n";
   ExecOptions exec;
   exec.worker_id = me;
+  exec.device = *device;
   exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();
   exec.crash_after_step = o.crash_after_step;
@@ -171,6 +178,8 @@ Command register_train(CLI::App& root) {
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
   app->add_flag("--quiet", o->quiet, "No progress output");
+  add_device_option(app, &o->device);
+  add_precision_option(app, &o->precision);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "core/data/corpus.h"
@@ -63,6 +64,43 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
     throw std::invalid_argument(at("train.seq_len: ") + std::to_string(c.train.seq_len) +
                                 " exceeds model.context = " + std::to_string(c.model.context));
   return c;
+}
+
+namespace {
+
+// "a.b.c" -> value for every leaf of `j`.
+void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>* out) {
+  if (!j.is_object()) {
+    (*out)[prefix] = j;
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+}
+
+}  // namespace
+
+std::optional<std::string> config_difference(const std::string& stored, const RunConfig& wanted) {
+  nlohmann::json before;
+  try {
+    before = to_json(run_config_from_json(nlohmann::json::parse(stored), ""));
+  } catch (const std::exception& e) {
+    return std::string("the stored config does not read as a run config (") + e.what() + ")";
+  }
+  nlohmann::json now = to_json(wanted);
+  before["train"].erase("device");
+  now["train"].erase("device");
+  std::map<std::string, nlohmann::json> a, b;
+  flatten(before, "", &a);
+  flatten(now, "", &b);
+  for (const auto& [key, value] : b) {
+    const auto it = a.find(key);
+    if (it == a.end()) return key + " is absent in the DB, " + value.dump() + " here";
+    if (it->second != value) return key + " is " + it->second.dump() + " in the DB, " + value.dump() + " here";
+  }
+  for (const auto& [key, value] : a)
+    if (!b.count(key)) return key + " is " + value.dump() + " in the DB, absent here";
+  return std::nullopt;
 }
 
 }  // namespace headroom::worker

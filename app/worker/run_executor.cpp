@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "app/worker/run_config.h"
+#include "core/attention/fused_attention.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
 #include "core/train/blas_threads.h"
@@ -155,14 +156,28 @@ std::optional<ResumePoint> newest_good_checkpoint(db::RunStore& store, const db:
   return std::nullopt;
 }
 
+// A LibTorch without CBLAS trains every attention kind through ATen ops: correct, slower on the
+// CPU. Said once per process, on the first CPU run.
+void say_once_if_no_fused_core() {
+  static bool said = false;
+  if (said) return;
+  said = true;
+  if (const auto why = core::fused_attention_unavailable_reason(); !why.empty())
+    std::cerr << "headroom-worker: note: " << why << "\n" << std::flush;
+}
+
 }  // namespace
 
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {
   std::string err;
   int64_t saved_step = run.current_step;  // what the DB holds of this run: kept whatever happens next
   try {
-    const RunConfig config = run_config_from_json(nlohmann::json::parse(run.config_json), "run " + run.name);
+    RunConfig config = run_config_from_json(nlohmann::json::parse(run.config_json), "run " + run.name);
+    // This worker's device, whatever the run last trained on (the claim wrote it into the stored
+    // config): checkpoints load onto any device.
+    config.train.device = o.device;
     core::Trainer tr(config.model, config.train, data_for(config.train));
+    if (tr.device().is_cpu()) say_once_if_no_fused_core();
     const bool th_kind = core::is_talking_heads_family(config.model.attention.kind);
     const auto& ts = config.train;
 
@@ -175,6 +190,9 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     if (auto resume = newest_good_checkpoint(store, run)) {
       tr.load_state(resume->state);
       const auto& meta = resume->state.metadata;
+      if (auto d = meta.find("device"); !o.quiet && d != meta.end() && d->second != tr.device().str())
+        std::cout << run.name << ": the checkpoint at step " << resume->step << " was written on " << d->second
+                  << "; training goes on on " << tr.device().str() << "\n";
       if (auto w = meta.find("wall_seconds"); w != meta.end()) wall = std::stod(w->second);
       store.delete_progress_after(run.id, resume->step);
       saved_step = resume->step;

@@ -28,6 +28,7 @@ void forward_stop_to(const std::vector<int>& pids);
 
 struct ExecOptions {
   std::string worker_id;
+  std::string device = "cpu";  // resolved (resolve_device): every run this worker claims trains here
   bool quiet = false;
   bool tty = false;                // one updating line per run instead of plain lines
   double commit_interval_s = 2.0;  // metrics reach the DB at least this often

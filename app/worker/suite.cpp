@@ -325,6 +325,10 @@ Suite parse_suite(const std::string& text, const std::string& path, const std::s
       if (!names.insert(name).second) throw std::invalid_argument(gwhere + ": run name " + name + " appears twice");
       SuiteRun run;
       run.name = name;
+      if (config.contains("train") && config["train"].is_object() && config["train"].contains("device"))
+        throw std::invalid_argument(path + ": run '" + name +
+                                    "': train.device: where runs train is each worker's choice (--device on run "
+                                    "and serve), not the suite's; remove it");
       run.parsed = run_config_from_json(config, path + ": run '" + name + "'");
       run.config = to_json(run.parsed);
       run.shard_key = static_cast<int64_t>(s.runs.size());

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
+#include "core/train/device.h"
 
 namespace headroom::worker {
 
@@ -58,6 +59,30 @@ void add_nice_option(CLI::App* app, int* niceness) {
       ->check(CLI::Range(0, 19));
 }
 
+void add_device_option(CLI::App* app, std::string* device) {
+  app->add_option("--device", *device, "Train on auto (CUDA when present), cpu, cuda or cuda:N (default auto)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return core::is_device_request(v) ? "" : "--device " + v + ": use auto, cpu, cuda or cuda:N";
+          },
+          "DEVICE"));
+}
+
+void add_precision_option(CLI::App* app, std::string* precision) {
+  app->add_option("--precision", *precision,
+                  "fp32, tf32 (TF32 matmuls on CUDA; fp32 on the CPU) or bf16 (autocast, fp32 weights and AdamW)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+}
+
+std::optional<std::string> resolve_device_flag(const std::string& request, const char* command) {
+  try {
+    return core::resolve_device(request);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "headroom-worker " << command << ": --" << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
 void add_lock_wait_option(CLI::App* app, double* seconds) {
   app->add_option("--lock-wait", *seconds,
                   "Seconds to wait when another program holds the DB locked, before stopping (default 600)")
@@ -75,6 +100,7 @@ void wait_for_locks(db::Connection& conn, double seconds) {
 }
 
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
+                                                    const std::string& device,
                                                     const std::optional<std::string>& only_name) {
   const std::string me = default_worker_id();
   const std::string host = me.substr(0, me.rfind(':'));
@@ -90,7 +116,7 @@ std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const s
     }
     if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH)) continue;  // alive (or not ours to judge)
     // Its worker is gone: any heartbeat age counts as stale.
-    if (auto claimed = store.claim_by_name(run.name, worker_id, 1e-9)) return claimed;
+    if (auto claimed = store.claim_by_name(run.name, worker_id, 1e-9, device)) return claimed;
   }
   return std::nullopt;
 }

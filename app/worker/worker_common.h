@@ -19,8 +19,10 @@ struct Shard {
 Shard parse_shard(const std::string& text);
 
 // If a run is marked running by a worker on this host whose process no longer exists, claim it
-// for `worker_id` (the worker died: SIGKILL, OOM, power). Returns the claimed run, if any.
+// for `worker_id` to train on `device` (the worker died: SIGKILL, OOM, power). Returns the claimed
+// run, if any.
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
+                                                    const std::string& device,
                                                     const std::optional<std::string>& only_name = std::nullopt);
 
 // Training is a background job: it runs at niceness `niceness` or nicer (never less nice than it
@@ -38,6 +40,14 @@ constexpr double kDefaultLockWaitS = 600;
 void add_lock_wait_option(CLI::App* app, double* seconds);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
+
+// Adds --device (auto, cpu, cuda, cuda:N; default auto) to a training command.
+void add_device_option(CLI::App* app, std::string* device);
+// Adds --precision (fp32, tf32, bf16) to a command that makes runs; empty: the runs' own.
+void add_precision_option(CLI::App* app, std::string* precision);
+// The device --device names on this machine ("cpu", "cuda:0"), or nullopt after saying on stderr,
+// as `command: ...`, why there is none (no CUDA in this build, no GPU, an index too high).
+std::optional<std::string> resolve_device_flag(const std::string& request, const char* command);
 
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();

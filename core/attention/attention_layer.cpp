@@ -147,7 +147,7 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const int64_t B = x.size(0), n = x.size(1), m = n;
   const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
   const bool dynamic = p_xl.defined() || p_ml.defined() || p_xw.defined() || p_mw.defined();
-  if (!dynamic && fused_attention_available(qkv)) {
+  if (!dynamic && fused_attention_enabled() && fused_attention_available(qkv)) {
     // Static head mixing (every kind but dynamic projections): Q|K|V to O in one function that
     // works sequence by sequence, skips the masked future and never permutes heads into copies.
     FusedAttentionShape shape;

@@ -3,10 +3,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <vector>
 
 #include <ATen/Parallel.h>
+
+#include "core/model/torch_compat.h"
 
 namespace headroom::core {
 namespace {
@@ -141,7 +144,7 @@ torch::Tensor forward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, c
       if (s.causal) mask_future(logits.data(), h, blk);
       T* W = W_all + b * h * layout.area + h * blk.offset;
       auto W_t = wrap(W, h, blk);
-      at::_softmax_out(W_t, wrap(logits.data(), h, blk), 2, false);
+      compat::softmax_out(W_t, wrap(logits.data(), h, blk), 2);
       const T* U = W;
       if (pw) {
         T* U_w = U_all + b * hv * layout.area + hv * blk.offset;
@@ -215,8 +218,7 @@ void backward_impl(const torch::Tensor& qkv, const torch::Tensor& p_l, const tor
       // dL = W (dW - rowsum(dW W)): softmax's backward; masked entries have W = 0, so dL = 0.
       T* dL = other(dW);
       auto dL_t = wrap(dL, h, blk);
-      at::_softmax_backward_data_out(dL_t, wrap(dW, h, blk), wrap(const_cast<T*>(W), h, blk), 2,
-                                     c10::CppTypeToScalarType<T>::value);
+      compat::softmax_backward_out(dL_t, wrap(dW, h, blk), wrap(const_cast<T*>(W), h, blk), 2);
       // dJ = P_l dL; dP_l += J dL^T.
       T* dJ = dL;
       if (pl) {
@@ -283,8 +285,22 @@ struct FusedAttentionFn : public torch::autograd::Function<FusedAttentionFn> {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_fused_enabled{true};
+}  // namespace
+
+std::string fused_attention_unavailable_reason() {
+  if (cblas_gemm<float>() && cblas_gemm<double>()) return {};
+  return "this process's LibTorch brings no CBLAS (cblas_sgemm is not among its symbols), so the fused CPU "
+         "attention core is off and attention runs through ATen ops; Debian's libtorch-dev with "
+         "libopenblas0-pthread has one";
+}
+
+void set_fused_attention_enabled(bool enabled) { g_fused_enabled = enabled; }
+bool fused_attention_enabled() { return g_fused_enabled; }
+
 bool fused_attention_available(const torch::Tensor& qkv) {
-  if (!qkv.device().is_cpu()) return false;
+  if (!qkv.device().is_cpu() || compat::autocasting(qkv)) return false;
   if (qkv.scalar_type() == torch::kFloat32) return cblas_gemm<float>() != nullptr;
   if (qkv.scalar_type() == torch::kFloat64) return cblas_gemm<double>() != nullptr;
   return false;

@@ -11,6 +11,8 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
 namespace headroom::core {
 
 struct FusedAttentionShape {
@@ -20,9 +22,19 @@ struct FusedAttentionShape {
   int64_t query_blocks = 1;  // causal only: rows split into this many blocks (block i sees keys < its end)
 };
 
-// True when fused_attention can run on `qkv`: CPU, float32 or float64, and a CBLAS (OpenBLAS) in
-// the process. Otherwise callers use ATen ops.
+// True when fused_attention can run on `qkv`: CPU, float32 or float64, outside autocast, and a
+// CBLAS (OpenBLAS) in the process. Otherwise callers use ATen ops.
 bool fused_attention_available(const torch::Tensor& qkv);
+
+// Why this process cannot run the fused core at all, or "" when it can. A LibTorch that brings no
+// CBLAS (a PyTorch wheel's links MKL or its own BLAS statically) leaves no cblas_sgemm to call.
+std::string fused_attention_unavailable_reason();
+
+// Process-wide switch (default on) that AttentionLayer consults before taking the fused core:
+// off, every static kind takes the ATen path, so tests and benchmarks can check and time it on
+// machines that have a CBLAS. fused_attention() itself ignores it.
+void set_fused_attention_enabled(bool enabled);
+bool fused_attention_enabled();
 
 // qkv: [B, n, 2 h_k d_k + h_v d_v] (columns Q heads | K heads | V heads); p_l [h_k, h] and p_w
 // [h, h_v] or undefined. Returns O [B, n, h_v d_v] (head v in columns v d_v ..), differentiable

@@ -141,7 +141,10 @@ void parse_sizes(const json& c, const std::string& path, HfConfig& out) {
   out.head_dim_given = value_of(c, "head_dim") != nullptr;
   out.head_dim = optional_int(c, path, "head_dim", "the size of one head", 0);
   out.rope_theta = optional_positive(c, path, "rope_theta", 10000.0);
-  if (mistral) out.sliding_window = optional_int(c, path, "sliding_window", "the attention window", 0);
+  // MistralConfig's default window is 4096 tokens; only an explicit null means none.
+  if (mistral)
+    out.sliding_window =
+        c.contains("sliding_window") ? optional_int(c, path, "sliding_window", "the attention window", 0) : 4096;
 }
 
 void parse_options(const json& c, const std::string& path, HfConfig& out) {

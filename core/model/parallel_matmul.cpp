@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/model/torch_compat.h"
+
 namespace headroom::core {
 namespace {
 
@@ -87,6 +89,9 @@ torch::Tensor parallel_matmul(const torch::Tensor& x, const torch::Tensor& weigh
                               bool weight_is_out_in) {
   const int64_t in = weight.size(weight_is_out_in ? 1 : 0), out = weight.size(weight_is_out_in ? 0 : 1);
   TORCH_CHECK(x.size(-1) == in, "parallel_matmul: input has ", x.size(-1), " features, the weight takes ", in);
+  // Off the CPU, or inside autocast (which only ATen's own ops take part in): the plain op.
+  if (!x.device().is_cpu() || compat::autocasting(x))
+    return torch::nn::functional::linear(x, weight_is_out_in ? weight : weight.t(), bias);
   auto out_shape = x.sizes().vec();
   out_shape.back() = out;
   // Autograd's custom functions take defined tensors only: no bias travels as an empty tensor.

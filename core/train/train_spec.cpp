@@ -23,6 +23,12 @@ std::optional<LrSchedule> parse_lr_schedule(const std::string& name) {
 
 bool TrainSpec::operator==(const TrainSpec& o) const { return to_json(*this) == to_json(o); }
 
+bool same_computation(const TrainSpec& a, const TrainSpec& b) {
+  TrainSpec b_here = b;
+  b_here.device = a.device;
+  return a == b_here;
+}
+
 double learning_rate(const TrainSpec& s, int64_t step) {
   const double warm = std::max(1, s.warmup);
   if (step < s.warmup) return s.lr * double(step + 1) / warm;
@@ -58,6 +64,7 @@ std::vector<TrainSpecProblem> validate(const TrainSpec& s) {
   need(s.log_every >= 1, "log_every", "log_every must be >= 1 step");
   need(s.checkpoint_every >= 1, "checkpoint_every", "checkpoint_every must be >= 1 step");
   need(!s.corpus.empty(), "corpus", "corpus must name kjv, a text file, or a synthetic task");
+  need(is_device_request(s.device), "device", "device \"" + s.device + "\" is not one of auto, cpu, cuda, cuda:N");
   return p;
 }
 
@@ -80,7 +87,9 @@ nlohmann::json to_json(const TrainSpec& s) {
           {"eval_batches", s.eval_batches},
           {"log_every", s.log_every},
           {"checkpoint_every", s.checkpoint_every},
-          {"seed", s.seed}};
+          {"seed", s.seed},
+          {"precision", to_string(s.precision)},
+          {"device", s.device}};
 }
 
 TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where) {
@@ -128,6 +137,10 @@ TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where
   s.log_every = merged["log_every"];
   s.checkpoint_every = merged["checkpoint_every"];
   s.seed = merged["seed"].get<uint64_t>();
+  auto precision = parse_precision(merged["precision"].get<std::string>());
+  if (!precision) throw std::invalid_argument(where + ".precision: unknown precision (use fp32, tf32 or bf16)");
+  s.precision = *precision;
+  s.device = merged["device"];
   auto problems = validate(s);
   if (!problems.empty()) throw std::invalid_argument(where + "." + problems[0].field + ": " + problems[0].message);
   return s;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/train/device.h"
+
 namespace headroom::core {
 
 enum class LrSchedule {
@@ -36,9 +38,17 @@ struct TrainSpec {
   int log_every = 10;          // train metrics every k steps
   int checkpoint_every = 500;  // checkpoint every K steps (and at the last step)
   uint64_t seed = 0;
+  Precision precision = Precision::Fp32;  // part of what the run computes
+  // Where the run trains: the worker that claims it writes the device it resolved here, so a
+  // stored config says where the run last trained. Not part of what it computes: a run moves
+  // between devices and resumes (same_computation below).
+  std::string device = "auto";
 
   bool operator==(const TrainSpec& o) const;
 };
+
+// Equal in everything but the device: the test for "is this the same run" (resume, `train` again).
+bool same_computation(const TrainSpec& a, const TrainSpec& b);
 
 // The learning rate at a step (0-based), from the schedule.
 double learning_rate(const TrainSpec& spec, int64_t step);

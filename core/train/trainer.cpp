@@ -6,6 +6,7 @@
 
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
+#include "core/model/torch_compat.h"
 
 namespace headroom::core {
 
@@ -21,8 +22,12 @@ Trainer::Trainer(const ModelSpec& model, const TrainSpec& train, std::shared_ptr
   if (train_.seq_len > model_spec_.context)
     throw std::invalid_argument("seq_len = " + std::to_string(train_.seq_len) +
                                 " exceeds the model's context n = " + std::to_string(model_spec_.context));
-  torch::manual_seed(train_.seed);
+  device_ = torch::Device(resolve_device(train_.device));
+  if (device_.is_cuda())  // TF32 is a process-wide switch of cuBLAS / cuDNN; fp32 and bf16 turn it off
+    at::globalContext().setFloat32MatmulPrecision(train_.precision == Precision::Tf32 ? "high" : "highest");
+  torch::manual_seed(train_.seed);  // weights are drawn on the CPU, so every device starts from the same ones
   model_ = TransformerLM(model_spec_);
+  model_->to(device_);
   for (const auto& item : model_->named_parameters()) {
     params_.emplace_back(item.key(), item.value());
     m_.push_back(torch::zeros_like(item.value()));
@@ -40,12 +45,19 @@ int Trainer::seq_len() const { return train_.seq_len > 0 ? train_.seq_len : mode
 int64_t Trainer::tokens_per_step() const { return int64_t(train_.batch) * seq_len(); }
 
 torch::Tensor Trainer::loss_on(const Batch& batch) {
-  auto logits = model_->forward(batch.inputs);
+  torch::Tensor logits;
+  {
+    compat::AutocastGuard autocast(device_, train_.precision == Precision::Bf16);
+    logits = model_->forward(batch.inputs.to(device_));
+  }
+  // The loss in float32 whatever the forward's precision: a bf16 log-softmax over V classes
+  // loses the small differences training follows.
+  logits = logits.to(torch::kFloat32);
   auto per_token =
-      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.reshape(-1),
+      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.to(device_).reshape(-1),
                                            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
   if (!batch.mask.defined()) return per_token.mean();
-  auto mask = batch.mask.reshape(-1);
+  auto mask = batch.mask.to(device_).reshape(-1);
   return (per_token * mask).sum() / mask.sum().clamp_min(1.0);
 }
 
@@ -107,7 +119,8 @@ StFile Trainer::save_state() const {
   f.metadata = {{"format", "headroom checkpoint v1"},
                 {"step", std::to_string(step_)},
                 {"model", to_json(model_spec_).dump()},
-                {"train", to_json(train_).dump()}};
+                {"train", to_json(train_).dump()},
+                {"device", device_.str()}};
   return f;
 }
 
@@ -121,6 +134,13 @@ void Trainer::load_state(const StFile& f) {
     throw std::invalid_argument("checkpoint format '" + meta("format") + "' is not 'headroom checkpoint v1'");
   if (model_spec_from_json(nlohmann::json::parse(meta("model")), "checkpoint.model") != model_spec_)
     throw std::invalid_argument("checkpoint was taken from a different model: " + meta("model"));
+  if (auto train = f.metadata.find("train"); train != f.metadata.end()) {
+    const auto saved = train_spec_from_json(nlohmann::json::parse(train->second), "checkpoint.train");
+    if (saved.precision != train_.precision)
+      throw std::invalid_argument(std::string("checkpoint was trained in ") + to_string(saved.precision) +
+                                  ", this run is " + to_string(train_.precision) +
+                                  "; a run keeps one precision from start to end");
+  }
   torch::NoGradGuard g;
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto& name = params_[i].first;

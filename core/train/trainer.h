@@ -1,6 +1,10 @@
 // Trainer: one run of a TransformerLM on a DataSource with AdamW. Steps are deterministic for a
 // seed and thread count; the whole state (model, optimiser, step) round-trips through a
-// safetensors checkpoint, so a resumed run continues exactly where the checkpoint was taken.
+// safetensors checkpoint, so a resumed run continues exactly where the checkpoint was taken --
+// on the same device or another (checkpoints are stored from the CPU and load onto any device).
+// The TrainSpec says where (device, resolved once here) and in which arithmetic (precision,
+// device.h): bf16 runs the forward and loss under autocast; weights, gradients and AdamW's moments
+// stay float32.
 #pragma once
 
 #include <torch/torch.h>
@@ -26,8 +30,9 @@ struct StepMetrics {
 
 class Trainer {
  public:
-  // Builds the model from the seed. Throws std::invalid_argument for invalid specs, or when the
-  // data's vocabulary exceeds the model's.
+  // Builds the model from the seed, on the spec's device. Throws std::invalid_argument for invalid
+  // specs, a device this process does not have (resolve_device), or when the data's vocabulary
+  // exceeds the model's.
   Trainer(const ModelSpec& model, const TrainSpec& train, std::shared_ptr<const DataSource> data);
 
   StepMetrics step();  // one optimiser step
@@ -47,14 +52,16 @@ class Trainer {
   const ModelSpec& model_spec() const { return model_spec_; }
   const TrainSpec& train_spec() const { return train_; }
   const DataSource& data() const { return *data_; }
+  const torch::Device& device() const { return device_; }
 
  private:
-  torch::Tensor loss_on(const Batch& batch);
+  torch::Tensor loss_on(const Batch& batch);  // under the precision's autocast
   void adamw_update(double lr);
 
   ModelSpec model_spec_;
   TrainSpec train_;
   std::shared_ptr<const DataSource> data_;
+  torch::Device device_{torch::kCPU};
   TransformerLM model_{nullptr};
   std::vector<std::pair<std::string, torch::Tensor>> params_;
   std::vector<torch::Tensor> m_, v_;

@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #include "core/attention/attention_layer.h"
+#include "core/attention/fused_attention.h"
 
 using namespace headroom::core;
 
@@ -197,48 +198,63 @@ TEST(AttentionLayer, ThParameterShapesFollowThePseudoCode) {
   EXPECT_THROW(layer->set_th_parameter("P", torch::zeros({20, 20, 5})), std::invalid_argument);
 }
 
-// Training runs the layer without a trace, on a path arranged for speed (scale folded into Q,
-// additive causal mask, head mixing as batched matmuls). It must be the same function as the
-// traced path that the pseudo-code tests check: equal outputs and equal gradients, every kind.
+// Sets fused_attention_enabled for one scope.
+class FusedCore {
+ public:
+  explicit FusedCore(bool enabled) : previous_(fused_attention_enabled()) { set_fused_attention_enabled(enabled); }
+  ~FusedCore() { set_fused_attention_enabled(previous_); }
+
+ private:
+  bool previous_;
+};
+
+// Training runs the layer without a trace, on a path arranged for speed: the fused core for the
+// static kinds where the process has a CBLAS, else ATen ops (scale folded into Q, additive causal
+// mask, head mixing as batched matmuls). Both must be the same function as the traced path that
+// the pseudo-code tests check: equal outputs and equal gradients, every kind, fused core on and
+// forced off (what a LibTorch without CBLAS runs).
 TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
   // n = 70 and 130: long enough that the causal path splits queries into two and four blocks.
-  for (const int n : {9, 70, 130})
-    for (const auto kind : all_attention_kinds()) {
-      for (bool causal : {false, true}) {
-        AttentionRequest r{kind, 24, 4};
-        r.causal = causal;
-        if (kind == AttentionKind::TalkingHeads || kind == AttentionKind::DynamicProj) {
-          r.heads_k = 3;  // h_k, h, h_v all different: catches a transposed mixing matrix
-          r.heads_v = 5;
+  for (const bool fused : {true, false})
+    for (const int n : {9, 70, 130})
+      for (const auto kind : all_attention_kinds()) {
+        const FusedCore core(fused);
+        for (bool causal : {false, true}) {
+          AttentionRequest r{kind, 24, 4};
+          r.causal = causal;
+          if (kind == AttentionKind::TalkingHeads || kind == AttentionKind::DynamicProj) {
+            r.heads_k = 3;  // h_k, h, h_v all different: catches a transposed mixing matrix
+            r.heads_v = 5;
+          }
+          AttentionLayer layer(*make_attention_spec(r, nullptr));
+          layer->to(torch::kFloat64);  // float64: the two paths may differ only by rounding
+          {
+            torch::NoGradGuard g;  // away from the identity start, so mixing really mixes
+            for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
+          }
+          auto run = [&](bool traced, std::vector<torch::Tensor>* grads) {
+            auto x = input(n, 24, 5).to(torch::kFloat64).requires_grad_(true);
+            layer->zero_grad();
+            AttentionTrace trace;
+            auto y = layer->forward(x, traced ? &trace : nullptr);
+            (y * torch::linspace(-1, 1, y.numel(), torch::kFloat64).view(y.sizes())).sum().backward();
+            grads->push_back(x.grad().clone());
+            for (const auto& p : layer->parameters()) grads->push_back(p.grad().clone());
+            return y.detach();
+          };
+          std::vector<torch::Tensor> g_traced, g_fast;
+          const auto y_traced = run(true, &g_traced);
+          const auto y_fast = run(false, &g_fast);
+          const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") +
+                                   " n=" + std::to_string(n) + (fused ? "" : " (fused core off)");
+          EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
+          EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
+          ASSERT_EQ(g_traced.size(), g_fast.size()) << what;
+          for (size_t i = 0; i < g_fast.size(); ++i)
+            EXPECT_TRUE(torch::allclose(g_traced[i], g_fast[i], 1e-10, 1e-12))
+                << what << " gradient " << i << ": max |difference| "
+                << (g_traced[i] - g_fast[i]).abs().max().item<double>() << " of max "
+                << g_traced[i].abs().max().item<double>();
         }
-        AttentionLayer layer(*make_attention_spec(r, nullptr));
-        layer->to(torch::kFloat64);  // float64: the two paths may differ only by rounding
-        {
-          torch::NoGradGuard g;  // away from the identity start, so mixing really mixes
-          for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
-        }
-        auto run = [&](bool traced, std::vector<torch::Tensor>* grads) {
-          auto x = input(n, 24, 5).to(torch::kFloat64).requires_grad_(true);
-          layer->zero_grad();
-          AttentionTrace trace;
-          auto y = layer->forward(x, traced ? &trace : nullptr);
-          (y * torch::linspace(-1, 1, y.numel(), torch::kFloat64).view(y.sizes())).sum().backward();
-          grads->push_back(x.grad().clone());
-          for (const auto& p : layer->parameters()) grads->push_back(p.grad().clone());
-          return y.detach();
-        };
-        std::vector<torch::Tensor> g_traced, g_fast;
-        const auto y_traced = run(true, &g_traced);
-        const auto y_fast = run(false, &g_fast);
-        const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") + " n=" + std::to_string(n);
-        EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
-        EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
-        ASSERT_EQ(g_traced.size(), g_fast.size()) << what;
-        for (size_t i = 0; i < g_fast.size(); ++i)
-          EXPECT_TRUE(torch::allclose(g_traced[i], g_fast[i], 1e-10, 1e-12))
-              << what << " gradient " << i << ": max |difference| "
-              << (g_traced[i] - g_fast[i]).abs().max().item<double>() << " of max "
-              << g_traced[i].abs().max().item<double>();
       }
-    }
 }

@@ -295,6 +295,26 @@ TEST(Queue, ClaimByNameResumesTheNamedRun) {
   EXPECT_EQ(db.store.find_run("other")->status, RunStatus::Queued);
 }
 
+// A claim may name the claiming worker's device: it lands in the config as train.device in the
+// same statement; without one the config is left byte for byte.
+TEST(Queue, AClaimWritesTheWorkersDeviceIntoTheConfig) {
+  TempDir dir;
+  ClockedStore db(dir.path("runs.sqlite"));
+  NewRun run = simple_run("a");
+  run.config_json = R"({"model":{"heads":8},"train":{"steps":5,"device":"auto"}})";
+  db.store.enqueue_run(run);
+  run.name = "b";
+  db.store.enqueue_run(run);
+  EXPECT_EQ(db.store.claim_next("w1", 0, 1, 60)->config_json, run.config_json);
+  const auto claimed = db.store.claim_next("w2", 0, 1, 60, "cuda:1");
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->name, "b");
+  EXPECT_EQ(claimed->config_json, R"({"model":{"heads":8},"train":{"steps":5,"device":"cuda:1"}})");
+  db.now += 61;
+  EXPECT_EQ(db.store.claim_by_name("a", "w3", 60, "cpu")->config_json,
+            R"({"model":{"heads":8},"train":{"steps":5,"device":"cpu"}})");
+}
+
 // Worker process body for the fork test: claims until the queue is empty and
 // reports "C <id>" per claimed run, or "E <message>" on any error.
 int claim_until_empty(const std::string& path, const std::string& worker, int go_fd, int out_fd) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/explorer/explorer_test_util.h"
 
 namespace headroom::explorer {
@@ -145,6 +147,7 @@ void expect_same_rows(const std::vector<RunRow>& got, const std::vector<RunRow>&
     EXPECT_EQ(g.step, w.step);
     EXPECT_EQ(g.params, w.params);
     EXPECT_EQ(g.error_text, w.error_text);
+    EXPECT_EQ(std::make_tuple(g.device, g.precision, g.attempts), std::make_tuple(w.device, w.precision, w.attempts));
     ASSERT_EQ(g.config.size(), w.config.size());
     for (std::size_t k = 0; k < w.config.size(); ++k) {
       EXPECT_EQ(g.config.key_at(k), w.config.key_at(k));
@@ -190,6 +193,38 @@ TEST(RunRows, AReloadReusesParsedConfigsAndStillShowsEveryChange) {
   stale[2].h = 99;
   stale[2].config = FlatConfig::parse("{}");
   expect_same_rows(load_run_rows(db.store(), stale), load_run_rows(db.store()));
+}
+
+TEST(RunRows, DeviceAndPrecisionComeFromTheConfigAndOlderConfigsTrainedOnTheCpuInFp32) {
+  // kThHeadsConfig was written before devices existed: every run then trained on the CPU in fp32.
+  RunRow row = make_run_row(record("th-heads", "th-heads/a/x", kThHeadsConfig), {}, kNaN);
+  EXPECT_EQ(row.device, "cpu");
+  EXPECT_EQ(row.precision, "fp32");
+  auto config = nlohmann::json::parse(kThHeadsConfig);
+  config["train"]["device"] = "auto";  // queued, never claimed
+  config["train"]["precision"] = "bf16";
+  row = make_run_row(record("th-heads", "th-heads/a/x", config.dump()), {}, kNaN);
+  EXPECT_EQ(row.device, "");
+  EXPECT_EQ(row.precision, "bf16");
+  config["train"]["device"] = "cuda:1";
+  row = make_run_row(record("th-heads", "th-heads/a/x", config.dump()), {}, kNaN);
+  EXPECT_EQ(row.device, "cuda:1");
+  EXPECT_EQ(make_run_row(record("s", "s/a/x", "not json"), {}, kNaN).device, "");
+}
+
+// A claim writes the claiming worker's device into the run's config: a reload must show it,
+// although it lends unchanged runs their parsed configs.
+TEST(RunRows, AReloadShowsTheDeviceAClaimMovedARunTo) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+  db.add_run(suite, "th-heads/multi-head/heads=2", ConfigSpec{});
+  const std::vector<RunRow> first = load_run_rows(db.store());
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(db.store().claim_next("gpu-host:1", 0, 1, 300, "cuda:0"));
+  const std::vector<RunRow> reloaded = load_run_rows(db.store(), first);
+  expect_same_rows(reloaded, load_run_rows(db.store()));
+  EXPECT_EQ(reloaded[0].device, "cuda:0");
+  EXPECT_EQ(reloaded[0].attempts, 1);
 }
 
 std::vector<std::string> names(const std::vector<const RunRow*>& rows) {

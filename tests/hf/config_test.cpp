@@ -96,8 +96,10 @@ TEST(HfConfig, MistralIsLlamaStyle) {
   EXPECT_EQ(c.family, HfFamily::Llama);
   EXPECT_EQ(c.model_type, "mistral");
   EXPECT_EQ(c.sliding_window, 4096);
-  j["sliding_window"] = nullptr;
+  j["sliding_window"] = nullptr;  // null: no window
   EXPECT_EQ(config_of(j).sliding_window, 0);
+  j.erase("sliding_window");  // absent: MistralConfig's default
+  EXPECT_EQ(config_of(j).sliding_window, 4096);
 }
 
 TEST(HfConfig, JsonRoundTripsEveryFamily) {

@@ -208,6 +208,25 @@ TEST(SuiteLoader, AGridThatExpandsToTooManyRunsIsRefusedUpFront) {
   EXPECT_EQ(parse_suite(text, "ok.toml", "full").runs.size(), 1331u);
 }
 
+// A suite may set a precision (it is part of what a run computes) but not a device: where runs
+// train is each worker's --device.
+TEST(SuiteLoader, APrecisionIsTheSuitesToSetADeviceIsNot) {
+  const std::string bf16 = std::string(kBase) + "[[grid]]\nlabel = \"a\"\n\"train.precision\" = \"bf16\"\n";
+  const Suite suite = parse_suite(bf16, "p.toml", "quick");
+  ASSERT_EQ(suite.runs.size(), 1u);
+  EXPECT_EQ(suite.runs[0].parsed.train.precision, core::Precision::Bf16);
+  EXPECT_EQ(suite.runs[0].config["train"]["precision"], "bf16");
+  const std::string device = std::string(kBase) + "[[grid]]\nlabel = \"a\"\n\"train.device\" = \"cuda\"\n";
+  try {
+    parse_suite(device, "d.toml", "quick");
+    ADD_FAILURE() << "a suite chose the device";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("d.toml: run 't/a': train.device: where runs train is each worker's choice"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // --scale paper on a suite without paper values: one message with the file, every grid and key.
 TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
   const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/lrb_head_size.toml";

@@ -9,8 +9,8 @@
 namespace headroom::explorer {
 namespace {
 
-constexpr std::array<std::string_view, 7> kTextKeys = {"suite",     "name",   "label", "kind",
-                                                       "tokenizer", "corpus", "status"};
+constexpr std::array<std::string_view, 9> kTextKeys = {"suite",  "name",   "label",  "kind",     "tokenizer",
+                                                       "corpus", "status", "device", "precision"};
 constexpr std::array<std::string_view, 16> kNumberKeys = {"d", "h", "hk", "hv",   "dp",   "dk",     "dv",  "r",
                                                           "l", "v", "n",  "seed", "step", "params", "val", "tok_s"};
 
@@ -123,6 +123,8 @@ std::optional<RowValue> row_value(const RunRow& row, const std::string& key) {
   if (key == "tokenizer") return RowValue{std::nullopt, row.tokenizer};
   if (key == "corpus") return RowValue{std::nullopt, row.corpus};
   if (key == "status") return RowValue{std::nullopt, std::string(db::to_string(row.status))};
+  if (key == "device") return RowValue{std::nullopt, row.device};
+  if (key == "precision") return RowValue{std::nullopt, row.precision};
   if (key == "d") return num(row.d);
   if (key == "h") return num(row.h);
   if (key == "hk") return num(row.h_k);

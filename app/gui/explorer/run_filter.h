@@ -4,7 +4,7 @@
 // Terms are separated by spaces and all must hold. A term is `key OP value` with OP one of
 //   =  !=  <  <=  >  >=  ~ (contains)
 // or a bare word, which matches a case-insensitive substring of the run's name or suite.
-// Keys (case-insensitive): suite name label kind tokenizer corpus status (text);
+// Keys (case-insensitive): suite name label kind tokenizer corpus status device precision (text);
 // d h hk hv dp dk dv r L V n seed step params val tok_s (numbers; val is the best val loss,
 // dp and dk are both d_k); or any dotted config key starting with model. or train.
 //

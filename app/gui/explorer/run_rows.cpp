@@ -53,6 +53,10 @@ int compare_by(const RunRow& a, const RunRow& b, RunColumn column) {
     case RunColumn::R: return compare_values(a.r, b.r);
     case RunColumn::L: return compare_values(a.L, b.L);
     case RunColumn::V: return compare_values(a.V, b.V);
+    case RunColumn::Device: {
+      const int by_device = natural_compare(a.device, b.device);
+      return by_device != 0 ? by_device : a.precision.compare(b.precision);
+    }
     case RunColumn::Status: return compare_values(static_cast<int>(a.status), static_cast<int>(b.status));
     case RunColumn::Step: return compare_values(a.step, b.step);
     case RunColumn::BestVal: return compare_values(a.best_val_loss, b.best_val_loss);
@@ -78,6 +82,7 @@ std::string label_from_name(std::string_view suite, std::string_view name) {
 void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string, double>& latest,
                    double best_val_loss) {
   row.status = rec.status;
+  row.attempts = rec.attempts;
   row.step = rec.current_step;
   row.error_text = std::move(rec.error_text);
   row.params = rec.param_count;
@@ -111,6 +116,10 @@ RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& late
   row.tokenizer = config_value(c, "train.tokenizer");
   row.corpus = config_value(c, "train.corpus");
   row.steps_total = int_at(c, "train.steps");
+  const bool before_devices = c.valid() && !c.has("train.device");
+  row.device = before_devices ? "cpu" : config_value(c, "train.device");
+  if (row.device == "auto") row.device.clear();
+  row.precision = before_devices ? "fp32" : config_value(c, "train.precision");
   row.seed = rec.seed;
   row.created_at = rec.created_at;
   row.suite_key = natural_sort_key(row.suite);
@@ -172,7 +181,8 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
     const db::RunRecord& rec = records[i];
     while (p < previous.size() && previous[p].id < rec.id) ++p;
     if (p < previous.size() && previous[p].id == rec.id && previous[p].name == rec.name &&
-        previous[p].suite == rec.suite_name && previous[p].created_at == rec.created_at) {
+        previous[p].suite == rec.suite_name && previous[p].created_at == rec.created_at &&
+        previous[p].attempts == rec.attempts) {
       earlier[i] = &previous[p];
     } else {
       new_lo = std::min(new_lo, rec.id), new_hi = std::max(new_hi, rec.id);

@@ -33,7 +33,12 @@ struct RunRow {
   int V = 0;                // vocabulary
   int n = 0;                // context
   std::string tokenizer, corpus;
+  // Where it trains or last trained ("cpu", "cuda:0"; "" while queued and never claimed: the
+  // worker that claims it chooses) and in which arithmetic ("fp32", "tf32", "bf16"). Configs of
+  // versions before devices existed say neither: they trained on the CPU in fp32.
+  std::string device, precision;
   std::int64_t seed = 0;
+  std::int64_t attempts = 0;  // claims so far; a claim may rewrite train.device in the config
   db::RunStatus status = db::RunStatus::Queued;
   std::int64_t step = 0, steps_total = 0, params = 0;
   double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
@@ -76,7 +81,7 @@ std::string label_from_name(std::string_view suite, std::string_view name);
 // "model.attention.causal" -> "true", strings without quotes. "" if the key is absent.
 std::string config_value(const FlatConfig& config, std::string_view dotted_key);
 
-enum class RunColumn { Suite, Name, Kind, D, H, DP, R, L, V, Status, Step, BestVal, Params, TokensPerS };
+enum class RunColumn { Suite, Name, Kind, D, H, DP, R, L, V, Device, Status, Step, BestVal, Params, TokensPerS };
 
 // Stable sort by one column. Text columns compare naturally ("heads=8" before "heads=16"), the
 // status by its life cycle (queued, running, done, failed, cancelled); NaN goes last both ways.

@@ -187,6 +187,7 @@ struct LabEngine::Impl {
     t.schedule = core::LrSchedule::Constant;
     t.seq_len = std::min(current.model.context, std::max(8, current.synthetic_n));
     t.seed = current.seed;
+    t.device = "cpu";  // the lab reads every tensor it draws back on the CPU, step by step
     return t;
   }
 

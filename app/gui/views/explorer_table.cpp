@@ -1,6 +1,7 @@
 #include "app/gui/views/explorer_table.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 
@@ -76,17 +77,25 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     RunColumn id;
     float width;
   };
-  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},  {"name", RunColumn::Name, 230},
-                                    {"kind", RunColumn::Kind, 95},     {"d", RunColumn::D, 40},
-                                    {"h", RunColumn::H, 32},           {"d_p", RunColumn::DP, 44},
-                                    {"r", RunColumn::R, 40},           {"L", RunColumn::L, 26},
-                                    {"V", RunColumn::V, 48},           {"status", RunColumn::Status, 62},
-                                    {"step", RunColumn::Step, 86},     {"best val", RunColumn::BestVal, 62},
-                                    {"params", RunColumn::Params, 58}, {"tok/s", RunColumn::TokensPerS, 56}};
+  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},
+                                    {"name", RunColumn::Name, 230},
+                                    {"kind", RunColumn::Kind, 95},
+                                    {"d", RunColumn::D, 40},
+                                    {"h", RunColumn::H, 32},
+                                    {"d_p", RunColumn::DP, 44},
+                                    {"r", RunColumn::R, 40},
+                                    {"L", RunColumn::L, 26},
+                                    {"V", RunColumn::V, 48},
+                                    {"device", RunColumn::Device, 84},
+                                    {"status", RunColumn::Status, 62},
+                                    {"step", RunColumn::Step, 86},
+                                    {"best val", RunColumn::BestVal, 62},
+                                    {"params", RunColumn::Params, 58},
+                                    {"tok/s", RunColumn::TokensPerS, 56}};
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##run_table", 14, flags)) return;
+  if (!ImGui::BeginTable("##run_table", static_cast<int>(std::size(kColumns)), flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const auto& c : kColumns)
     ImGui::TableSetupColumn(
@@ -159,6 +168,13 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       for (int v : {r.L, r.V}) {
         ImGui::TableNextColumn();
         ImGui::Text("%d", v);
+      }
+      ImGui::TableNextColumn();
+      if (r.device.empty()) {
+        ImGui::TextDisabled("- %s", r.precision.c_str());
+        tooltip("not trained yet: the worker that claims it trains it on its --device");
+      } else {
+        ImGui::Text("%s %s", r.device.c_str(), r.precision.c_str());
       }
       ImGui::TableNextColumn();
       ImGui::TextColored(status_color(r.status), "%s", std::string(db::to_string(r.status)).c_str());

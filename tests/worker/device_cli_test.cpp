@@ -1,0 +1,174 @@
+// --device and --precision from outside (issue 11): where a run trains is recorded in its config
+// and is not part of what it computes (a run moves and resumes); its precision is. Runs on the
+// CPU everywhere; the CUDA case skips without a GPU.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <torch/cuda.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+
+namespace {
+
+// Every run's config_json, by name, read straight from the file.
+std::map<std::string, json> stored_configs(const std::string& db) {
+  std::map<std::string, json> out;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(h, "SELECT name, config_json FROM runs", -1, &s, nullptr);
+  while (sqlite3_step(s) == SQLITE_ROW)
+    out[reinterpret_cast<const char*>(sqlite3_column_text(s, 0))] =
+        json::parse(reinterpret_cast<const char*>(sqlite3_column_text(s, 1)));
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return out;
+}
+
+void exec_sql(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+  sqlite3_close(h);
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::vector<std::string> short_run(const std::string& db, const std::string& name) {
+  auto args = train_args(db, name);
+  args[args.size() - 12] = "60";  // --steps 300 -> 60 (index of the steps value from the end)
+  return args;
+}
+
+}  // namespace
+
+TEST(DeviceCli, ARunRecordsWhereItTrainedAndInWhichPrecision) {
+  const std::string db = temp_path("device_record.sqlite");
+  std::remove(db.c_str());
+  ASSERT_EQ(run_worker(with(short_run(db, "fp32"), {"--device", "cpu"})).exit_code, 0);
+  auto r = run_worker(with(short_run(db, "bf16"), {"--precision", "bf16"}));  // --device auto
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto configs = stored_configs(db);
+  EXPECT_EQ(configs.at("fp32")["train"]["device"], "cpu");
+  EXPECT_EQ(configs.at("fp32")["train"]["precision"], "fp32");
+  EXPECT_EQ(configs.at("bf16")["train"]["device"], torch::cuda::is_available() ? "cuda:0" : "cpu");
+  EXPECT_EQ(configs.at("bf16")["train"]["precision"], "bf16");
+  const auto runs = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_EQ(run["status"], "done") << run.dump();
+}
+
+TEST(DeviceCli, ADeviceThisMachineLacksIsRefusedBeforeTheDbIsTouched) {
+  const std::string db = temp_path("device_missing.sqlite");
+  std::remove(db.c_str());
+  auto r = run_worker(with(short_run(db, "x"), {"--device", "cuda:9"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--device cuda:9"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a refused command created the DB";
+  r = run_worker(with(short_run(db, "x"), {"--device", "gpu"}));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("use auto, cpu, cuda or cuda:N"), std::string::npos) << r.err;
+  r = run_worker(with(short_run(db, "x"), {"--precision", "fp16"}));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("fp16"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  if (!torch::cuda::is_available()) {
+    r = run_worker(with(short_run(db, "x"), {"--device", "cuda"}));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--device cuda: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--device cpu"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db));
+  }
+}
+
+// The same run in another precision is another run; on another device it is the same run.
+TEST(DeviceCli, ANameKeepsItsPrecisionButMayMoveBetweenDevices) {
+  const std::string db = temp_path("device_identity.sqlite");
+  std::remove(db.c_str());
+  ASSERT_EQ(run_worker(with(short_run(db, "x"), {"--device", "cpu"})).exit_code, 0);
+  const size_t before = file_hash(db);
+  auto r = run_worker(with(short_run(db, "x"), {"--precision", "bf16"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("train.precision is \"fp32\" in the DB, \"bf16\" here"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  r = run_worker(with(short_run(db, "x"), {"--device", "auto"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "run x already finished (60 steps); nothing to do\n");
+}
+
+// A run last trained on a GPU (its stored config says cuda:0, as a GPU worker's claim writes it)
+// is resumed by a CPU worker, and ends with the metrics of a run never interrupted nor moved.
+TEST(DeviceCli, ARunStartedElsewhereResumesOnThisDeviceAndEndsAsIfUninterrupted) {
+  const std::string straight = temp_path("device_straight.sqlite"), moved = temp_path("device_moved.sqlite");
+  std::remove(straight.c_str());
+  std::remove(moved.c_str());
+  ASSERT_EQ(run_worker(short_run(straight, "copy")).exit_code, 0);
+  auto r = run_worker(with(short_run(moved, "copy"), {"--crash-after-step", "45"}));
+  ASSERT_EQ(r.exit_code, 137) << r.err;
+  exec_sql(moved, "UPDATE runs SET config_json = json_set(config_json, '$.train.device', 'cuda:0')");
+  r = run_worker(with(short_run(moved, "copy"), {"--device", "cpu"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stored_configs(moved).at("copy")["train"]["device"], "cpu");
+  EXPECT_EQ(deterministic_metrics(straight), deterministic_metrics(moved));
+}
+
+// `run --precision` makes every run of a suite in that precision; the same suite in another
+// precision on the same DB is refused, naming the run and the difference.
+TEST(DeviceCli, ASuiteInAnotherPrecisionOnTheSameDbIsRefused) {
+  const std::string db = temp_path("device_suite.sqlite"), suite = temp_path("device_suite.toml");
+  std::remove(db.c_str());
+  write_text(suite, R"([suite]
+name = "prec"
+reproduces = "nothing: a test"
+full_estimate = "seconds"
+[base.model]
+width = 16
+context = 8
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+[base.train]
+corpus = "copy"
+steps = 6
+eval_every = 3
+checkpoint_every = 3
+[[grid]]
+label = "a"
+"train.seed" = [0, 1]
+)");
+  auto r = run_worker({"enqueue", suite, "--db", db, "--precision", "bf16", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& [name, config] : stored_configs(db)) {
+    EXPECT_EQ(config["train"]["precision"], "bf16") << name;
+    EXPECT_EQ(config["train"]["device"], "auto") << name << ": not claimed yet";
+  }
+  const size_t before = file_hash(db);
+  r = run_worker({"run", suite, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("was enqueued with a different configuration (train.precision"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("prec/a/"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  r = run_worker({"run", suite, "--db", db, "--precision", "bf16", "--device", "cpu", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& [name, config] : stored_configs(db)) EXPECT_EQ(config["train"]["device"], "cpu") << name;
+}
+
+TEST(DeviceCli, OnAGpuARunTrainsThereAndResumesOnTheCpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU in this process";
+  const std::string db = temp_path("device_gpu.sqlite");
+  std::remove(db.c_str());
+  auto r = run_worker(with(short_run(db, "copy"), {"--device", "cuda", "--crash-after-step", "45"}));
+  ASSERT_EQ(r.exit_code, 137) << r.err;
+  EXPECT_EQ(stored_configs(db).at("copy")["train"]["device"], "cuda:0");
+  r = run_worker(with(short_run(db, "copy"), {"--device", "cpu"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stored_configs(db).at("copy")["train"]["device"], "cpu");
+}
