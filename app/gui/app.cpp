@@ -49,6 +49,10 @@ constexpr double kMaxSettleSeconds = 30.0;  // automation waits at most this lon
 App::App(GuiOptions options) : opts_(std::move(options)), presentation_(opts_.presentation) {
   context_.options = &opts_;
   context_.config_dir = config_dir();
+  if (!opts_.model_dir.empty()) {  // the lab opens it; a missing or bad directory is said there
+    context_.open_model_dir = opts_.model_dir;
+    if (opts_.view.empty()) context_.select_view = "Lab";
+  }
 }
 
 App::~App() { shutdown(); }
@@ -469,6 +473,12 @@ void App::draw_menu_bar() {
       context_.request_open_db = true;
       context_.select_view = "Explorer";
     }
+    if (ImGui::MenuItem("Open model\xE2\x80\xA6")) {  // the lab's model-directory field, focused
+      context_.request_open_model = true;
+      context_.select_view = "Lab";
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("A Hugging Face GPT-2, BERT or Llama-style directory: its heads' maps and ranks in the lab");
     const bool shipped = !explorer::results_db_path().empty();
     if (ImGui::MenuItem("Open the papers' results", nullptr, false, shipped)) {
       context_.request_open_results = true;

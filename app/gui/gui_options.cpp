@@ -58,6 +58,9 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
                  "render N frames with vsync off, print frame-time stats as one JSON line, exit");
   app.add_option("--db", o.db_path, "experiments database file");
   app.add_option("--view", o.view, "initial view (tab) by name, e.g. \"Widgets demo\"");
+  app.add_option("--model", o.model_dir,
+                 "open a Hugging Face GPT-2, BERT or Llama-style model directory in the lab (config.json, "
+                 "*.safetensors, tokenizer files)");
   app.add_flag("--presentation", o.presentation, "large fonts and a high-contrast theme for projectors");
   app.add_option("--lesson", o.lesson_path, "play a lesson (assets/lessons/*.toml) in presentation mode");
   app.add_option("--lesson-step", o.lesson_step, "with --lesson: open at this step (1-based, default 1)");
@@ -99,6 +102,8 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   if (app.count("--state-out") && o.state_out.empty())
     return usage("--state-out needs a file name, e.g. --state-out state.json");
   if (app.count("--view") && o.view.empty()) return usage("--view needs a view name, e.g. --view \"Widgets demo\"");
+  if (app.count("--model") && o.model_dir.empty())
+    return usage("--model needs a model directory, e.g. --model ~/models/gpt2");
   if (app.count("--lesson") && o.lesson_path.empty())
     return usage("--lesson needs a lesson file, e.g. --lesson assets/lessons/one_head.toml");
   if (app.count("--handout") && o.handout_dir.empty())

@@ -2,7 +2,7 @@
 // scripts check from outside, so names, defaults and exit codes are fixed:
 //
 //   headroom [--scene FILE] [--screenshot OUT.png] [--frames N] [--size WxH]
-//            [--state-out FILE.json] [--bench-frames N] [--db FILE] [--view NAME]
+//            [--state-out FILE.json] [--bench-frames N] [--db FILE] [--view NAME] [--model DIR]
 //            [--presentation] [--lesson FILE [--lesson-step K] [--handout DIR]]
 //
 // Exit codes: 0 success (and --help/--version), 1 runtime failure (no display,
@@ -35,6 +35,7 @@ struct GuiOptions {
   int bench_frames = 0;       // --bench-frames: measured frames (vsync off), prints one JSON line
   std::string db_path;        // --db: experiments database (used by the lab views)
   std::string view;           // --view: initial tab, by name
+  std::string model_dir;      // --model: a Hugging Face model directory the lab opens (the Lab view)
   bool presentation = false;  // --presentation: large fonts, high-contrast theme
   std::string lesson_path;    // --lesson: a lesson TOML file to play (presentation mode on)
   int lesson_step = 1;        // --lesson-step: the step to open at (1-based)

@@ -163,7 +163,7 @@ int run_inspect_model(const InspectModelOptions& o) {
     const Tokens tokens = tokens_of(o);
     const auto ids = torch::tensor(tokens.ids, torch::kLong).unsqueeze(0);
     core::HfTrace trace;
-    model.forward(ids, &trace);
+    model.hidden_states(ids, &trace);
     const core::HfHeadReport report = core::analyze_heads(model, trace);
     if (!o.dump.empty()) {
       if (o.layer < 0 || o.layer >= report.layers)

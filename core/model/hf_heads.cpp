@@ -11,18 +11,37 @@ namespace {
 
 constexpr size_t kTopSingularValues = 8;
 
-// The attention of one layer as Headroom's spec: multi-head with d_k = head_dim, which is what the
-// bottleneck report reads (grouped k/v heads do not change a head's logit rank cap).
-std::vector<Bottleneck> shape_bottlenecks(const hf::HfConfig& c, bool causal, int n) {
+}  // namespace
+
+std::vector<Bottleneck> model_shape_bottlenecks(const HfModel& model, int n) {
+  const hf::HfConfig& c = model.config();
   AttentionRequest r{AttentionKind::MultiHead, static_cast<int>(c.hidden_size), static_cast<int>(c.num_heads)};
   r.d_k = static_cast<int>(c.head_dim);
   r.d_v = static_cast<int>(c.head_dim);
-  r.causal = causal;
+  r.causal = c.family != hf::HfFamily::Bert;
   const auto spec = make_attention_spec(r, nullptr);
   return spec ? attention_bottlenecks(*spec, n) : std::vector<Bottleneck>{};
 }
 
-}  // namespace
+std::vector<std::string> head_analysis_notes(const HfModel& model) {
+  const hf::HfConfig& c = model.config();
+  std::vector<std::string> notes;
+  const std::string d_k = std::to_string(c.head_dim);
+  if (c.family == hf::HfFamily::Llama)
+    notes.push_back(
+        "rotary heads (RoPE): each head's logits on this text are an n x d_k by d_k x n product, so rank <= d_k = " +
+        d_k +
+        " holds as for the other families; but RoPE rotates q and k by their positions, so the logits are not a fixed "
+        "bilinear form x_i^T M x_j of the inputs. LRB Thm 1's construction (choose W_q W_k^T for given inputs) does "
+        "not carry over as stated, and the ranks here describe this text, not every input");
+  if (c.family == hf::HfFamily::Llama && c.num_kv_heads < c.num_heads)
+    notes.push_back("grouped-query attention: " + std::to_string(c.num_heads) + " query heads share " +
+                    std::to_string(c.num_kv_heads) +
+                    " key/value heads; heads of a group read the same keys, so their logit factors share B");
+  if (c.family == hf::HfFamily::Gpt2 || c.family == hf::HfFamily::Bert)
+    notes.push_back("q and k carry their projections' biases; the cap d_k holds with them inside the factors");
+  return notes;
+}
 
 HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace) {
   const hf::HfConfig& c = model.config();
@@ -58,20 +77,8 @@ HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace) {
     }
     r.layers_stats.push_back(std::move(layer));
   }
-  r.bottlenecks = shape_bottlenecks(c, r.causal, r.n);
-  if (r.rotary)
-    r.notes.push_back(
-        "rotary heads (RoPE): each head's logits on this text are an n x d_k by d_k x n product, so rank <= d_k = " +
-        std::to_string(r.d_k) +
-        " holds as for the other families; but RoPE rotates q and k by their positions, so the logits are not a fixed "
-        "bilinear form x_i^T M x_j of the inputs. LRB Thm 1's construction (choose W_q W_k^T for given inputs) does "
-        "not carry over as stated, and the ranks here describe this text, not every input");
-  if (c.family == hf::HfFamily::Llama && c.num_kv_heads < c.num_heads)
-    r.notes.push_back("grouped-query attention: " + std::to_string(c.num_heads) + " query heads share " +
-                      std::to_string(c.num_kv_heads) +
-                      " key/value heads; heads of a group read the same keys, so their logit factors share B");
-  if (c.family == hf::HfFamily::Gpt2 || c.family == hf::HfFamily::Bert)
-    r.notes.push_back("q and k carry their projections' biases; the cap d_k holds with them inside the factors");
+  r.bottlenecks = model_shape_bottlenecks(model, r.n);
+  r.notes = head_analysis_notes(model);
   return r;
 }
 

@@ -46,6 +46,12 @@ struct HfHeadReport {
 class HfModel;
 struct HfTrace;
 
+// The papers' bottlenecks for the model's attention shape at n tokens (attention_bottlenecks of the
+// equivalent multi-head spec: grouped key/value heads do not change a head's logit rank cap).
+std::vector<Bottleneck> model_shape_bottlenecks(const HfModel& model, int n);
+// What the analysis can and cannot claim for this model's heads (rotary heads, grouped heads, biases).
+std::vector<std::string> head_analysis_notes(const HfModel& model);
+
 // The report for batch element 0 of `trace`, a forward of `model` with a trace. Spectra come from
 // the trace's factors (factored_spectra: exact, and cheap while d_k < n).
 HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace);

@@ -115,6 +115,19 @@ torch::Tensor HfModel::activation(const torch::Tensor& x) const {
 }
 
 torch::Tensor HfModel::forward(const torch::Tensor& ids, HfTrace* trace) const {
+  const auto hidden = hidden_states(ids, trace);
+  switch (config_.family) {
+    case HfFamily::Gpt2:
+      return torch::linear(hidden, globals_.count("lm_head.weight") ? global("lm_head.weight") : global("wte.weight"));
+    case HfFamily::Bert: return hidden;
+    case HfFamily::Llama:  // resolve_names required lm_head.weight unless tie_word_embeddings
+      return torch::linear(hidden,
+                           globals_.count("lm_head.weight") ? global("lm_head.weight") : global("embed_tokens.weight"));
+  }
+  throw std::logic_error("HfModel::forward: unknown family");
+}
+
+torch::Tensor HfModel::hidden_states(const torch::Tensor& ids, HfTrace* trace) const {
   if (ids.dim() != 2 || ids.scalar_type() != torch::kLong || ids.size(0) < 1)
     throw std::invalid_argument("HfModel::forward: ids must be int64 [B, n] with B >= 1");
   const int64_t n = ids.size(1);
@@ -169,8 +182,7 @@ torch::Tensor HfModel::forward_gpt2(const torch::Tensor& ids, HfTrace* trace) co
     const auto inner = activation(conv1d(m, param(i, "mlp.c_fc.weight"), param(i, "mlp.c_fc.bias")));
     x = x + conv1d(inner, param(i, "mlp.c_proj.weight"), param(i, "mlp.c_proj.bias"));
   }
-  x = torch::layer_norm(x, {d}, global("ln_f.weight"), global("ln_f.bias"), eps);
-  return torch::linear(x, globals_.count("lm_head.weight") ? global("lm_head.weight") : global("wte.weight"));
+  return torch::layer_norm(x, {d}, global("ln_f.weight"), global("ln_f.bias"), eps);
 }
 
 // BertModel's last hidden state: word + position + token type 0 embeddings and their LayerNorm,
@@ -232,9 +244,7 @@ torch::Tensor HfModel::forward_llama(const torch::Tensor& ids, HfTrace* trace) c
                        torch::linear(m, param(i, "mlp.up_proj.weight"));
     x = x + torch::linear(gated, param(i, "mlp.down_proj.weight"));
   }
-  x = rms_norm(x, global("norm.weight"), eps);
-  // resolve_names required lm_head.weight unless tie_word_embeddings.
-  return torch::linear(x, globals_.count("lm_head.weight") ? global("lm_head.weight") : global("embed_tokens.weight"));
+  return rms_norm(x, global("norm.weight"), eps);
 }
 
 }  // namespace headroom::core

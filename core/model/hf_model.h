@@ -55,6 +55,9 @@ class HfModel {
   // file stores one (with tie_word_embeddings it is the embedding's copy), else the token embedding;
   // BERT (BertModel, no head): the last hidden state [B, n, d]. Fills `trace` when given. No autograd.
   torch::Tensor forward(const torch::Tensor& ids, HfTrace* trace = nullptr) const;
+  // The last hidden state [B, n, d] (after the final norm; BERT: what forward returns), without the
+  // output head: the analysis needs the trace, not the V-wide logits (a third of GPT-2 small's work).
+  torch::Tensor hidden_states(const torch::Tensor& ids, HfTrace* trace = nullptr) const;
 
   const hf::HfConfig& config() const { return config_; }
   // resolve_names' warnings: tensors in the files that no part of the model reads.

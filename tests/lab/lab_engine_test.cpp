@@ -11,8 +11,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "app/gui/lab/lab_engine.h"
+#include "core/hf/hf_config.h"
+#include "core/hf/hf_writer.h"
+#include "tests/common/scratch.h"
 #include "core/io/blocking_io.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
@@ -305,4 +309,90 @@ TEST(LabEngine, HeadsSwitchedOffChangeTheLossesAndComeBackWhole) {
   ASSERT_TRUE(back && back->valid);
   EXPECT_EQ(back->ablation.sentence_loss, sentence);
   EXPECT_EQ(back->layers[1].W[0].v, whole->layers[1].W[0].v);
+}
+
+// ---- a real checkpoint in the lab (issue 16) -------------------------------------------------------
+
+namespace {
+
+// A tiny BERT in Hugging Face's layout with a WordPiece vocabulary of its 41 ids.
+std::string tiny_bert(const headroom::testing::ScratchDir& dir) {
+  const std::string path = dir.file("bert");
+  const nlohmann::json config = {{"model_type", "bert"},         {"vocab_size", 41},         {"hidden_size", 12},
+                                 {"num_hidden_layers", 2},       {"num_attention_heads", 3}, {"intermediate_size", 20},
+                                 {"max_position_embeddings", 12}};
+  core::hf::write_tiny_checkpoint(path, core::hf::parse_hf_config(config, "config.json"), 3);
+  std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nin\nthe\nbeginning\ngod\ncreated\nheaven\nand\nearth\n";
+  for (int i = 13; i < 41; ++i) vocab += "w" + std::to_string(i) + "\n";
+  std::ofstream(path + "/vocab.txt") << vocab;
+  return path;
+}
+
+}  // namespace
+
+TEST(LabEngine, ARealModelShowsItsHeadsOnTheSentenceThroughItsOwnTokenizer) {
+  headroom::testing::ScratchDir dir("lab-real");
+  const std::string model = tiny_bert(dir);
+  LabEngine engine;
+  ASSERT_TRUE(wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8))));
+  io::mark_ui_thread();  // opening reads files: on the engine's thread, never the caller's
+  const long before = io::blocking_calls_on_ui_thread();
+  const uint64_t id = engine.open_model(model);
+  io::mark_ui_thread(false);
+  EXPECT_EQ(io::blocking_calls_on_ui_thread(), before);
+  auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.real.request_id >= id; });
+  ASSERT_TRUE(s && s->valid);
+  ASSERT_EQ(s->real.dir, model) << s->real.error;
+  EXPECT_EQ(s->real.family, "BERT");
+  EXPECT_FALSE(s->real.causal);
+  EXPECT_EQ(s->tokens, (std::vector<std::string>{"[CLS]", "in", "the", "beginning", "god", "created", "[SEP]"}));
+  ASSERT_EQ(s->layers.size(), 2u);
+  for (const auto& layer : s->layers) {
+    ASSERT_EQ(layer.W.size(), 3u);
+    EXPECT_EQ(layer.rank_cap, 4);  // min(n = 7, d_k = 4)
+    for (const auto& w : layer.W) {
+      ASSERT_EQ(w.rows, 7);
+      for (int i = 0; i < 7; ++i) {  // bidirectional: every row a distribution over all 7 keys
+        double sum = 0;
+        for (int j = 0; j < 7; ++j) sum += w.v[static_cast<size_t>(i * 7 + j)];
+        EXPECT_NEAR(sum, 1.0, 1e-5);
+        EXPECT_GT(w.v[static_cast<size_t>(i * 7 + 6)], 0.0f);
+      }
+    }
+    for (const auto& sp : layer.spectra) EXPECT_LE(sp.rank, layer.rank_cap);
+  }
+  // A new sentence is read by the real model; closing it brings the lab's own model back.
+  LabRequest r = request(core::AttentionKind::MultiHead, 64, 8);
+  r.text = "the earth";
+  auto s2 = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(s2 && s2->valid);
+  EXPECT_EQ(s2->tokens, (std::vector<std::string>{"[CLS]", "the", "earth", "[SEP]"}));
+  const uint64_t close = engine.open_model("");
+  auto s3 = wait_until(engine, [&](const LabSnapshot& x) { return x.real.request_id >= close && x.real.dir.empty(); });
+  ASSERT_TRUE(s3);
+  engine.post(r);
+  auto s4 = wait_until(engine, [&](const LabSnapshot& x) { return x.valid && x.spec.width == 64; });
+  ASSERT_TRUE(s4);
+  EXPECT_EQ(s4->layers[0].W.size(), 8u);
+}
+
+TEST(LabEngine, AModelDirectoryThatCannotBeOpenedIsExplainedAndTheLabsModelKept) {
+  headroom::testing::ScratchDir dir("lab-real");
+  LabEngine engine;
+  ASSERT_TRUE(wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 64, 8))));
+  const std::string model = tiny_bert(dir);
+  std::filesystem::remove(model + "/vocab.txt");
+  for (const std::string& bad : {dir.file("nowhere"), model}) {
+    const uint64_t id = engine.open_model(bad);
+    engine.post(request(core::AttentionKind::MultiHead, 64, 8));
+    auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.real.request_id >= id; });
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->real.dir.empty());
+    EXPECT_NE(s->real.error.find(bad), std::string::npos) << s->real.error;
+    if (bad == model) {
+      EXPECT_NE(s->real.error.find("tokenizer"), std::string::npos) << s->real.error;
+    }
+    EXPECT_TRUE(s->valid);
+    EXPECT_EQ(s->spec.width, 64);  // the lab's own model, still there
+  }
 }

@@ -13,10 +13,15 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/analysis/head_analysis.h"
 #include "core/data/data_source.h"
 #include "core/data/corpus.h"
 #include "core/data/tokenizer.h"
+#include "core/model/hf_heads.h"
+#include "core/model/hf_model.h"
+#include "core/text/load_tokenizer.h"
 #include "core/io/safetensors.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
@@ -113,13 +118,45 @@ double batch_loss(core::TransformerLM& model, const core::Batch& batch) {
   return ((per * mask).sum() / mask.sum().clamp_min(1.0)).item<double>();
 }
 
+// OpenBLAS's threads for one scope (the engine runs it at one thread, see loop()).
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads) { core::set_openblas_threads(threads); }
+  ~BlasThreads() { core::set_openblas_threads(1); }
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+};
+
+// A real checkpoint and its tokenizer, as the engine thread holds them (issue 16).
+struct RealModel {
+  core::HfModel model;
+  std::unique_ptr<core::text::TextTokenizer> tokenizer;
+  core::ModelSpec spec;  // its shape as Headroom's multi-head spec: what the panels read
+};
+
+// The multi-head ModelSpec a real model's panels read: width, depth, heads of d_k, causal or not.
+core::ModelSpec spec_of(const core::hf::HfConfig& c) {
+  core::ModelSpec m;
+  m.vocab = static_cast<int>(c.vocab_size);
+  m.width = static_cast<int>(c.hidden_size);
+  m.depth = static_cast<int>(c.num_layers);
+  m.context = static_cast<int>(c.max_positions);
+  m.mlp_ratio = std::max(1, static_cast<int>(std::lround(double(c.intermediate_size) / double(c.hidden_size))));
+  core::AttentionRequest r{core::AttentionKind::MultiHead, m.width, static_cast<int>(c.num_heads)};
+  r.d_k = r.d_v = static_cast<int>(c.head_dim);
+  r.causal = c.family != core::hf::HfFamily::Bert;
+  if (auto spec = core::make_attention_spec(r, nullptr)) m.attention = *spec;
+  return m;
+}
+
 }  // namespace
 
 struct LabEngine::Impl {
-  // A model request and a stored run to open can be pending together: each keeps the other.
+  // A model request, a stored run and a real model to open can be pending together: each keeps the others.
   struct Work {
     std::optional<LabRequest> model;
     std::optional<StoredCheckpoint> stored;
+    std::optional<std::string> real_model;  // "" closes the one open
   };
   Mailbox<Work, LabSnapshot> box;
 
@@ -162,8 +199,10 @@ struct LabEngine::Impl {
     return {it->second, trained_on == "kjv" ? "KJV" : trained_on};
   }
 
-  StoredRunState stored;  // the stored run opened last (copied into every snapshot)
-  std::thread thread;     // last: it starts once every member above exists
+  StoredRunState stored;            // the stored run opened last (copied into every snapshot)
+  std::unique_ptr<RealModel> real;  // the real model open (null: the lab's own)
+  RealModelInfo real_info;          // copied into every snapshot
+  std::thread thread;               // last: it starts once every member above exists
 
   Impl() : thread([this] { loop(); }) {}
   ~Impl() {
@@ -174,6 +213,7 @@ struct LabEngine::Impl {
   void publish(std::shared_ptr<LabSnapshot> s) {
     s->version = ++version;
     s->stored = stored;
+    s->real = real_info;
     box.publish(std::move(s));
   }
 
@@ -457,7 +497,20 @@ struct LabEngine::Impl {
       const uint64_t id = taken ? taken->id : 0;
       std::optional<LabRequest> req = taken ? std::move(taken->request.model) : std::nullopt;
       std::optional<StoredCheckpoint> open = taken ? std::move(taken->request.stored) : std::nullopt;
+      std::optional<std::string> real_dir = taken ? std::move(taken->request.real_model) : std::nullopt;
       try {
+        if (real_dir) open_real(*real_dir, id);
+        if (open) close_real();  // a stored run replaces the real model
+        if (real) {              // the real model answers every request with its maps; no training
+          if (req) {
+            current = *req;
+            current.training = false;
+            current_id = id;
+            have_request = true;
+          }
+          publish(compute_real());
+          continue;
+        }
         if (req) {
           const bool reset = req->reset_training;
           const int singles = req->single_steps;
@@ -494,6 +547,108 @@ struct LabEngine::Impl {
         publish(std::move(s));
       }
     }
+  }
+
+  void close_real() {
+    if (!real) return;
+    real.reset();
+    real_info.dir.clear();
+    real_info.error.clear();
+  }
+
+  // Reads a real model and its tokenizer; a failure is told in real_info, and the lab keeps what it had.
+  void open_real(const std::string& dir, uint64_t id) {
+    real_info.request_id = id;
+    if (dir.empty()) return close_real();
+    const auto t0 = Clock::now();
+    try {
+      auto next = std::unique_ptr<RealModel>(new RealModel{core::load_hf_model(dir), nullptr, {}});
+      try {
+        next->tokenizer = core::text::load_tokenizer_dir(dir);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(e.what()) +
+                                 " (the lab reads the sentence with the model's own tokenizer: tokenizer.json, "
+                                 "vocab.json + merges.txt, or vocab.txt beside the weights)");
+      }
+      const auto& c = next->model.config();
+      next->spec = spec_of(c);
+      RealModelInfo info;
+      info.request_id = id;
+      info.dir = dir;
+      info.family = core::hf::family_name(c.family);
+      info.model_type = c.model_type;
+      info.layers = static_cast<int>(c.num_layers);
+      info.d_model = static_cast<int>(c.hidden_size);
+      info.heads = static_cast<int>(c.num_heads);
+      info.kv_heads = static_cast<int>(c.num_kv_heads);
+      info.d_k = static_cast<int>(c.head_dim);
+      info.vocab = static_cast<int>(c.vocab_size);
+      info.max_positions = static_cast<int>(c.max_positions);
+      info.max_tokens = std::min(info.max_positions, kRealMaxTokens);
+      info.parameters = next->model.num_parameters();
+      info.causal = c.family != core::hf::HfFamily::Bert;
+      info.rotary = c.family == core::hf::HfFamily::Llama;
+      for (int h = 0; h < info.heads; ++h) info.kv_group.push_back(static_cast<int>(next->model.kv_group(h)));
+      info.notes = core::head_analysis_notes(next->model);
+      info.warnings = next->model.warnings();
+      info.open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      real = std::move(next);
+      real_info = std::move(info);
+      current.training = false;
+    } catch (const std::exception& e) {
+      real_info.error = "cannot open " + dir + ": " + e.what();
+    }
+  }
+
+  // The real model on the request's text: every head's map and spectrum (from the trace's factors).
+  std::shared_ptr<LabSnapshot> compute_real() {
+    const auto t0 = Clock::now();
+    auto s = std::make_shared<LabSnapshot>();
+    s->request_id = current_id;
+    s->spec = real->spec;
+    torch::NoGradGuard g;
+    std::vector<int64_t> ids;
+    for (const int32_t id : real->tokenizer->encode(current.text, true)) {
+      if (static_cast<int>(ids.size()) >= real_info.max_tokens) break;
+      ids.push_back(id);
+      s->tokens.push_back(real->tokenizer->token_label(id));
+    }
+    if (ids.empty()) {
+      s->valid = false;
+      s->problems.push_back({"text", "the sentence gives no tokens; type some words"});
+      return s;
+    }
+    s->valid = true;
+    s->n = static_cast<int>(ids.size());
+    core::HfTrace trace;
+    {
+      // A real model's forward is most of the work, in its GEMMs (GPT-2 small: ~11 GFLOP at 64 tokens
+      // without the head): OpenBLAS on every core for it, torch still at one thread (two pools on two
+      // cores measured 4x slower). GPT-2 small, 64 tokens: 205 -> 120 ms.
+      const BlasThreads all(static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))));
+      real->model.hidden_states(torch::tensor(ids, torch::kLong).unsqueeze(0), &trace);
+    }
+    std::vector<torch::Tensor> inputs;
+    for (size_t l = 0; l < trace.attention.size(); ++l) {
+      LayerView lv;
+      lv.J = per_head(trace.attention[l].J);
+      lv.L = lv.J;
+      lv.W = per_head(trace.attention[l].W);
+      lv.U = lv.W;
+      lv.spectra = core::factored_spectra(trace.factors[l].A, trace.factors[l].B);
+      lv.rank_cap = std::min(s->n, real_info.d_k);
+      inputs.push_back(trace.attention_in[l][0]);
+      s->layers.push_back(std::move(lv));
+    }
+    const auto ranks = core::batched_spectra(torch::stack(inputs));
+    for (size_t l = 0; l < ranks.size(); ++l) s->layers[l].input_rank = ranks[l].rank;
+    s->bottlenecks = core::model_shape_bottlenecks(real->model, s->n);
+    s->costs = core::attention_costs(s->spec.attention, s->n, s->n);
+    s->parameters = real_info.parameters;
+    s->embedding_rank = -1;  // not measured for real models (V x d, V up to 10^5)
+    s->input_rank_cap = std::min(s->n, s->spec.width);
+    s->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return s;
   }
 
   // Reads a stored run's weights from its DB and loads them; a failure is told in `stored`, and
@@ -565,6 +720,10 @@ uint64_t LabEngine::post(const LabRequest& request) {
 
 uint64_t LabEngine::open_stored(const StoredCheckpoint& request) {
   return impl_->box.update([&](Impl::Work& w) { w.stored = request; });
+}
+
+uint64_t LabEngine::open_model(const std::string& dir) {
+  return impl_->box.update([&](Impl::Work& w) { w.real_model = dir; });
 }
 
 std::shared_ptr<const LabSnapshot> LabEngine::snapshot() const { return impl_->box.snapshot(); }

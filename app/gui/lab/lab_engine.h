@@ -31,6 +31,11 @@ class LabEngine {
   // the run's tokenizer; its train.corpus decides what the vocabulary badge counts. Returns the
   // request's id (StoredRunState::request_id answers it).
   uint64_t open_stored(const StoredCheckpoint& request);
+  // Opens a Hugging Face model directory (config.json, *.safetensors and its tokenizer files) on
+  // the engine thread; the snapshots that follow show it on the request's text (RealModelInfo says
+  // what opened, or why it did not: the lab then keeps what it had). "" closes it: the lab's own
+  // model comes back. Opening a stored run closes it too.
+  uint64_t open_model(const std::string& dir);
 
  private:
   struct Impl;

@@ -89,6 +89,27 @@ struct StoredRunState {
   std::string error;           // why nothing was loaded (the lab keeps its model)
 };
 
+// A real checkpoint the lab shows instead of its own model (issue 16): a Hugging Face GPT-2, BERT
+// or Llama-style directory, run on the sentence with its own tokenizer. No training; the maps and
+// spectra are the model's, and `spec` of the snapshot is its shape as a multi-head ModelSpec.
+struct RealModelInfo {
+  uint64_t request_id = 0;  // the open_model request it answers (0: none yet)
+  std::string dir;          // the model open now; "" = the lab's own model
+  std::string error;        // why the last open failed (the lab keeps what it had)
+  std::string family, model_type;
+  int layers = 0, d_model = 0, heads = 0, kv_heads = 0, d_k = 0, vocab = 0, max_positions = 0;
+  int max_tokens = 0;  // the sentence is cut to this many tokens (max_positions, at most kRealMaxTokens)
+  int64_t parameters = 0;
+  bool causal = false, rotary = false;
+  std::vector<int> kv_group;          // per query head: the key/value head it reads
+  std::vector<std::string> notes;     // what the analysis can and cannot claim for these heads
+  std::vector<std::string> warnings;  // tensors in the files no part of the model reads
+  double open_ms = 0;                 // reading and checking the checkpoint and its tokenizer
+};
+
+// The longest sentence the lab runs a real model on: every head's n x n map is drawn.
+constexpr int kRealMaxTokens = 256;
+
 struct LabSnapshot {
   uint64_t version = 0;     // increases with every publish
   uint64_t request_id = 0;  // the request this snapshot answers
@@ -106,6 +127,7 @@ struct LabSnapshot {
   TrainingCurve training;
   Ablation ablation;
   StoredRunState stored;  // the stored run opened last, if any
+  RealModelInfo real;     // the real model open, if any (real.dir non-empty: this snapshot is its)
   double compute_ms = 0;  // request -> snapshot on the engine thread
 };
 

@@ -154,7 +154,9 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     c.stage = stage == 0 ? MapStage::L : MapStage::W;
     highlight_item("stage");
   }
-  draw_head_ablation(s, c, ctx);
+  const bool real = !s.real.dir.empty();  // a real checkpoint: no ablation (the lab's own models only)
+  if (!real) draw_head_ablation(s, c, ctx);
+  const bool grouped = real && s.real.kv_heads < s.real.heads;
   const auto& layer = s.layers[c.layer];
   const auto& maps = stage_maps(layer, c.stage);
   std::vector<const char*> labels;
@@ -166,8 +168,10 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     ptrs.push_back(maps[h].data());
     // Value heads are what ablation switches off: name them on the maps that are per value head.
     const bool per_value_head = c.stage == MapStage::U || !core::is_talking_heads_family(s.spec.attention.kind);
-    titles.push_back("head " + std::to_string(h) +
-                     (per_value_head && head_is_off(c, c.layer, static_cast<int>(h)) ? " (off)" : ""));
+    std::string title = "head " + std::to_string(h);
+    if (grouped && h < s.real.kv_group.size()) title += " kv " + std::to_string(s.real.kv_group[h]);  // its group
+    if (per_value_head && head_is_off(c, c.layer, static_cast<int>(h))) title += " (off)";
+    titles.push_back(std::move(title));
   }
   for (auto& t : titles) title_ptrs.push_back(t.c_str());
   const bool weights = c.stage == MapStage::W || c.stage == MapStage::U;

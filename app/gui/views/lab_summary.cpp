@@ -19,7 +19,15 @@ const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
 
 void draw_lab_summary(const LabSnapshot& s) {
   // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
-  ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
+  if (s.real.dir.empty()) {
+    ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
+  } else {  // a real checkpoint: its own family and shape, not a Headroom spec
+    const auto& r = s.real;
+    const std::string kv = r.kv_heads < r.heads ? " (" + std::to_string(r.kv_heads) + " key/value heads)" : "";
+    ImGui::TextWrapped("%s (%s): %d layers, d = %d, %d heads of d_k = %d%s, %s%s", r.family.c_str(),
+                       r.model_type.c_str(), r.layers, r.d_model, r.heads, r.d_k, kv.c_str(),
+                       r.causal ? "causal" : "bidirectional", r.rotary ? ", rotary positions" : "");
+  }
   ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
                      s.n, human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
                      human_count(double(s.parameters)).c_str(), s.compute_ms);

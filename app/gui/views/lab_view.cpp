@@ -131,6 +131,22 @@ nlohmann::json LabView::state() const {
                          {"heads", snap_->layers.empty() ? 0 : snap_->layers[0].W.size()},
                          {"version", snap_->version}};
   }
+  if (snap_ && (!snap_->real.dir.empty() || !snap_->real.error.empty())) {  // a real checkpoint (issue 16)
+    const RealModelInfo& r = snap_->real;
+    nlohmann::json ranks = nlohmann::json::array();
+    if (!r.dir.empty())
+      for (const auto& layer : snap_->layers) {
+        std::vector<int> per_head;
+        for (const auto& sp : layer.spectra) per_head.push_back(sp.rank);
+        ranks.push_back(per_head);
+      }
+    j["real_model"] = {{"dir", r.dir},           {"error", r.error},
+                       {"family", r.family},     {"heads", r.heads},
+                       {"kv_heads", r.kv_heads}, {"d_k", r.d_k},
+                       {"causal", r.causal},     {"tokens", snap_->tokens},
+                       {"ranks", ranks},         {"rank_cap", snap_->layers.empty() ? 0 : snap_->layers[0].rank_cap},
+                       {"open_ms", r.open_ms},   {"compute_ms", snap_->compute_ms}};
+  }
   if (!problems_.empty()) {
     j["problems"] = nlohmann::json::array();
     for (const auto& p : problems_) j["problems"].push_back({{"field", p.field}, {"message", p.message}});
@@ -144,6 +160,10 @@ nlohmann::json LabView::bench_metrics() const {
     j = {{"snapshot_ms_median", percentile(latency_ms_, 0.5)},
          {"snapshot_ms_p95", percentile(latency_ms_, 0.95)},
          {"snapshot_samples", latency_ms_.size()}};
+  if (snap_ && !snap_->real.dir.empty()) {  // a real checkpoint: opening it, and one sentence's maps
+    j["real_open_ms"] = snap_->real.open_ms;
+    j["real_tokens"] = snap_->n;
+  }
   if (stored_requests_ > 0) {  // scrubbing a stored run: how many steps were asked for and loaded
     j["stored_step_requests"] = stored_requests_;
     j["stored_step_loads"] = stored_loads_;
@@ -154,7 +174,8 @@ nlohmann::json LabView::bench_metrics() const {
 bool LabView::settled() const {
   if (!problems_.empty()) return true;
   if (!snap_ || snap_->request_id < last_posted_) return false;
-  if (stored_posted_ > stored_seen_) return false;  // a stored run is still being read
+  if (stored_posted_ > stored_seen_) return false;          // a stored run is still being read
+  if (real_posted_ > snap_->real.request_id) return false;  // a real model is still being read
   // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
   // scene is drawn from the next frame on.
   if (snap_->valid && frames_shown_ < (focus_.active && !focus_.panel.empty() ? 1 : 2)) return false;
@@ -252,8 +273,8 @@ void LabView::sync() {
       at.step = stored_->steps[static_cast<size_t>(stored_scrub_)];
       stored_posted_ = engine_.open_stored(at);
       ++stored_requests_;
-    } else {
-      c_.seed++;
+    } else if (!real_model_open() || snap_->request_id >= last_posted_) {
+      c_.seed++;  // a real model: the next sentence once the last one's maps are in (they take longer)
     }
   }
 
@@ -261,6 +282,12 @@ void LabView::sync() {
     open_stored(*context_.open_in_lab);
     context_.open_in_lab.reset();
   }
+  if (context_.open_model_dir) {
+    real_.set_path(*context_.open_model_dir);
+    open_model(*context_.open_model_dir);
+    context_.open_model_dir.reset();
+  }
+  if (std::exchange(context_.request_open_model, false)) real_.focus_path();
   core::ModelSpec spec;
   if (model_spec_of(c_, &spec, &problems_)) {
     const std::string key = request_key(spec);
@@ -281,6 +308,7 @@ void LabView::sync() {
     snap_ = s;
     frames_shown_ = 0;
     take_stored(*s);
+    if (s->real.request_id >= real_posted_) real_.opened();
   }
 
   theorem_.update(c_, snap_.get());
@@ -300,12 +328,22 @@ void LabView::handle_shortcuts() {
     if (ImGui::IsKeyPressed(GLFW_KEY_1 + t)) c_.tab = static_cast<LabTab>(t), select_tab_ = t;
 }
 
+void LabView::open_model(const std::string& dir) {
+  real_.set_opening(dir);
+  real_posted_ = engine_.open_model(dir);
+}
+
 void LabView::draw_controls_column(float width) {
   ImGui::BeginChild("##lab_controls", ImVec2(width, 0), true);
-  draw_stored_run();
-  model_.draw(c_, snap_.get(), context_);
-  if (model_.loaded_tab >= 0) select_tab_ = std::exchange(model_.loaded_tab, -1);
-  if (snap_) draw_lab_training(*snap_, c_, context_, [this](int steps, bool reset) { post_now(steps, reset); });
+  const auto action = real_.draw(snap_.get(), model_.text_buffer, sizeof model_.text_buffer);
+  if (action.open) open_model(action.dir);
+  if (action.close) real_posted_ = engine_.open_model("");
+  if (!real_model_open()) {  // a real model has no controls to drag and is not trained here
+    draw_stored_run();
+    model_.draw(c_, snap_.get(), context_);
+    if (model_.loaded_tab >= 0) select_tab_ = std::exchange(model_.loaded_tab, -1);
+    if (snap_) draw_lab_training(*snap_, c_, context_, [this](int steps, bool reset) { post_now(steps, reset); });
+  }
   ImGui::EndChild();
 }
 
@@ -361,7 +399,9 @@ void LabView::draw() {
     if (ImGui::BeginTabBar("##lab_tabs")) {
       const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem, LabTab::Separation};
       const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1", "Depth vs width"};
-      for (int i = 0; i < 5; ++i) {
+      // A real checkpoint shows its heads: maps and ranks (its other tabs are about the lab's controls).
+      const int shown = real_model_open() ? 2 : 5;
+      for (int i = 0; i < shown; ++i) {
         // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
         const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
         const bool open = ImGui::BeginTabItem(labels[i], nullptr, flags);

@@ -19,6 +19,7 @@
 #include "app/gui/lab/lab_controls.h"
 #include "app/gui/lab/lab_engine.h"
 #include "app/gui/views/lab_model_panel.h"
+#include "app/gui/views/lab_real_model.h"
 #include "app/gui/views/lab_theorem_panel.h"
 #include "app/gui/views/view.h"
 
@@ -50,6 +51,8 @@ class LabView : public View {
   void open_stored(const StoredCheckpoint& checkpoint);
   void take_stored(const LabSnapshot& s);  // a snapshot answering open_stored updates the controls
   void draw_stored_run();
+  void open_model(const std::string& dir);  // a real checkpoint: the engine reads it
+  bool real_model_open() const { return snap_ && !snap_->real.dir.empty(); }
   void draw_controls_column(float width);
   // A lesson step's panel alone, filling the view (`focus_.panel`).
   void draw_focused_panel();
@@ -66,6 +69,8 @@ class LabView : public View {
   LabControls c_;
   LabEngine engine_;
   LabModelPanel model_;
+  LabRealModelPanel real_;
+  uint64_t real_posted_ = 0;  // the newest open_model request
   LabTheoremPanel theorem_;
   std::vector<core::SpecProblem> problems_;
   std::string posted_key_;
