@@ -22,14 +22,14 @@ def series(run_id, name):
 groups = OrderedDict()
 for rid, name, cfg, status, params, step, t0, t1 in runs:
     parts = name.split("/")
-    key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))])
+    key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))]).rstrip("/")
     val = [v for _, v, _ in series(rid, "val_loss") if v is not None]
     wall = [w for _, _, w in series(rid, "train_loss") if w is not None]
     groups.setdefault(key, []).append(dict(cfg=json.loads(cfg), status=status, params=params, step=step,
                                            final=val[-1] if val else None, best=min(val) if val else None,
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
-print(f"| run group | width d | heads | d_k | params | seeds done | final val loss per finished seed | mean (min..max) | best val loss | wall min/run (claim to finish) |")
+print(f"| run group | width d | heads (h_k-h-h_v) | d_k (/d_v) | params | seeds done | final val loss per finished seed | mean (min..max) | best val loss | wall min/run (claim to finish) |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for key, rs in groups.items():
     m = rs[0]["cfg"]["model"]
@@ -41,7 +41,11 @@ for key, rs in groups.items():
             if finals else "-")
     best = min((r["best"] for r in rs if r["best"] is not None and r["status"] == "done"), default=None)
     mins = [r["minutes"] for r in rs if r["minutes"] is not None]
-    print(f"| {key} | {m['width']} | {a['heads']} | {a['d_k']} | {rs[0]['params']:,} | {done}/{len(rs)} | "
+    # Talking-heads may split the heads (h_k-h-h_v) and the head sizes (d_k/d_v): show both then.
+    hk, hv = a.get("heads_k", a["heads"]), a.get("heads_v", a["heads"])
+    heads = a["heads"] if hk == a["heads"] == hv else f"{hk}-{a['heads']}-{hv}"
+    dk = a["d_k"] if a.get("d_v", a["d_k"]) == a["d_k"] else f"{a['d_k']}/{a['d_v']}"
+    print(f"| {key} | {m['width']} | {heads} | {dk} | {rs[0]['params']:,} | {done}/{len(rs)} | "
           f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
 

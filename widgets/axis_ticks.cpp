@@ -80,6 +80,22 @@ std::vector<AxisTick> nice_ticks(double lo, double hi, int target_count) {
   return ticks;
 }
 
+std::vector<AxisTick> category_ticks(double lo, double hi, const std::vector<std::string>& names, int max_labels) {
+  std::vector<AxisTick> ticks;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || names.empty() || max_labels < 1) return ticks;
+  if (hi < lo) std::swap(lo, hi);
+  const long first = std::max(0L, static_cast<long>(std::ceil(lo - 1e-9)));
+  const long last = std::min(static_cast<long>(names.size()) - 1, static_cast<long>(std::floor(hi + 1e-9)));
+  if (last < first) return ticks;
+  const long count = last - first + 1;
+  const long every = (count + max_labels - 1) / max_labels;
+  for (long i = first; i <= last; ++i) {
+    const bool labeled = (i - first) % every == 0;
+    ticks.push_back(AxisTick{static_cast<double>(i), labeled ? names[static_cast<size_t>(i)] : std::string(), labeled});
+  }
+  return ticks;
+}
+
 namespace {
 
 constexpr int kOneTwoFive[] = {1, 2, 5, 0};

@@ -26,6 +26,11 @@ std::vector<AxisTick> nice_ticks(double lo, double hi, int target_count);
 // instead, and falls back to nice_ticks() so the axis is never bare.
 std::vector<AxisTick> log_ticks(double lo, double hi, int target_count);
 
+// Categorical axis: x = i stands for names[i]. A tick at every index inside [lo, hi]; when more
+// than max_labels fall inside, only every k-th is labeled (the rest are unlabeled minors), so the
+// names never overlap. Indices outside names, non-finite ranges and max_labels < 1 give none.
+std::vector<AxisTick> category_ticks(double lo, double hi, const std::vector<std::string>& names, int max_labels);
+
 // Label for a tick at v on an axis whose tick spacing is `step`: just enough
 // decimals for the step, thousands as "k" and millions as "M" ("2.5k", "1M"),
 // tiny/huge magnitudes in exponent form ("1e-05").

@@ -185,6 +185,7 @@ bool BeginPlot(const char* title_id, const ImVec2& size) {
   g_plot.frame = bb;
   g_plot.x_label.clear();
   g_plot.y_label.clear();
+  g_plot.x_categories.clear();
   g_plot.flags = 0;
   g_plot.fixed_y = false;
   g_plot.limits_x_set = false;
@@ -206,6 +207,12 @@ void SetupAxes(const char* x_label, const char* y_label, PlotFlags flags) {
   g_plot.x_label = x_label ? x_label : "";
   g_plot.y_label = y_label ? y_label : "";
   g_plot.flags = flags;
+}
+
+void SetupAxisCategoriesX(const std::vector<std::string>& names) {
+  IM_ASSERT(g_plot.open && "SetupAxisCategoriesX() needs a BeginPlot() that returned true");
+  IM_ASSERT(!g_plot.setup_done && "Setup* calls must come before plotting and queries");
+  g_plot.x_categories = names;
 }
 
 void SetupAxisLimitsY(double lo, double hi) {
@@ -403,7 +410,9 @@ void EndPlot() {
   // Axes.
   const int x_target = std::max(2, static_cast<int>(plot.GetWidth() / (ImGui::GetFontSize() * 5.5f)));
   const int y_target = std::max(2, static_cast<int>(plot.GetHeight() / (line * 2.5f)));
-  const std::vector<AxisTick> xt = log_x ? log_ticks(xm.lo, xm.hi, x_target) : nice_ticks(xm.lo, xm.hi, x_target);
+  const std::vector<AxisTick> xt = log_x                          ? log_ticks(xm.lo, xm.hi, x_target)
+                                   : !g_plot.x_categories.empty() ? detail::fitting_category_ticks(xm, plot.GetWidth())
+                                                                  : nice_ticks(xm.lo, xm.hi, x_target);
   const std::vector<AxisTick> yt = log_y ? log_ticks(ym.lo, ym.hi, y_target) : nice_ticks(ym.lo, ym.hi, y_target);
   st.y_tick_w = std::max(detail::max_tick_label_width(yt), ImGui::CalcTextSize("0.0").x);
 

@@ -41,6 +41,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <vector>
 
 namespace headroom::widgets {
 
@@ -87,6 +88,11 @@ bool BeginPlot(const char* title_id, const ImVec2& size = ImVec2(0, 0));
 
 // Axis labels and flags. Call once after BeginPlot(), before plotting.
 void SetupAxes(const char* x_label, const char* y_label, PlotFlags flags = PlotFlags_None);
+
+// A categorical x axis: the series' x = i stands for names[i] (x values are indices). The axis
+// is labeled with the names (thinned so they never overlap) and the hover tooltip names the
+// category; the names are copied. Linear x only (ignored with PlotFlags_LogX).
+void SetupAxisCategoriesX(const std::vector<std::string>& names);
 
 // Fixes the y range instead of fitting it to the visible data.
 void SetupAxisLimitsY(double lo, double hi);

@@ -183,13 +183,24 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
   }
 }
 
+std::vector<AxisTick> fitting_category_ticks(const AxisMap& xm, float plot_width) {
+  const PlotContext& g = plot_context();
+  float widest = 0.0f;
+  for (const std::string& name : g.x_categories) widest = std::max(widest, ImGui::CalcTextSize(name.c_str()).x);
+  const float slot = widest + ImGui::GetFontSize();  // a name and a gap
+  return category_ticks(xm.lo, xm.hi, g.x_categories, std::max(1, static_cast<int>(plot_width / slot)));
+}
+
 void hover_tooltip(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const AxisMap& ym, double x) {
   const PlotContext& g = plot_context();
   const float px = xm.to_pixel(x);
   dl->AddLine(ImVec2(px, plot.Min.y), ImVec2(px, plot.Max.y), text_color(0.45f));
   ImGui::BeginTooltip();
   const double span = std::fabs(xm.hi - xm.lo);
-  const std::string xs = format_tick(x, xm.log ? x * 0.01 : span / 1000.0);
+  const long nearest = std::lround(x);
+  const bool category = !xm.log && nearest >= 0 && nearest < static_cast<long>(g.x_categories.size());
+  const std::string xs =
+      category ? g.x_categories[static_cast<size_t>(nearest)] : format_tick(x, xm.log ? x * 0.01 : span / 1000.0);
   ImGui::TextDisabled("%s %s", g.x_label.empty() ? "x" : g.x_label.c_str(), xs.c_str());
   const float h = ImGui::GetTextLineHeight();
   for (int k = 0; k < g.series_used; ++k) {
@@ -219,6 +230,7 @@ SvgPlot capture_svg(const AxisRange& x, const AxisRange& y) {
   SvgPlot out;
   out.title = g.title;
   out.x_label = g.x_label;
+  out.x_categories = g.x_categories;
   out.y_label = g.y_label;
   out.log_x = g.flags & PlotFlags_LogX;
   out.log_y = g.flags & PlotFlags_LogY;

@@ -63,6 +63,7 @@ struct PlotContext {
   std::string title;
   ImRect frame;
   std::string x_label, y_label;
+  std::vector<std::string> x_categories;  // SetupAxisCategoriesX: x = i names x_categories[i]
   PlotFlags flags = 0;
   bool fixed_y = false;
   AxisRange y_fixed;
@@ -105,6 +106,8 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row);
 void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym);
 void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym);
 void draw_vline(ImDrawList* dl, const PlotSeries& s, const ImRect& plot, const AxisMap& xm);
+// The categorical x axis' ticks for this plot's width: as many names as fit side by side.
+std::vector<AxisTick> fitting_category_ticks(const AxisMap& xm, float plot_width);
 void hover_tooltip(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const AxisMap& ym, double x);
 
 // What the plot shows this frame, as an SvgPlot (visible series, samples around the x range).

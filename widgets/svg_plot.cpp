@@ -146,7 +146,16 @@ SvgLayout svg_layout(const SvgPlot& plot, int width, int height) {
   if (L.right - L.left < 16.0) L.left = std::max(0.0, L.right - 16.0);
   if (L.bottom - L.top < 16.0) L.top = std::max(0.0, L.bottom - 16.0);
   L.x_tick_target = std::max(2, static_cast<int>((L.right - L.left) / (kFont * 5.5)));
-  L.x_ticks = plot.log_x ? log_ticks(xr.lo, xr.hi, L.x_tick_target) : nice_ticks(xr.lo, xr.hi, L.x_tick_target);
+  if (plot.log_x) {
+    L.x_ticks = log_ticks(xr.lo, xr.hi, L.x_tick_target);
+  } else if (!plot.x_categories.empty()) {
+    int name_chars = 1;
+    for (const std::string& name : plot.x_categories) name_chars = std::max(name_chars, text_chars(name));
+    L.x_ticks = category_ticks(xr.lo, xr.hi, plot.x_categories,
+                               std::max(1, static_cast<int>((L.right - L.left) / ((name_chars + 2) * kCharW))));
+  } else {
+    L.x_ticks = nice_ticks(xr.lo, xr.hi, L.x_tick_target);
+  }
   return L;
 }
 

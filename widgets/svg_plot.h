@@ -20,9 +20,10 @@
 namespace headroom::widgets {
 
 struct SvgPlot {
-  std::string title, x_label, y_label;  // plain text (escaped on output); empty = not drawn
-  bool log_x = false, log_y = false;    // log10 axes; non-positive values are gaps
-  double x_min = 0.0, x_max = 1.0;      // the visible data range (log axes: both > 0)
+  std::string title, x_label, y_label;    // plain text (escaped on output); empty = not drawn
+  std::vector<std::string> x_categories;  // non-empty: x = i names x_categories[i] (category_ticks)
+  bool log_x = false, log_y = false;      // log10 axes; non-positive values are gaps
+  double x_min = 0.0, x_max = 1.0;        // the visible data range (log axes: both > 0)
   double y_min = 0.0, y_max = 1.0;
   struct Series {
     std::string label;  // legend text; empty = no legend entry

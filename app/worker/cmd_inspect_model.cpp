@@ -68,14 +68,15 @@ Tokens tokens_of(const InspectModelOptions& o) {
   return t;
 }
 
-void write_dump(const core::HfTrace& trace, int layer, const Tokens& tokens, const core::HfHeadReport& report,
-                const std::string& path) {
+void write_dump(const core::HfTrace& trace, const torch::Tensor& output, int layer, const Tokens& tokens,
+                const core::HfHeadReport& report, const std::string& path) {
   const auto& a = trace.attention[static_cast<size_t>(layer)];
   auto nmh = [](const torch::Tensor& t) { return t[0].permute({1, 2, 0}).contiguous(); };  // TH's [n, m, heads]
   core::StFile file;
   file.tensors.push_back(core::to_st_tensor("X", trace.attention_in[static_cast<size_t>(layer)][0]));
   file.tensors.push_back(core::to_st_tensor("J", nmh(a.J)));
   file.tensors.push_back(core::to_st_tensor("W", nmh(a.W)));
+  file.tensors.push_back(core::to_st_tensor("output", output[0]));
   file.metadata = {{"format", "headroom model layer dump v1"},
                    {"layer", std::to_string(layer)},
                    {"family", report.family},
@@ -83,7 +84,8 @@ void write_dump(const core::HfTrace& trace, int layer, const Tokens& tokens, con
                    {"ids", nlohmann::json(tokens.ids).dump()},
                    {"note",
                     "X is the attention's input (after the pre-norm for GPT-2 and Llama), [n, d]; J the scaled logits "
-                    "before the mask (after RoPE), W the weights after mask and softmax, both [n, m, heads]"}};
+                    "before the mask (after RoPE), W the weights after mask and softmax, both [n, m, heads]; output "
+                    "the model's logits [n, V] (BERT: its last hidden state [n, d])"}};
   core::write_safetensors_file(path, file);
 }
 
@@ -163,13 +165,15 @@ int run_inspect_model(const InspectModelOptions& o) {
     const Tokens tokens = tokens_of(o);
     const auto ids = torch::tensor(tokens.ids, torch::kLong).unsqueeze(0);
     core::HfTrace trace;
-    model.hidden_states(ids, &trace);
+    // The dump carries the model's output too (what scripts/hf_peer_check.py compares with
+    // transformers); the report alone needs no V-wide head.
+    const torch::Tensor output = o.dump.empty() ? model.hidden_states(ids, &trace) : model.forward(ids, &trace);
     const core::HfHeadReport report = core::analyze_heads(model, trace);
     if (!o.dump.empty()) {
       if (o.layer < 0 || o.layer >= report.layers)
         throw std::invalid_argument("--layer " + std::to_string(o.layer) + ": the model has layers 0.." +
                                     std::to_string(report.layers - 1));
-      write_dump(trace, o.layer, tokens, report, o.dump);
+      write_dump(trace, output, o.layer, tokens, report, o.dump);
     }
     if (o.json) std::cout << to_json(report, tokens, model, o.model).dump(2) << "\n";
     else print_text(report, tokens, model);

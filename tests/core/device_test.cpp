@@ -8,36 +8,13 @@
 #include "core/attention/attention_layer.h"
 #include "core/train/device.h"
 #include "core/train/trainer.h"
+#include "tests/core/train_test_util.h"
 
 using namespace headroom::core;
+using headroom::core::test::quick;
+using headroom::core::test::tiny;
 
 namespace {
-
-ModelSpec tiny(AttentionKind kind = AttentionKind::TalkingHeads) {
-  ModelSpec m;
-  m.vocab = kSyntheticVocab;
-  m.width = 32;
-  m.depth = 2;
-  m.context = 16;
-  AttentionRequest r{kind, 32, 4};
-  r.causal = true;
-  m.attention = *make_attention_spec(r, nullptr);
-  return m;
-}
-
-TrainSpec quick(int steps, Precision precision = Precision::Fp32, const std::string& device = "cpu") {
-  TrainSpec t;
-  t.corpus = "copy";
-  t.steps = steps;
-  t.batch = 8;
-  t.lr = 3e-3;
-  t.warmup = 5;
-  t.eval_batches = 2;
-  t.seed = 11;
-  t.precision = precision;
-  t.device = device;
-  return t;
-}
 
 std::shared_ptr<const DataSource> copy_task() {
   return std::shared_ptr<const DataSource>(make_data_source("copy", "bytes"));

@@ -115,3 +115,37 @@ TEST(AxisTicks, UnderTwoDecadesLabelsOneTwoFive) {
   ASSERT_GE(z.size(), 3u);
   for (const auto& k : z) EXPECT_FALSE(k.label.empty());
 }
+
+TEST(AxisTicks, CategoryTicksNameEveryIndexInsideTheRange) {
+  const std::vector<std::string> names{"6-6-6", "6-24-6", "24-6-24", "6-24-24", "24-24-6", "24-24-24"};
+  // A padded range (-0.4 .. 5.4) keeps exactly the six indices.
+  const auto t = hw::category_ticks(-0.4, 5.4, names, 10);
+  ASSERT_EQ(t.size(), 6u);
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_DOUBLE_EQ(t[i].value, static_cast<double>(i));
+    EXPECT_EQ(t[i].label, names[i]);
+    EXPECT_TRUE(t[i].major);
+  }
+  // Zoomed in: only the indices shown; reversed bounds are the same range.
+  const auto z = hw::category_ticks(3.5, 1.5, names, 10);
+  ASSERT_EQ(z.size(), 2u);
+  EXPECT_EQ(z[0].label, "24-6-24");
+  EXPECT_EQ(z[1].label, "6-24-24");
+}
+
+TEST(AxisTicks, CategoryTicksThinTheirLabelsWhenTheyWouldCrowd) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 10; ++i) names.push_back("c" + std::to_string(i));
+  const auto t = hw::category_ticks(0, 9, names, 4);  // 10 names, room for 4: every 3rd labeled
+  ASSERT_EQ(t.size(), 10u);
+  int labeled = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_EQ(t[i].label.empty(), i % 3 != 0) << i;
+    labeled += !t[i].label.empty();
+  }
+  EXPECT_EQ(labeled, 4);
+  EXPECT_TRUE(hw::category_ticks(0, 9, {}, 4).empty());
+  EXPECT_TRUE(hw::category_ticks(0, 9, names, 0).empty());
+  EXPECT_TRUE(hw::category_ticks(std::nan(""), 9, names, 4).empty());
+  EXPECT_TRUE(hw::category_ticks(10.5, 20, names, 4).empty());  // past the last name
+}

@@ -226,3 +226,17 @@ TEST(SvgPlot, LogXAndDegenerateRangesStayFinite) {
   EXPECT_EQ(svg.find("nan"), std::string::npos);
   EXPECT_NE(svg.find("width=\"64\" height=\"64\""), std::string::npos);
 }
+
+TEST(SvgPlot, ACategoricalXAxisIsLabeledWithTheNames) {
+  hw::SvgPlot p = line_plot(3, 2.0);
+  p.x_min = -0.5;
+  p.x_max = 2.5;
+  p.x_categories = {"multi-head", "talking-heads", "general-bilinear"};
+  const std::string svg = hw::render_svg(p, 640, 360);
+  EXPECT_EQ(ht::svg_texts(ht::svg_group(svg, "xticks")), p.x_categories);
+  // Too narrow for three names side by side: only the ones that fit are labeled, never overlapping.
+  const auto narrow = labeled(hw::svg_layout(p, 160, 120).x_ticks);
+  ASSERT_FALSE(narrow.empty());
+  EXPECT_LT(narrow.size(), 3u);
+  EXPECT_EQ(narrow[0], "multi-head");
+}

@@ -127,6 +127,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   };
   if (widgets::BeginPlot(("Ours (this DB)##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
     widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(), flags);
+    if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
     pad_x(ours);
     plot_all(ours);
     widgets::EndPlot();
@@ -135,6 +136,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     ImGui::SameLine();
     if (widgets::BeginPlot(("Paper (reference)##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
       widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(), flags);
+      if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
       pad_x(paper);
       plot_all(paper);
       widgets::EndPlot();

@@ -26,6 +26,8 @@ LabRealModelPanel::Action LabRealModelPanel::draw(const LabSnapshot* s, char* te
     return action;
   }
   expanded_ = true;
+  // The header sits below the lab's controls: bring it into view when it asks for attention.
+  if (focus_path_ || new_error) ImGui::SetScrollHereY(0.0f);
   ImGui::PushTextWrapPos(0.0f);
   if (!real) {
     ImGui::TextDisabled(

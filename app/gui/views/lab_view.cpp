@@ -335,15 +335,18 @@ void LabView::open_model(const std::string& dir) {
 
 void LabView::draw_controls_column(float width) {
   ImGui::BeginChild("##lab_controls", ImVec2(width, 0), true);
-  const auto action = real_.draw(snap_.get(), model_.text_buffer, sizeof model_.text_buffer);
-  if (action.open) open_model(action.dir);
-  if (action.close) real_posted_ = engine_.open_model("");
-  if (!real_model_open()) {  // a real model has no controls to drag and is not trained here
+  // The lab's own model keeps the top of the column (its sliders are what a lecturer reaches for);
+  // the real-model header follows it, and is all there is once a real model is open: a real model
+  // has no controls to drag and is not trained here.
+  if (!real_model_open()) {
     draw_stored_run();
     model_.draw(c_, snap_.get(), context_);
     if (model_.loaded_tab >= 0) select_tab_ = std::exchange(model_.loaded_tab, -1);
     if (snap_) draw_lab_training(*snap_, c_, context_, [this](int steps, bool reset) { post_now(steps, reset); });
   }
+  const auto action = real_.draw(snap_.get(), model_.text_buffer, sizeof model_.text_buffer);
+  if (action.open) open_model(action.dir);
+  if (action.close) real_posted_ = engine_.open_model("");
   ImGui::EndChild();
 }
 
