@@ -9,19 +9,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/analysis/lbfgs.h"
+
 namespace headroom::core {
 namespace {
 
 constexpr double kColumnSumTolerance = 1e-6;
-
-torch::Tensor to_torch(const Eigen::MatrixXd& m) {
-  // Eigen is column-major: copy into a row-major torch tensor.
-  auto t = torch::empty({m.rows(), m.cols()}, torch::kFloat64);
-  auto acc = t.accessor<double, 2>();
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) acc[i][j] = m(i, j);
-  return t;
-}
 
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kFloat64).contiguous();
@@ -159,44 +152,61 @@ RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
                                    const FitOptions& options) {
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
-  const int64_t d = X.rows(), n = X.cols();
-  const auto x = to_torch(X), p = to_torch(P);
-  // Causal: keys after the query get logit -inf (rows i > column j); their P is 0 and so is
-  // their term of the KL (log P is replaced by 0 there to keep 0 * log 0 out of the sum).
-  torch::Tensor bias = torch::zeros({n, n}, torch::kFloat64);
-  if (mask == AttentionMask::Causal)
-    bias = torch::full({n, n}, -std::numeric_limits<double>::infinity(), torch::kFloat64).tril(-1);
-  const auto seen = torch::isfinite(bias);
-  const auto log_p = torch::where(seen, p, torch::ones_like(p)).log();
+  const Eigen::Index d = X.rows(), n = X.cols(), dp = d_p, size = dp * d;
   const double scale = 1.0 / std::sqrt(double(d_p));
+  const Eigen::MatrixXd Xt = X.transpose();
+  // KL(P || S) summed over the columns (queries), S the column softmax of the logits
+  // (W_k X)^T (W_q X) / sqrt(d_p) over the keys each query sees (causal: keys after the query are
+  // masked; their P is 0, and so is their term). Its gradient in closed form: dKL/dlogits = S - P
+  // on the seen entries (columns of P sum to 1), then through the two products.
+  Eigen::MatrixXd log_p = Eigen::MatrixXd::Zero(n, n), G(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (sees(mask, i, j)) log_p(i, j) = std::log(P(i, j));
+  auto objective = [&](const Eigen::VectorXd& v, Eigen::VectorXd* grad) {
+    const Eigen::Map<const Eigen::MatrixXd> wq(v.data(), dp, d), wk(v.data() + size, dp, d);
+    const Eigen::MatrixXd A = wk * X, B = wq * X;  // d_p x n: keys and queries
+    const Eigen::MatrixXd logits = A.transpose() * B * scale;
+    double loss = 0;
+    G.setZero();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const Eigen::Index seen = mask == AttentionMask::Causal ? j + 1 : n;
+      const double top = logits.col(j).head(seen).maxCoeff();
+      const double lse = top + std::log((logits.col(j).head(seen).array() - top).exp().sum());
+      const double mass = P.col(j).head(seen).sum();
+      for (Eigen::Index i = 0; i < seen; ++i) {
+        const double log_s = logits(i, j) - lse;
+        loss += P(i, j) * (log_p(i, j) - log_s);
+        G(i, j) = std::exp(log_s) * mass - P(i, j);
+      }
+    }
+    Eigen::Map<Eigen::MatrixXd> gq(grad->data(), dp, d), gk(grad->data() + size, dp, d);
+    gk.noalias() = scale * (B * G.transpose()) * Xt;
+    gq.noalias() = scale * (A * G) * Xt;
+    return loss;
+  };
+  LbfgsOptions lbfgs;
+  lbfgs.max_iterations = options.max_iterations;
+  lbfgs.history = 20;
+  lbfgs.tolerance_grad = 1e-12;
+  lbfgs.tolerance_change = 1e-15;
 
+  // The random starts come from LibTorch's generator, so a seed starts where it always has.
   torch::manual_seed(options.seed);
   RepresentationResult best;
   best.max_abs_error = best.max_log_error = std::numeric_limits<double>::infinity();
   for (int restart = 0; restart < std::max(1, options.restarts); ++restart) {
-    auto wq = (torch::randn({d_p, d}, torch::kFloat64) / std::sqrt(double(d))).requires_grad_(true);
-    auto wk = (torch::randn({d_p, d}, torch::kFloat64) / std::sqrt(double(d))).requires_grad_(true);
-    torch::optim::LBFGS opt({wq, wk}, torch::optim::LBFGSOptions(1.0)
-                                          .max_iter(options.max_iterations)
-                                          .tolerance_grad(1e-12)
-                                          .tolerance_change(1e-15)
-                                          .history_size(20)
-                                          .line_search_fn("strong_wolfe"));
-    auto closure = [&]() {
-      opt.zero_grad();
-      // KL(P || S) summed over the columns (queries); S = column softmax of the logits.
-      auto logits = torch::matmul(torch::matmul(wk, x).t(), torch::matmul(wq, x)) * scale + bias;
-      auto log_s = torch::log_softmax(logits, 0);
-      auto loss = (p * (log_p - torch::where(seen, log_s, torch::zeros_like(log_s)))).sum();
-      loss.backward();
-      return loss;
-    };
-    opt.step(closure);
+    const Eigen::MatrixXd wq0 = to_eigen(torch::randn({dp, d}, torch::kFloat64) / std::sqrt(double(d)));
+    const Eigen::MatrixXd wk0 = to_eigen(torch::randn({dp, d}, torch::kFloat64) / std::sqrt(double(d)));
+    Eigen::VectorXd v(2 * size);
+    Eigen::Map<Eigen::MatrixXd>(v.data(), dp, d) = wq0;
+    Eigen::Map<Eigen::MatrixXd>(v.data() + size, dp, d) = wk0;
+    const LbfgsResult run = minimize_lbfgs(objective, &v, lbfgs);
     RepresentationResult r;
     r.method = "fit";
-    r.W_q = to_eigen(wq);
-    r.W_k = to_eigen(wk);
-    r.iterations = options.max_iterations;
+    r.W_q = Eigen::Map<const Eigen::MatrixXd>(v.data(), dp, d);
+    r.W_k = Eigen::Map<const Eigen::MatrixXd>(v.data() + size, dp, d);
+    r.iterations = run.iterations;
     r = finish(std::move(r), X, P, mask);
     if (r.max_log_error < best.max_log_error) best = std::move(r);
   }

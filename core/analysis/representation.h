@@ -29,7 +29,7 @@ enum class AttentionMask { Full, Causal };
 const char* to_string(AttentionMask mask);
 
 struct RepresentationResult {
-  std::string method;        // "construction" (LRB eqs. 4-7) or "fit" (LibTorch, float64)
+  std::string method;        // "construction" (LRB eqs. 4-7) or "fit" (L-BFGS in float64, lbfgs.h)
   Eigen::MatrixXd W_q, W_k;  // d_p x d
   Eigen::MatrixXd reached;   // n x n: the (masked) column softmax the weights produce
   double max_abs_error = 0;  // max |reached - P| over the entries a query sees
