@@ -183,6 +183,7 @@ void ExplorerView::draw() {
   worker_bar_.poll(session_);
   sync();
   drawn_panel_.clear();
+  lesson_problem_.clear();
   if (lesson_.active && !lesson_.panel.empty()) {
     draw_lesson_panel();
     return;
@@ -221,6 +222,7 @@ void ExplorerView::draw() {
 
 void ExplorerView::set_lesson_focus(const LessonFocus& focus) {
   lesson_ = focus;
+  lesson_problem_.clear();
   const std::map<std::string, ExplorerTab> tab_of = {{"figures", ExplorerTab::Figures},
                                                      {"curves", ExplorerTab::Curves},
                                                      {"run", ExplorerTab::Run},
@@ -244,7 +246,8 @@ nlohmann::json ExplorerView::lesson_state() const {
            {{"db", session_.loader ? session_.loader->db_path() : ""},
             {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},
             {"selected", session_.selected.size()},
-            {"replay_step", run_.replay_step()}}}};
+            {"replay_step", run_.replay_step()},
+            {"problem", lesson_problem_}}}};
 }
 
 bool ExplorerView::lesson_panel_ready(std::string* why) {
@@ -258,10 +261,13 @@ bool ExplorerView::lesson_panel_ready(std::string* why) {
   if (rows->partial) return false;
   const bool figure = lesson_.panel == "figures";
   if (figure && !lesson_figure_.empty() &&
-      std::none_of(rows->suites.begin(), rows->suites.end(), [&](const auto& s) { return s.name == lesson_figure_; }))
+      std::none_of(rows->suites.begin(), rows->suites.end(), [&](const auto& s) { return s.name == lesson_figure_; })) {
+    std::string file = lesson_figure_;  // the suite "lrb-heads" is the file lrb_heads.toml
+    std::replace(file.begin(), file.end(), '-', '_');
     return *why = path + " has no runs of the suite " + lesson_figure_ + ". Make them with: headroom-worker run " +
-                  "assets/suites/" + lesson_figure_ + ".toml --scale full --db " + path,
+                  "assets/suites/" + file + ".toml --scale full --db " + path,
            false;
+  }
   if ((lesson_.panel == "run" || lesson_.panel == "replay") && !scene_select_.empty() && selection_defaulted_ &&
       session_.selected.empty())
     return *why = path + " has no run named " + scene_select_.front() + ".", false;
@@ -270,7 +276,9 @@ bool ExplorerView::lesson_panel_ready(std::string* why) {
 
 void ExplorerView::draw_lesson_panel() {
   std::string why;
-  if (!lesson_panel_ready(&why)) {
+  const bool ready = lesson_panel_ready(&why);
+  lesson_problem_ = why;
+  if (!ready) {
     if (!why.empty()) problem_text(why);
     else ImGui::TextDisabled("Opening %s ...", session_.loader ? session_.loader->db_path().c_str() : "");
     return;
@@ -402,6 +410,15 @@ bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::stri
       !text("figure", &s.figure) || !text("smoothing", &smoothing) || !text("group", &group) ||
       !text("figure_x", &figure_x))
     return false;
+  if (const auto known = explorer::figure_suites();
+      !s.figure.empty() && std::find(known.begin(), known.end(), s.figure) == known.end()) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    return *error = "explorer.figure: \"" + s.figure +
+                    "\" is not a paper figure (a suite's name as its [suite] says, e.g. " +
+                    "\"lrb-heads\"; known: " + list + ")",
+           false;
+  }
   const std::map<std::string, explorer::FigureAxis> figure_axes = {{"default", explorer::FigureAxis::Default},
                                                                    {"suite", explorer::FigureAxis::SuiteKey},
                                                                    {"parameters", explorer::FigureAxis::Parameters}};
@@ -563,6 +580,8 @@ bool ExplorerView::bench_frames_may_start() const {
 bool ExplorerView::settled() const {
   // --bench-frames with a scene's bench_select: the selection timed after the re-open must be drawn.
   if (session_.benchmarking() && bench_select_ > 0 && session_.rows && bench_select_ms_ < 0) return false;
+  // A lesson step whose panel cannot be drawn shows why in its place: that is the step, drawn.
+  if (lesson_.active && !lesson_problem_.empty()) return true;
   return content_ready();
 }
 

@@ -82,8 +82,9 @@ class ExplorerView : public View {
   std::vector<std::string> scene_select_;  // run names from a scene, applied when rows arrive
   std::string scene_open_in_lab_;          // a run name from a scene, opened in the lab when rows arrive
   LessonFocus lesson_;
-  std::string lesson_figure_;  // the suite a lesson step's figure is of
-  std::string drawn_panel_;    // the lesson panel drawn in the last frame ("" = the whole explorer)
+  std::string lesson_figure_;   // the suite a lesson step's figure is of
+  std::string drawn_panel_;     // the lesson panel drawn in the last frame ("" = the whole explorer)
+  std::string lesson_problem_;  // why the lesson panel cannot be drawn (shown in its place), or ""
 
   // Benchmark: open -> first full draw, and zoom refetches
   Clock::time_point opened_at_{};
