@@ -50,6 +50,11 @@ struct HfConfig {
 
   bool head_dim_given = false;  // head_dim came from config.json (it need not be hidden / heads)
 
+  // What the family's attention is: GPT-2 and Llama-style decoders are causal, BERT sees both ways;
+  // Llama-style heads rotate queries and keys by position (RoPE).
+  bool causal() const { return family != HfFamily::Bert; }
+  bool rotary() const { return family == HfFamily::Llama; }
+
   friend bool operator==(const HfConfig& a, const HfConfig& b);
   friend bool operator!=(const HfConfig& a, const HfConfig& b) { return !(a == b); }
 };

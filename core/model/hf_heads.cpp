@@ -1,6 +1,7 @@
 #include "core/model/hf_heads.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/analysis/head_analysis.h"
 #include "core/attention/attention_spec.h"
@@ -11,15 +12,29 @@ namespace {
 
 constexpr size_t kTopSingularValues = 8;
 
+// The equivalent multi-head attention: grouped key/value heads do not change a head's rank cap.
+auto attention_spec_of(const hf::HfConfig& c) {
+  AttentionRequest r{AttentionKind::MultiHead, static_cast<int>(c.hidden_size), static_cast<int>(c.num_heads)};
+  r.d_k = r.d_v = static_cast<int>(c.head_dim);
+  r.causal = c.causal();
+  return make_attention_spec(r, nullptr);
+}
+
 }  // namespace
 
+ModelSpec model_spec_of(const hf::HfConfig& c) {
+  ModelSpec m;
+  m.vocab = static_cast<int>(c.vocab_size);
+  m.width = static_cast<int>(c.hidden_size);
+  m.depth = static_cast<int>(c.num_layers);
+  m.context = static_cast<int>(c.max_positions);
+  m.mlp_ratio = std::max(1, static_cast<int>(std::lround(double(c.intermediate_size) / double(c.hidden_size))));
+  if (auto spec = attention_spec_of(c)) m.attention = *spec;
+  return m;
+}
+
 std::vector<Bottleneck> model_shape_bottlenecks(const HfModel& model, int n) {
-  const hf::HfConfig& c = model.config();
-  AttentionRequest r{AttentionKind::MultiHead, static_cast<int>(c.hidden_size), static_cast<int>(c.num_heads)};
-  r.d_k = static_cast<int>(c.head_dim);
-  r.d_v = static_cast<int>(c.head_dim);
-  r.causal = c.family != hf::HfFamily::Bert;
-  const auto spec = make_attention_spec(r, nullptr);
+  const auto spec = attention_spec_of(model.config());
   return spec ? attention_bottlenecks(*spec, n) : std::vector<Bottleneck>{};
 }
 
@@ -53,8 +68,8 @@ HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace) {
   r.kv_heads = static_cast<int>(c.num_kv_heads);
   r.d_k = static_cast<int>(c.head_dim);
   r.layers = static_cast<int>(c.num_layers);
-  r.causal = c.family != hf::HfFamily::Bert;
-  r.rotary = c.family == hf::HfFamily::Llama;
+  r.causal = c.causal();
+  r.rotary = c.rotary();
   r.n = trace.attention.empty() ? 0 : static_cast<int>(trace.attention[0].J.size(-1));
   r.threshold = r.causal ? r.n / 2 : r.n - 1;
   const int cap = std::min(r.n, r.d_k);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/analysis/bottleneck_report.h"
+#include "core/hf/hf_config.h"
+#include "core/model/model_spec.h"
 
 namespace headroom::core {
 
@@ -46,6 +48,10 @@ struct HfHeadReport {
 class HfModel;
 struct HfTrace;
 
+// The checkpoint's shape as Headroom's multi-head ModelSpec (width, depth, context, heads of d_k,
+// causal or not): what the bottleneck rules and the lab's panels read. Grouped key/value heads and
+// rotary positions are not part of it (they do not change a head's logit rank cap).
+ModelSpec model_spec_of(const hf::HfConfig& config);
 // The papers' bottlenecks for the model's attention shape at n tokens (attention_bottlenecks of the
 // equivalent multi-head spec: grouped key/value heads do not change a head's logit rank cap).
 std::vector<Bottleneck> model_shape_bottlenecks(const HfModel& model, int n);

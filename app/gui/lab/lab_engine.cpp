@@ -134,21 +134,6 @@ struct RealModel {
   core::ModelSpec spec;  // its shape as Headroom's multi-head spec: what the panels read
 };
 
-// The multi-head ModelSpec a real model's panels read: width, depth, heads of d_k, causal or not.
-core::ModelSpec spec_of(const core::hf::HfConfig& c) {
-  core::ModelSpec m;
-  m.vocab = static_cast<int>(c.vocab_size);
-  m.width = static_cast<int>(c.hidden_size);
-  m.depth = static_cast<int>(c.num_layers);
-  m.context = static_cast<int>(c.max_positions);
-  m.mlp_ratio = std::max(1, static_cast<int>(std::lround(double(c.intermediate_size) / double(c.hidden_size))));
-  core::AttentionRequest r{core::AttentionKind::MultiHead, m.width, static_cast<int>(c.num_heads)};
-  r.d_k = r.d_v = static_cast<int>(c.head_dim);
-  r.causal = c.family != core::hf::HfFamily::Bert;
-  if (auto spec = core::make_attention_spec(r, nullptr)) m.attention = *spec;
-  return m;
-}
-
 }  // namespace
 
 struct LabEngine::Impl {
@@ -571,7 +556,7 @@ struct LabEngine::Impl {
                                  "vocab.json + merges.txt, or vocab.txt beside the weights)");
       }
       const auto& c = next->model.config();
-      next->spec = spec_of(c);
+      next->spec = core::model_spec_of(c);
       RealModelInfo info;
       info.request_id = id;
       info.dir = dir;
@@ -586,8 +571,8 @@ struct LabEngine::Impl {
       info.max_positions = static_cast<int>(c.max_positions);
       info.max_tokens = std::min(info.max_positions, kRealMaxTokens);
       info.parameters = next->model.num_parameters();
-      info.causal = c.family != core::hf::HfFamily::Bert;
-      info.rotary = c.family == core::hf::HfFamily::Llama;
+      info.causal = c.causal();
+      info.rotary = c.rotary();
       for (int h = 0; h < info.heads; ++h) info.kv_group.push_back(static_cast<int>(next->model.kv_group(h)));
       info.notes = core::head_analysis_notes(next->model);
       info.warnings = next->model.warnings();
