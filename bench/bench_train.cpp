@@ -4,6 +4,9 @@
 #include <torch/torch.h>
 
 #include <unistd.h>
+#ifdef HEADROOM_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include <chrono>
 #include <functional>
@@ -16,6 +19,7 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "core/model/parallel_matmul.h"
+#include "core/attention/attention_layer.h"
 #include "core/attention/fused_attention.h"
 #include "core/train/blas_threads.h"
 #include "core/train/device.h"
@@ -158,7 +162,11 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", vocab, "vocabulary V (default 256)");
   app.add_option("--device", device, "auto (CUDA when present), cpu, cuda or cuda:N");
   app.add_option("--precision", precision, "fp32, tf32 or bf16")->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
-  app.add_flag("--no-fused", no_fused, "the ATen attention path even where the fused CPU core could run");
+  app.add_flag("--no-fused", no_fused,
+               "the ATen matmul + softmax attention path even where the fused CPU core or SDPA could run");
+  std::string mixing = "auto";
+  app.add_option("--mixing", mixing, "talking-heads mixing: auto, batched or folded (core::MixingPath)")
+      ->check(CLI::IsMember({"auto", "batched", "folded"}));
   app.add_option("--steps", steps);
   app.add_option("--warmup", warmup);
   app.add_option("--threads", threads, "torch intra-op threads (default: the worker's choice, every core)");
@@ -178,6 +186,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   core::set_fused_attention_enabled(!no_fused);
+  core::set_mixing_path(mixing == "folded"    ? core::MixingPath::Folded
+                        : mixing == "batched" ? core::MixingPath::Batched
+                                              : core::MixingPath::Auto);
   worker::configure_training_process(threads);
   if (blas_threads > 0) core::set_openblas_threads(blas_threads);
   core::ModelSpec m;
@@ -214,12 +225,20 @@ int main(int argc, char** argv) {
                         {"heads", heads},
                         {"device", resolved},
                         {"precision", precision},
+                        {"mixing", mixing},
                         {"fused_core", !no_fused && core::fused_attention_unavailable_reason().empty()},
                         {"torch", core::torch_build_summary()},
                         {"tokens_per_s", tok_s},
                         {"step_ms", secs / steps * 1e3},
                         {"flops_per_token", flops_per_token},
                         {"gflops", tok_s * flops_per_token / 1e9}};
+#ifdef HEADROOM_TORCH_CUDA
+  if (tr.device().is_cuda()) {
+    // Peak bytes the caching allocator handed out (torch.cuda.max_memory_allocated in Python).
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(tr.device().index());
+    out["peak_gpu_gib"] = double(stats.allocated_bytes[0].peak) / double(1ull << 30);
+  }
+#endif
   if (peak) {
     const double p = sgemm_peak_gflops();
     out["sgemm_peak_gflops"] = p;

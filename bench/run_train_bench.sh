@@ -3,10 +3,18 @@
 # against the same model in PyTorch (bench/train_bench.py on Debian's python3-torch, the same
 # LibTorch 1.13), interleaved ROUNDS times, both under the same allocator settings. Also h = 32
 # multi-head and talking-heads, as ratios. Prints a markdown table for the README.
+#
+# bench/run_train_bench.sh --device cuda: the GPU table instead (issue 11), the worker against the
+# same LM in the PyTorch of this machine (python3, 2.x with CUDA) on one GPU: the ref model (V 256,
+# n 128, d 256, L 4) and the base model (V 8192, n 512, d 768, L 12, h 12, B 32), eager, SDPA and
+# torch.compile (COMPILE=0 skips it), interleaved ROUNDS times, medians, peak GPU memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"
 STEPS="${STEPS:-10}"
+if [ "${1:-}" = "--device" ] && [ "${2:-}" = "cuda" ]; then
+  exec bash bench/run_train_bench_cuda.sh
+fi
 if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
   echo "bench: installing python3-torch for the comparison" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -64,7 +64,7 @@ std::vector<Spectrum> batched_spectra(const torch::Tensor& mats) {
   // ~1e-16, far below the rank tolerance (~1e-5 sigma_max), and it is much cheaper than an SVD.
   auto d = torch::nan_to_num(mats.detach().to(torch::kFloat64), 0.0, 0.0, 0.0);
   auto g = mats.size(1) <= mats.size(2) ? torch::matmul(d, d.transpose(1, 2)) : torch::matmul(d.transpose(1, 2), d);
-  auto sv = torch::linalg::eigvalsh(g, "L").clamp_min(0).sqrt().flip({1});
+  auto sv = torch::linalg_eigvalsh(g, "L").clamp_min(0).sqrt().flip({1});
   return spectra_from_values(sv, static_cast<int>(mats.size(1)), static_cast<int>(mats.size(2)));
 }
 
@@ -73,9 +73,9 @@ std::vector<Spectrum> factored_spectra(const torch::Tensor& A, const torch::Tens
   const int64_t r = A.size(2);
   if (r >= std::min(rows, cols)) return batched_spectra(torch::matmul(A, B.transpose(1, 2)));
   auto a = A.detach().to(torch::kFloat64), b = B.detach().to(torch::kFloat64);
-  auto ra = std::get<1>(torch::linalg::qr(a, "r"));  // [H, r, r]
-  auto rb = std::get<1>(torch::linalg::qr(b, "r"));
-  auto sv = torch::linalg::svdvals(torch::matmul(ra, rb.transpose(1, 2)), c10::nullopt);
+  auto ra = std::get<1>(torch::linalg_qr(a, "r"));  // [H, r, r]
+  auto rb = std::get<1>(torch::linalg_qr(b, "r"));
+  auto sv = torch::linalg_svdvals(torch::matmul(ra, rb.transpose(1, 2)));
   return spectra_from_values(sv, rows, cols);
 }
 

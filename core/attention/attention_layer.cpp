@@ -2,7 +2,9 @@
 
 #include "core/attention/fused_attention.h"
 #include "core/model/parallel_matmul.h"
+#include "core/model/torch_compat.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -26,7 +28,29 @@ void require_shape(const std::string& name, const torch::Tensor& t, std::vector<
   }
 }
 
+std::atomic<MixingPath> g_mixing_path{MixingPath::Auto};
+
+// softmax(q k^T scale, causal) v over the last two dims, broadcasting k and v over q's heads when
+// they have one: LibTorch 2.x's fused kernel, or the same arithmetic in ATen ops on 1.13.
+torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, bool causal,
+                     double scale) {
+  if (compat::kHasSdpa)
+    return compat::sdpa(q, k.expand({q.size(0), q.size(1), k.size(2), k.size(3)}),
+                        v.expand({q.size(0), q.size(1), v.size(2), v.size(3)}), causal, scale);
+  auto logits = torch::matmul(q * scale, k.transpose(-2, -1));
+  if (causal) {
+    const int64_t n = q.size(2), m = k.size(2);
+    const auto mask =
+        torch::ones({n, m}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1 + m - n);
+    logits = logits.masked_fill(mask, -std::numeric_limits<float>::infinity());
+  }
+  return torch::matmul(torch::softmax(logits, -1), v);
+}
+
 }  // namespace
+
+void set_mixing_path(MixingPath path) { g_mixing_path = path; }
+MixingPath mixing_path() { return g_mixing_path; }
 
 AttentionLayerImpl::AttentionLayerImpl(const AttentionSpec& spec) : spec_(spec) {
   require_valid(spec_);
@@ -147,7 +171,10 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const int64_t B = x.size(0), n = x.size(1), m = n;
   const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
   const bool dynamic = p_xl.defined() || p_ml.defined() || p_xw.defined() || p_mw.defined();
-  if (!dynamic && fused_attention_enabled() && fused_attention_available(qkv)) {
+  const bool mixing = p_l.defined() || p_w.defined();
+  const auto path = mixing_path();
+  const bool folded = !dynamic && mixing && path == MixingPath::Folded;
+  if (!dynamic && !folded && fused_attention_enabled() && fused_attention_available(qkv)) {
     // Static head mixing (every kind but dynamic projections): Q|K|V to O in one function that
     // works sequence by sequence, skips the masked future and never permutes heads into copies.
     FusedAttentionShape shape;
@@ -162,6 +189,20 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
     return parallel_matmul(fused_attention(qkv, p_l, p_w, shape), w_o, {}, false);
   }
 
+  const auto parts = qkv.split_with_sizes({hk * dk, hk * dk, hv * dv}, 2);
+  if (compat::kHasSdpa && fused_attention_enabled() && !dynamic && !p_l.defined() && !p_w.defined()) {
+    // Every head reads its own logits (multi-head, fixed-head): LibTorch 2.x's fused
+    // scaled_dot_product_attention (flash / memory-efficient on CUDA) computes the same function
+    // without ever storing the [B, h, n, m] weights.
+    const auto q = parts[0].view({B, n, hk, dk}).transpose(1, 2);
+    const auto k = parts[1].view({B, m, hk, dk}).transpose(1, 2);
+    const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2);
+    const auto O = compat::sdpa(q, k, v, spec_.causal, logit_scale(spec_));
+    return parallel_matmul(O.transpose(1, 2).reshape({B, n, hv * dv}), w_o, {}, false);
+  }
+
+  if (folded) return forward_folded(parts, B, n);
+
   // Dynamic projections (TH appendix A), whose mixing depends on the positions, or no CBLAS to
   // call: ATen ops, written so that each [B, heads, n, m] tensor is made as few times as possible.
   // - 1/sqrt(d_k) scales Q ([B, n, h_k d_k]) instead of J (h_k n / d_k times larger);
@@ -169,7 +210,6 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   //   permute copies (einsum moved the head axis last and back);
   // - split, not three narrows: its backward is one cat, where narrows cost three zero-filled
   //   [B, n, 3d] gradients, three copies and two adds.
-  const auto parts = qkv.split_with_sizes({hk * dk, hk * dk, hv * dv}, 2);
   const auto q = (parts[0] * logit_scale(spec_)).view({B, n, hk, dk}).transpose(1, 2).reshape({B * hk, n, dk});
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
@@ -186,6 +226,35 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   if (p_xw.defined()) U = U + torch::einsum("bhnm,bnhv->bvnm", {W, x.matmul(p_xw).view({B, n, h, hv})});
   if (p_mw.defined()) U = U + torch::einsum("bhnm,bmhv->bvnm", {W, x.matmul(p_mw).view({B, m, h, hv})});
   const auto O = torch::bmm(U.reshape({B * hv, n, m}), v).view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv});
+  return parallel_matmul(O, w_o, {}, false);
+}
+
+torch::Tensor AttentionLayerImpl::forward_folded(const std::vector<torch::Tensor>& parts, int64_t B, int64_t n) {
+  // See MixingPath::Folded. Shapes: q [B, n, h_k d_k], k [B, m, h_k d_k], v [B, m, h_v d_v].
+  const int64_t m = n;
+  const int64_t hk = spec_.heads_k, h = spec_.heads, hv = spec_.heads_v, dk = spec_.d_k, dv = spec_.d_v;
+  torch::Tensor q, k, v;
+  if (p_l.defined()) {
+    // q_h = [P_l[0,h] Q_0 | .. | P_l[h_k-1,h] Q_{h_k-1}]: [B, h, n, h_k d_k]; every head reads all keys.
+    q = (parts[0].reshape({B, 1, n, hk, dk}) * p_l.t().reshape({1, h, 1, hk, 1}).to(parts[0].scalar_type()))
+            .reshape({B, h, n, hk * dk});
+    k = parts[1].unsqueeze(1);  // [B, 1, m, h_k d_k]
+  } else {
+    q = parts[0].reshape({B, n, hk, dk}).transpose(1, 2);
+    k = parts[1].reshape({B, m, hk, dk}).transpose(1, 2);
+  }
+  const auto values = p_w.defined() ? parts[2].unsqueeze(1)                              // [B, 1, m, h_v d_v]
+                                    : parts[2].reshape({B, m, hv, dv}).transpose(1, 2);  // [B, h, m, d_v]
+  const auto A = attend(q, k, values, spec_.causal, logit_scale(spec_));                 // [B, h, n, .]
+  torch::Tensor O;
+  if (p_w.defined()) {
+    // O_v = sum_h P_w[h,v] (W_h V)_v: [B, h, n, h_v, d_v] weighted and summed over h.
+    O = (A.reshape({B, h, n, hv, dv}) * p_w.reshape({1, h, 1, hv, 1}).to(A.scalar_type()))
+            .sum(1)
+            .reshape({B, n, hv * dv});
+  } else {
+    O = A.transpose(1, 2).reshape({B, n, hv * dv});
+  }
   return parallel_matmul(O, w_o, {}, false);
 }
 

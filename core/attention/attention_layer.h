@@ -26,6 +26,22 @@ struct AttentionTrace {
   torch::Tensor J, L, W, U;
 };
 
+// How the static head-mixing kinds (talking-heads, logits-proj, weights-proj) run without a trace:
+//   Batched  the [B, h, n, m] logits and weights made and mixed with batched matmuls (or the
+//            fused CPU core where it runs);
+//   Folded   the mixing folded into one attention call: L_h = sum_k P_l[k,h] Q_k K_k^T is
+//            (Q scaled by P_l's column h, all heads side by side) times all keys, and
+//            O_v = sum_h P_w[h,v] W_h V_v comes from W_h times all values, mixed after. No
+//            [B, h, n, m] tensor is stored (scaled_dot_product_attention on LibTorch 2.x), at h
+//            times the attention matmuls' arithmetic;
+//   Auto     Batched (the default). Measured on one H100 (bench/run_train_bench.sh --device cuda,
+//            2026-11-24): Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at ref,
+//            h = 32, fp32: the extra arithmetic costs more than the [B, h, n, m] passes it saves.
+// Process-wide, for tests and benchmarks.
+enum class MixingPath { Auto, Batched, Folded };
+void set_mixing_path(MixingPath path);
+MixingPath mixing_path();
+
 class AttentionLayerImpl : public torch::nn::Module {
  public:
   explicit AttentionLayerImpl(const AttentionSpec& spec);
@@ -61,6 +77,7 @@ class AttentionLayerImpl : public torch::nn::Module {
  private:
   torch::Tensor forward_bilinear(const torch::Tensor& x, AttentionTrace* trace);
   torch::Tensor forward_fast(const torch::Tensor& x, const torch::Tensor& qkv);  // no trace: training
+  torch::Tensor forward_folded(const std::vector<torch::Tensor>& qkv_parts, int64_t B, int64_t n);
   static int64_t causal_query_blocks(int64_t n);
   torch::Tensor causal_mask(int64_t n, int64_t m, const torch::Device& device) const;
 

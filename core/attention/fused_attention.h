@@ -30,9 +30,9 @@ bool fused_attention_available(const torch::Tensor& qkv);
 // CBLAS (a PyTorch wheel's links MKL or its own BLAS statically) leaves no cblas_sgemm to call.
 std::string fused_attention_unavailable_reason();
 
-// Process-wide switch (default on) that AttentionLayer consults before taking the fused core:
-// off, every static kind takes the ATen path, so tests and benchmarks can check and time it on
-// machines that have a CBLAS. fused_attention() itself ignores it.
+// Process-wide switch (default on) that AttentionLayer consults before taking the fused core, or
+// on LibTorch 2.x scaled_dot_product_attention: off, every static kind takes the ATen matmul +
+// softmax path, so tests and benchmarks can check and time it. fused_attention() ignores it.
 void set_fused_attention_enabled(bool enabled);
 bool fused_attention_enabled();
 

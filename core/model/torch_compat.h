@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <vector>
+
 namespace headroom::core::compat {
 
 #define HEADROOM_TORCH_AT_LEAST(major, minor) \
@@ -75,6 +77,56 @@ class AutocastGuard {
   at::DeviceType type_;
   bool was_enabled_, active_;
 };
+
+// Scaled dot-product attention (2.0; its `scale` argument 2.1): flash / memory-efficient kernels on
+// CUDA, a flash kernel on the CPU. q, k [B, H, n, d_k], v [B, H, m, d_v] -> [B, H, n, d_v]; `causal`
+// masks key j > query i. Headroom calls it only where it computes the same function as its own
+// path (every head reads its own logits: multi-head and fixed-head), and never on 1.13.
+constexpr bool kHasSdpa = HEADROOM_TORCH_AT_LEAST(2, 1);
+inline at::Tensor sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, double scale) {
+#if HEADROOM_TORCH_AT_LEAST(2, 1)
+  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, scale);
+#else
+  (void)q, (void)k, (void)v, (void)causal, (void)scale;
+  TORCH_CHECK(false, "scaled_dot_product_attention needs LibTorch 2.1 or later");
+#endif
+}
+
+// Multi-tensor kernels (2.1): AdamW over every parameter in a few launches and the gradients'
+// global norm and clipping without a host sync, as torch.optim.AdamW(fused=True) and
+// clip_grad_norm_(foreach=True) do. On CUDA only; the CPU keeps its per-parameter loop, which the
+// README's CPU figures measure.
+constexpr bool kHasFusedAdamw = HEADROOM_TORCH_AT_LEAST(2, 1);
+// One AdamW step over `params` (decoupled weight decay `weight_decay`), `step` a one-element
+// float32 tensor on the device holding the step number counted from 1.
+inline void fused_adamw(std::vector<at::Tensor>& params, std::vector<at::Tensor>& grads, std::vector<at::Tensor>& m,
+                        std::vector<at::Tensor>& v, const at::Tensor& step, double lr, double beta1, double beta2,
+                        double weight_decay, double eps) {
+#if HEADROOM_TORCH_AT_LEAST(2, 1)
+  if (params.empty()) return;
+  const std::vector<at::Tensor> steps(params.size(), step);
+  at::_fused_adamw_(params, grads, m, v, {}, steps, lr, beta1, beta2, weight_decay, eps, /*amsgrad=*/false,
+                    /*maximize=*/false);
+#else
+  (void)params, (void)grads, (void)m, (void)v, (void)step, (void)lr, (void)beta1, (void)beta2, (void)weight_decay,
+      (void)eps;
+  TORCH_CHECK(false, "fused AdamW needs LibTorch 2.1 or later");
+#endif
+}
+// The global L2 norm of `grads` (a 0-dim tensor on their device), and, when max_norm > 0, every
+// gradient scaled by min(1, max_norm / (norm + 1e-6)) as clip_grad_norm_ does, with no host sync.
+inline at::Tensor clip_grad_norm_foreach(std::vector<at::Tensor>& grads, double max_norm) {
+#if HEADROOM_TORCH_AT_LEAST(2, 1)
+  const auto norms = at::_foreach_norm(grads, 2);
+  const auto total = at::linalg_vector_norm(at::stack(norms), 2);
+  if (max_norm > 0) at::_foreach_mul_(grads, (max_norm / (total + 1e-6)).clamp_max(1.0));
+  return total;
+#else
+  (void)max_norm;
+  TORCH_CHECK(false, "foreach clipping needs LibTorch 2.1 or later");
+  return grads.front();
+#endif
+}
 
 // True inside a bf16 autocast scope on the device of `t`: the model's own CPU kernels (parallel
 // matmul, fused attention) compute in float32 and step aside for ATen's autocast-aware ops.

@@ -45,19 +45,22 @@ int Trainer::seq_len() const { return train_.seq_len > 0 ? train_.seq_len : mode
 int64_t Trainer::tokens_per_step() const { return int64_t(train_.batch) * seq_len(); }
 
 torch::Tensor Trainer::loss_on(const Batch& batch) {
+  // Every host-to-device copy before the forward is queued: a copy from pageable memory blocks the
+  // host until the GPU has run everything queued before it.
+  const auto inputs = batch.inputs.to(device_), targets = batch.targets.to(device_);
+  const auto mask = batch.mask.defined() ? batch.mask.to(device_).reshape(-1) : torch::Tensor();
   torch::Tensor logits;
   {
     compat::AutocastGuard autocast(device_, train_.precision == Precision::Bf16);
-    logits = model_->forward(batch.inputs.to(device_));
+    logits = model_->forward(inputs);
   }
   // The loss in float32 whatever the forward's precision: a bf16 log-softmax over V classes
   // loses the small differences training follows.
   logits = logits.to(torch::kFloat32);
   auto per_token =
-      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), batch.targets.to(device_).reshape(-1),
+      torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape(-1),
                                            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-  if (!batch.mask.defined()) return per_token.mean();
-  auto mask = batch.mask.to(device_).reshape(-1);
+  if (!mask.defined()) return per_token.mean();
   return (per_token * mask).sum() / mask.sum().clamp_min(1.0);
 }
 
@@ -78,6 +81,33 @@ void Trainer::adamw_update(double lr) {
   }
 }
 
+bool Trainer::multi_tensor_step() const { return compat::kHasFusedAdamw && device_.is_cuda(); }
+
+torch::Tensor Trainer::clip_and_update_multi_tensor(double lr) {
+  torch::NoGradGuard g;
+  std::vector<torch::Tensor> grads;
+  for (auto& p : params_)
+    if (p.second.grad().defined()) grads.push_back(p.second.grad());
+  const auto norm = compat::clip_grad_norm_foreach(grads, train_.clip);
+  if (!step_count_.defined())
+    step_count_ = torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+  step_count_.fill_(double(step_ + 1));
+  // Two groups, as the per-parameter loop: matrices decay, the rest do not.
+  for (const bool decayed : {true, false}) {
+    std::vector<torch::Tensor> p, gr, m, v;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (decay_[i] != decayed || !params_[i].second.grad().defined()) continue;
+      p.push_back(params_[i].second);
+      gr.push_back(params_[i].second.grad());
+      m.push_back(m_[i]);
+      v.push_back(v_[i]);
+    }
+    compat::fused_adamw(p, gr, m, v, step_count_, lr, train_.beta1, train_.beta2, decayed ? train_.weight_decay : 0.0,
+                        train_.eps);
+  }
+  return norm;
+}
+
 StepMetrics Trainer::step() {
   if (finished()) throw std::logic_error("the run has finished all its steps");
   const auto start = std::chrono::steady_clock::now();
@@ -87,11 +117,19 @@ StepMetrics Trainer::step() {
   auto loss = loss_on(batch);
   loss.backward();
   StepMetrics m;
-  m.grad_norm = train_.clip > 0 ? torch::nn::utils::clip_grad_norm_(model_->parameters(), train_.clip)
-                                : torch::nn::utils::clip_grad_norm_(model_->parameters(), 1e30);
   m.lr = learning_rate(train_, step_);
-  adamw_update(m.lr);
-  m.train_loss = loss.item<double>();
+  if (multi_tensor_step()) {
+    // One host sync for both numbers, after the update is queued.
+    const auto norm = clip_and_update_multi_tensor(m.lr);
+    const auto both = torch::stack({loss.detach().to(torch::kFloat64), norm.to(torch::kFloat64)}).cpu();
+    m.train_loss = both[0].item<double>();
+    m.grad_norm = both[1].item<double>();
+  } else {
+    m.grad_norm = train_.clip > 0 ? torch::nn::utils::clip_grad_norm_(model_->parameters(), train_.clip)
+                                  : torch::nn::utils::clip_grad_norm_(model_->parameters(), 1e30);
+    adamw_update(m.lr);
+    m.train_loss = loss.item<double>();
+  }
   ++step_;
   m.step = step_;
   m.tokens = step_ * tokens_per_step();

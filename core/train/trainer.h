@@ -57,6 +57,10 @@ class Trainer {
  private:
   torch::Tensor loss_on(const Batch& batch);  // under the precision's autocast
   void adamw_update(double lr);
+  // On CUDA with LibTorch 2.1+: clipping and AdamW as multi-tensor kernels (compat::fused_adamw),
+  // a few launches instead of several per parameter; returns the gradients' norm before clipping.
+  bool multi_tensor_step() const;
+  torch::Tensor clip_and_update_multi_tensor(double lr);
 
   ModelSpec model_spec_;
   TrainSpec train_;
@@ -66,6 +70,7 @@ class Trainer {
   std::vector<std::pair<std::string, torch::Tensor>> params_;
   std::vector<torch::Tensor> m_, v_;
   std::vector<bool> decay_;
+  torch::Tensor step_count_;  // the fused AdamW's step number, on the device
   int64_t step_ = 0;
 };
 

@@ -212,13 +212,20 @@ class FusedCore {
 // static kinds where the process has a CBLAS, else ATen ops (scale folded into Q, additive causal
 // mask, head mixing as batched matmuls). Both must be the same function as the traced path that
 // the pseudo-code tests check: equal outputs and equal gradients, every kind, fused core on and
-// forced off (what a LibTorch without CBLAS runs).
+// forced off (what a LibTorch without CBLAS runs), and the head mixing folded into one attention
+// call (MixingPath::Folded, what CUDA runs on LibTorch 2.x).
 TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
+  struct Mixing {  // the process-wide mixing path for one scope
+    explicit Mixing(MixingPath p) { set_mixing_path(p); }
+    ~Mixing() { set_mixing_path(MixingPath::Auto); }
+  };
   // n = 70 and 130: long enough that the causal path splits queries into two and four blocks.
-  for (const bool fused : {true, false})
+  for (const int mode : {0, 1, 2})
     for (const int n : {9, 70, 130})
       for (const auto kind : all_attention_kinds()) {
+        const bool fused = mode != 1;
         const FusedCore core(fused);
+        const Mixing mixing(mode == 2 ? MixingPath::Folded : MixingPath::Batched);
         for (bool causal : {false, true}) {
           AttentionRequest r{kind, 24, 4};
           r.causal = causal;
@@ -246,7 +253,10 @@ TEST(AttentionLayer, UntracedTrainingPathEqualsTracedPathWithGradients) {
           const auto y_traced = run(true, &g_traced);
           const auto y_fast = run(false, &g_fast);
           const std::string what = std::string(to_string(kind)) + (causal ? " causal" : "") +
-                                   " n=" + std::to_string(n) + (fused ? "" : " (fused core off)");
+                                   " n=" + std::to_string(n) +
+                                   (mode == 1   ? " (fused core off)"
+                                    : mode == 2 ? " (mixing folded)"
+                                                : "");
           EXPECT_GT(y_fast.abs().max().item<double>(), 1e-3) << what;
           EXPECT_TRUE(torch::allclose(y_traced, y_fast, 1e-10, 1e-12)) << what;
           ASSERT_EQ(g_traced.size(), g_fast.size()) << what;

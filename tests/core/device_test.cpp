@@ -5,6 +5,9 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <iostream>
+
 #include "core/attention/attention_layer.h"
 #include "core/train/device.h"
 #include "core/train/trainer.h"
@@ -142,27 +145,28 @@ TEST(TrainerDevice, ADeviceThisProcessLacksIsRefusedBeforeAnythingIsBuilt) {
   EXPECT_NE(message.find("device cuda"), std::string::npos) << message;
 }
 
-// ---- CUDA (skipped without a GPU) ----------------------------------------------------------------
-
-// Every kind on CUDA in float32 equals the CPU in float64, forward and gradients: TF32 off, so
-// within float32 rounding of these sizes.
-TEST(Cuda, EveryKindsForwardAndGradientsEqualTheCpuInFloat64) {
-  SKIP_WITHOUT_CUDA();
+// Every kind in float32 on `device` against the same layer in float64 on the CPU, forward and
+// gradients (of the input and every parameter), by relative error ||x32 - x64|| / ||x64||. TF32
+// off: float32 arithmetic at these sizes lands near 1e-7..1e-6; the bound leaves room for the
+// dynamic projections, whose logits are products of two learned terms (their gradients are the
+// least well conditioned). Returns the worst error seen, for the log.
+static double worst_float32_error_against_float64(const torch::Device& device) {
   at::globalContext().setFloat32MatmulPrecision("highest");
+  double worst = 0;
   for (const auto kind : all_attention_kinds()) {
     AttentionRequest r{kind, 24, 4};
     r.causal = true;
     torch::manual_seed(5);
-    AttentionLayer cpu(*make_attention_spec(r, nullptr)), gpu(*make_attention_spec(r, nullptr));
+    AttentionLayer ref(*make_attention_spec(r, nullptr)), dut(*make_attention_spec(r, nullptr));
     {
       torch::NoGradGuard g;
-      for (auto& p : cpu->parameters()) p.add_(0.3 * torch::randn_like(p));
-      const auto from = cpu->parameters();
-      auto to = gpu->parameters();
+      for (auto& p : ref->parameters()) p.add_(0.3 * torch::randn_like(p));
+      const auto from = ref->parameters();
+      auto to = dut->parameters();
       for (size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
     }
-    cpu->to(torch::kFloat64);
-    gpu->to(torch::Device("cuda:0"));
+    ref->to(torch::kFloat64);
+    dut->to(device);
     const auto x = torch::randn({3, 20, 24}, torch::kFloat64);
     auto run = [&](AttentionLayer& layer, const torch::Tensor& input, std::vector<torch::Tensor>* grads) {
       auto xi = input.clone().requires_grad_(true);
@@ -173,15 +177,36 @@ TEST(Cuda, EveryKindsForwardAndGradientsEqualTheCpuInFloat64) {
       for (const auto& p : layer->parameters()) grads->push_back(p.grad().to(torch::kCPU, torch::kFloat64));
       return y.detach().to(torch::kCPU, torch::kFloat64);
     };
+    auto relative = [](const torch::Tensor& a, const torch::Tensor& b) {
+      return ((a - b).norm() / b.norm().clamp_min(1e-30)).item<double>();
+    };
     std::vector<torch::Tensor> g64, g32;
-    const auto y64 = run(cpu, x, &g64);
-    const auto y32 = run(gpu, x.to(torch::Device("cuda:0"), torch::kFloat32), &g32);
-    const std::string what = to_string(kind);
-    EXPECT_TRUE(torch::allclose(y32, y64, 1e-4, 1e-5)) << what << " output";
-    for (size_t i = 0; i < g64.size(); ++i)
-      EXPECT_TRUE(torch::allclose(g32[i], g64[i], 1e-3, 1e-4))
-          << what << " gradient " << i << ": max |difference| " << (g32[i] - g64[i]).abs().max().item<double>();
+    const auto y64 = run(ref, x, &g64);
+    const auto y32 = run(dut, x.to(device, torch::kFloat32), &g32);
+    const std::string what = std::string(to_string(kind)) + " on " + device.str();
+    const double out_error = relative(y32, y64);
+    EXPECT_LT(out_error, 1e-5) << what << " output";
+    worst = std::max(worst, out_error);
+    for (size_t i = 0; i < g64.size(); ++i) {
+      const double e = relative(g32[i], g64[i]);
+      EXPECT_LT(e, 1e-4) << what << " gradient " << i;
+      worst = std::max(worst, e);
+    }
   }
+  return worst;
+}
+
+TEST(Float32, EveryKindsForwardAndGradientsEqualFloat64OnTheCpu) {
+  std::cout << "worst relative error, CPU float32: " << worst_float32_error_against_float64(torch::kCPU) << "\n";
+}
+
+// ---- CUDA (skipped without a GPU) ----------------------------------------------------------------
+
+// The same on CUDA in float32 (SDPA for multi-head and fixed-head on LibTorch 2.x).
+TEST(Cuda, EveryKindsForwardAndGradientsEqualTheCpuInFloat64) {
+  SKIP_WITHOUT_CUDA();
+  std::cout << "worst relative error, CUDA float32: " << worst_float32_error_against_float64(torch::Device("cuda:0"))
+            << "\n";
 }
 
 // A run moves: a checkpoint written on CUDA resumes on the CPU and one written on the CPU resumes

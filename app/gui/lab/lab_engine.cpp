@@ -63,8 +63,8 @@ Projection projection(const torch::Tensor& p) {
   out.raw = to_matrix(d);
   const double mx = d.abs().max().item<double>();
   out.normalised = to_matrix(mx > 0 ? d / mx : d);  // TH Fig. 1: entries normalised to [-1, 1]
-  out.det = d.size(0) == d.size(1) ? torch::linalg::det(d).item<double>() : NAN;
-  out.smallest_sv = torch::linalg::svdvals(d, c10::nullopt).min().item<double>();
+  out.det = d.size(0) == d.size(1) ? torch::linalg_det(d).item<double>() : NAN;
+  out.smallest_sv = torch::linalg_svdvals(d).min().item<double>();
   // TH §7.4 reports eigenvalues; a non-symmetric P_l has complex ones, so their modulus.
   out.smallest_abs_eigenvalue = d.size(0) == d.size(1) ? torch::linalg_eigvals(d).abs().min().item<double>() : NAN;
   return out;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The GPU half of bench/run_train_bench.sh (run it as `bench/run_train_bench.sh --device cuda`):
+# the worker's training step (bench_train --device cuda) against the same LM in PyTorch
+# (bench/train_bench.py on this machine's python3 with CUDA) on one GPU, interleaved ROUNDS times;
+# prints the README's table of medians. BUILD names the build folder (default build-cuda).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS="${ROUNDS:-3}"
+STEPS="${STEPS:-20}"
+COMPILE="${COMPILE:-1}"
+BUILD="${BUILD:-build-cuda}"
+PYTHON="${PYTHON:-python3}"
+BENCH="$BUILD/bench/bench_train"
+[ -x "$BENCH" ] || { echo "bench: $BENCH is missing; build with a CUDA LibTorch first (README: GPU build)" >&2; exit 2; }
+"$PYTHON" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null ||
+  { echo "bench: $PYTHON has no PyTorch with a visible GPU" >&2; exit 2; }
+
+REF=(--vocab 256 --n 128 --d-model 256 --layers 4 --batch 32)
+BASE=(--vocab 8192 --n 512 --d-model 768 --layers 12 --heads 12 --batch 32)
+results="${RESULTS:-$(mktemp)}"
+row() {  # label, then the command; tags each JSON line with the row's label
+  local label="$1"; shift
+  local out
+  if ! out=$("$@" | tail -n 1); then echo "bench: row $label failed: $*" >&2; return 0; fi
+  echo "{\"row\": \"$label\", ${out#\{}" >>"$results"
+}
+worker() { row "$1" "$BENCH" --device cuda --steps "$STEPS" "${@:2}"; }
+pytorch() { row "$1" "$PYTHON" bench/train_bench.py --device cuda --steps "$STEPS" "${@:2}"; }
+for r in $(seq "$ROUNDS"); do
+  echo "round $r of $ROUNDS" >&2
+  worker ref "${REF[@]}" --heads 8 --precision fp32
+  pytorch ref "${REF[@]}" --heads 8 --precision fp32
+  pytorch ref "${REF[@]}" --heads 8 --precision fp32 --attn sdpa
+  worker ref-h32 "${REF[@]}" --heads 32 --precision fp32
+  pytorch ref-h32 "${REF[@]}" --heads 32 --precision fp32
+  worker ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
+  worker ref-th32-batched "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing batched
+  pytorch ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
+  worker ref-b256 --vocab 256 --n 128 --d-model 256 --layers 4 --heads 8 --batch 256 --precision bf16
+  pytorch ref-b256 --vocab 256 --n 128 --d-model 256 --layers 4 --heads 8 --batch 256 --precision bf16 --attn sdpa
+  worker base "${BASE[@]}" --precision bf16
+  pytorch base "${BASE[@]}" --precision bf16 --attn sdpa
+  [ "$COMPILE" = 1 ] && pytorch base "${BASE[@]}" --precision bf16 --attn sdpa --compile
+  pytorch base "${BASE[@]}" --precision bf16 --attn matmul
+  worker base-th "${BASE[@]}" --precision bf16 --attention talking-heads
+  worker base-th-batched "${BASE[@]}" --precision bf16 --attention talking-heads --mixing batched
+  pytorch base-th "${BASE[@]}" --precision bf16 --attention talking-heads
+  worker base-tf32 "${BASE[@]}" --precision tf32
+  pytorch base-tf32 "${BASE[@]}" --precision tf32 --attn sdpa
+done
+"$PYTHON" - "$results" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def pick(row, impl, config=None):
+    return [r for r in rows if r["row"] == row and r["impl"] == impl and (config is None or r.get("config") == config)]
+def med(rs, key="tokens_per_s"):
+    v = [r[key] for r in rs if key in r]
+    return statistics.median(v) if v else float("nan")
+torch_line = next((r["torch"] for r in rows if "torch" in r), "?")
+print(f"GPU training step, tokens/s, medians of {len(pick('ref', 'headroom'))} rounds ({torch_line})")
+print("| model | precision | worker | PyTorch | PyTorch mode | worker / PyTorch |")
+print("|---|---|---|---|---|---|")
+names = {"ref": "ref: V 256, n 128, d 256, L 4, h 8, B 32", "ref-h32": "ref, h 32",
+         "ref-th32": "ref, talking-heads h 32 (mixing folded)", "ref-th32-batched": "ref, talking-heads h 32 (mixing batched)",
+         "ref-b256": "ref, B 256", "base": "base: V 8192, n 512, d 768, L 12, h 12, B 32",
+         "base-th": "base, talking-heads (mixing folded)", "base-th-batched": "base, talking-heads (mixing batched)",
+         "base-tf32": "base"}
+for row in ["ref", "ref-h32", "ref-th32", "ref-th32-batched", "ref-b256", "base", "base-th", "base-th-batched", "base-tf32"]:
+    w = pick(row, "headroom")
+    if not w:
+        continue
+    wm = med(w)
+    prec = w[0]["precision"]
+    peer = row.replace("-batched", "")
+    for config in sorted({r["config"] for r in pick(peer, "pytorch")}):
+        pm = med(pick(peer, "pytorch", config))
+        print(f"| {names[row]} | {prec} | {wm:,.0f} | {pm:,.0f} | {config} | {wm / pm:.2f}x |")
+wb, pb = med(pick("base", "headroom"), "peak_gpu_gib"), med(pick("base", "pytorch", "bf16 sdpa"), "peak_gpu_gib")
+print(f"| peak GPU memory, base bf16 B 32 | | {wb:.2f} GiB | {pb:.2f} GiB | bf16 sdpa | {wb / pb:.2f}x |")
+PY
+[ -n "${RESULTS:-}" ] || rm -f "$results"

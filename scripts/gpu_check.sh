@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Build, test and benchmark on a GPU machine in one go (issue 11), for a borrowed machine that has
+# PyTorch 2.x with CUDA but none of Headroom's Debian packages: stage them first on a machine with
+# apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/), carry .gpu along and run
+#   bash scripts/gpu_check.sh [steps...]      steps: build tests bench fulltests (default: all)
+# Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
+# these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-out/gpu}"
+mkdir -p "$OUT"
+[ -f .gpu/env.sh ] || { echo "gpu_check: .gpu/env.sh is missing; run ../shared/gpu/stage.sh where apt works" >&2; exit 2; }
+# shellcheck disable=SC1091
+source .gpu/env.sh
+STEPS=("$@")
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(build tests bench fulltests)
+want() { local s; for s in "${STEPS[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+JOBS=$(nproc)
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; } 2>&1 | tee "$OUT/machine.txt"
+
+if want build; then
+  start=$(date +%s)
+  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEADROOM_BUILD_GUI=OFF \
+    -DCMAKE_PREFIX_PATH="$DEPS_PREFIX;$TORCH_PREFIX" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  grep -E "Headroom: LibTorch" "$OUT/configure.log"
+  # TARGETS: a subset to build (default all), e.g. "headroom-worker bench_train core_tests".
+  cmake --build build-cuda -j"$JOBS" ${TARGETS:+--target $TARGETS} -- -k 0 >"$OUT/build.log" 2>&1
+  rc=$?
+  echo "build rc=$rc in $(( $(date +%s) - start )) s"
+  [ $rc -eq 0 ] || grep -E "error|Error" "$OUT/build.log" | head -40
+fi
+
+export OPENBLAS_NUM_THREADS=1
+if want tests; then
+  # The GPU tests first: every kind on CUDA against the CPU in float64, moving runs, bf16.
+  OMP_NUM_THREADS=4 timeout 300 build-cuda/tests/core/core_tests --gtest_filter='Cuda*:Float32*:Device*:TrainerPrecision*:TrainerDevice*:*Fused*:AttentionLayer*:Trainer*' \
+    >"$OUT/cuda_tests.log" 2>&1
+  echo "core GPU tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|Failure|tests ran" "$OUT/cuda_tests.log" | head -30
+  OMP_NUM_THREADS=4 timeout 300 build-cuda/tests/worker/worker_cli_tests --gtest_filter='DeviceCli*' >"$OUT/cuda_cli_tests.log" 2>&1
+  echo "worker GPU tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|Failure" "$OUT/cuda_cli_tests.log" | head -20
+fi
+
+if want bench; then
+  BUILD=build-cuda RESULTS="$OUT/bench.jsonl" bash bench/run_train_bench.sh --device cuda 2>"$OUT/bench.err" | tee "$OUT/bench.md"
+  tail -5 "$OUT/bench.err"
+fi
+
+if want fulltests; then
+  OMP_NUM_THREADS=2 timeout "${FULLTESTS_TIMEOUT:-400}" ctest --test-dir build-cuda -j8 --output-on-failure >"$OUT/ctest.log" 2>&1
+  echo "ctest rc=$?"; grep -E "tests passed|tests failed|\*\*\*Failed|\(Failed\)|Timeout|Not Run" "$OUT/ctest.log" | head -30
+fi
+
+if want scaling; then
+  # Many small runs on one GPU (issue 11): N processes of the lrb-heads full-scale model side by
+  # side, each its own CUDA context; per-process rates summed, and tokens over the wall time.
+  for N in 1 2 4 8; do
+    start=$EPOCHREALTIME
+    for i in $(seq "$N"); do
+      build-cuda/bench/bench_train --device cuda --steps 1500 --warmup 20 --vocab 256 --d-model 128 --layers 2 \
+        --n 64 --batch 16 --heads 4 | sed "s/^{/{\"workers\": $N, /" >>"$OUT/scaling.jsonl" &
+    done
+    wait
+    echo "{\"workers\": $N, \"wall_s\": $(awk "BEGIN { print $EPOCHREALTIME - $start }")}" >>"$OUT/scaling.jsonl"
+  done
+  python3 - "$OUT/scaling.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print("| processes on one GPU | sum of per-process tok/s | tokens / wall (startup included) |")
+print("|---|---|---|")
+for n in (1, 2, 4, 8):
+    rates = [r["tokens_per_s"] for r in rows if r["workers"] == n and "tokens_per_s" in r]
+    wall = next(r["wall_s"] for r in rows if r["workers"] == n and "wall_s" in r)
+    print(f"| {n} | {sum(rates):,.0f} | {n * 1520 * 16 * 64 / wall:,.0f} |")
+PY
+fi
+
+if want suites; then
+  # Full-scale suites on the GPU, SUITE_WORKERS processes each, side by side; what finished in
+  # SUITES_TIMEOUT seconds comes back as results-only exports.
+  work=${SUITES_DIR:-$(mktemp -d)}  # the full DBs stay there; exports come back
+  for suite in ${SUITES:-lrb_heads vb_rank}; do
+    (
+      start=$(date +%s)
+      timeout "${SUITES_TIMEOUT:-380}" build-cuda/app/worker/headroom-worker run "assets/suites/$suite.toml" --scale full \
+        --db "$work/$suite.sqlite" --workers "${SUITE_WORKERS:-6}" --device cuda --quiet >"$OUT/$suite.log" 2>&1
+      echo "$suite: rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
+    ) &
+  done
+  wait
+  # Workers the timeout orphaned (anchored on the binary, never matching the shell that started this)
+  pkill -f "^[^ ]*build-cuda/app/worker/headroom-worker " 2>/dev/null; sleep 1
+  for suite in ${SUITES:-lrb_heads vb_rank}; do
+    build-cuda/app/worker/headroom-worker status --db "$work/$suite.sqlite" >>"$OUT/suites.txt" 2>&1
+    build-cuda/app/worker/headroom-worker export --db "$work/$suite.sqlite" --results-only --done-only \
+      --weights-per-suite 4 --out "$OUT/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1
+  done
+  tail -40 "$OUT/suites.txt"
+fi
