@@ -74,7 +74,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
         "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
         "parameters by default: VB's figures plot loss against parameter count.");
   }
+  // The title beside the two combos where a readable column is left, else on a line of its own (a
+  // 1024-wide presenter leaves a sliver that wrapped it one letter per line).
   ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < 14.0f * ImGui::GetFontSize()) ImGui::NewLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
   // The notes scroll in a band of their own, so the plots keep their room however many there are.
   ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
