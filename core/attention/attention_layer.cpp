@@ -30,6 +30,11 @@ void require_shape(const std::string& name, const torch::Tensor& t, std::vector<
 
 std::atomic<MixingPath> g_mixing_path{MixingPath::Auto};
 
+// True where key j lies in query i's future (j > i + (m - n)); m == n for self-attention.
+torch::Tensor future_mask(int64_t n, int64_t m, const torch::Device& device) {
+  return torch::ones({n, m}, torch::TensorOptions().dtype(torch::kBool).device(device)).triu(1 + (m - n));
+}
+
 // softmax(q k^T scale, causal) v over the last two dims, broadcasting k and v over q's heads when
 // they have one: LibTorch 2.x's fused kernel, or the same arithmetic in ATen ops on 1.13.
 torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, bool causal,
@@ -38,12 +43,8 @@ torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch
     return compat::sdpa(q, k.expand({q.size(0), q.size(1), k.size(2), k.size(3)}),
                         v.expand({q.size(0), q.size(1), v.size(2), v.size(3)}), causal, scale);
   auto logits = torch::matmul(q * scale, k.transpose(-2, -1));
-  if (causal) {
-    const int64_t n = q.size(2), m = k.size(2);
-    const auto mask =
-        torch::ones({n, m}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1 + m - n);
-    logits = logits.masked_fill(mask, -std::numeric_limits<float>::infinity());
-  }
+  if (causal)
+    logits = logits.masked_fill(future_mask(q.size(2), k.size(2), q.device()), -std::numeric_limits<float>::infinity());
   return torch::matmul(torch::softmax(logits, -1), v);
 }
 
@@ -96,8 +97,7 @@ void AttentionLayerImpl::reset_parameters() {
 }
 
 torch::Tensor AttentionLayerImpl::causal_mask(int64_t n, int64_t m, const torch::Device& device) const {
-  // True where key j lies in query i's future (j > i + (m - n)); m == n for self-attention.
-  return torch::ones({n, m}, torch::TensorOptions().dtype(torch::kBool).device(device)).triu(1 + (m - n));
+  return future_mask(n, m, device);
 }
 
 torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x, AttentionTrace* trace) {
