@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -31,6 +32,20 @@ namespace headroom::gui {
 namespace {
 
 std::string g_glfw_error;
+
+// SIGTERM / SIGINT (a terminal's Ctrl+C, a session manager, a soak script) close the window as if
+// by its close button: settings are saved and --bench-frames prints what it measured so far.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int signal) { g_stop_signal = signal; }
+
+void close_on_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
 
 void on_glfw_error(int code, const char* description) {
   g_glfw_error = description ? description : "unknown GLFW error";
@@ -256,7 +271,10 @@ int App::run() {
   }
   setup_imgui();
   automation_started_ = now_seconds();
-  while (!quit_ && !glfwWindowShouldClose(window_)) frame();
+  close_on_stop_signals();
+  while (!quit_ && !glfwWindowShouldClose(window_) && g_stop_signal == 0) frame();
+  if (g_stop_signal != 0)
+    std::cerr << "headroom: " << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " received; closed cleanly\n";
   const int code = finish();
   shutdown();
   return code;
@@ -578,6 +596,12 @@ int App::finish() {
       extra["lesson_animation_frame_ms_p95"] = anim.p95_ms;
       extra["lesson_animation_frames"] = lesson_anim_frame_ms_.size();
     }
+    if (frame_ms_.size() >= 2) {  // a long run (a soak) shows whether frames got slower as it went on
+      const auto middle = frame_ms_.begin() + static_cast<std::ptrdiff_t>(frame_ms_.size() / 2);
+      extra["frame_ms_p95_first_half"] = compute_bench_stats({frame_ms_.begin(), middle}).p95_ms;
+      extra["frame_ms_p95_second_half"] = compute_bench_stats({middle, frame_ms_.end()}).p95_ms;
+    }
+    if (g_stop_signal != 0) extra["stopped_by_signal"] = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
     std::cout << bench_json(compute_bench_stats(frame_ms_), extra).dump() << std::endl;
   }
   if (!opts_.state_out.empty()) {

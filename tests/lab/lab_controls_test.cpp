@@ -1,5 +1,10 @@
 // The lab's view state without a window: controls -> model spec, scene JSON round trip, errors.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "app/gui/lab/lab_controls.h"
 
@@ -73,6 +78,29 @@ TEST(LabControls, SceneJsonRoundTripsAndRejectsBadKeys) {
   EXPECT_NE(error.find("unknown key"), std::string::npos);
   EXPECT_FALSE(controls_from_json({{"tab", "spectra"}}, &untouched, &error));
   EXPECT_EQ(to_json(untouched), to_json(LabControls{}));  // a failed read changes nothing
+}
+
+TEST(LabControls, NumbersOutOfRangeAreRefusedNotWrappedIntoOthers) {
+  // Before, "d": 4294967360 read as d = 64 (the int wrapped) and lr 1e300 as an infinite float.
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {R"({"d": 4294967360})", "lab.d: expected a whole number from -2147483648 to 2147483647"},
+      {R"({"layers": -2147483649})", "lab.layers: expected a whole number"},
+      {R"({"seed": -1})", "lab.seed: expected a whole number >= 0"},
+      {R"({"lr": 1e300})", "lab.lr: 1e+300 is out of range"},
+      {R"({"heads_off": [[4294967296, 0]]})", "lab.heads_off"}};
+  for (const auto& [text, message] : bad) {
+    LabControls untouched;
+    std::string error;
+    EXPECT_FALSE(controls_from_json(nlohmann::json::parse(text), &untouched, &error)) << text;
+    EXPECT_NE(error.find(message), std::string::npos) << text << " -> " << error;
+    EXPECT_EQ(to_json(untouched), to_json(LabControls{}));
+  }
+  // A lesson's TOML integers arrive as signed JSON numbers: a seed >= 0 is still a seed.
+  LabControls c;
+  std::string error;
+  ASSERT_TRUE(controls_from_json({{"seed", std::int64_t{3}}, {"d", std::int64_t{32}}}, &c, &error)) << error;
+  EXPECT_EQ(c.seed, 3u);
+  EXPECT_EQ(c.d, 32);
 }
 
 TEST(LabControls, VocabularyChoiceSetsVAndIsValidated) {

@@ -1,6 +1,10 @@
 #include "app/gui/lab/lab_controls.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <set>
 
 namespace headroom::gui {
@@ -16,6 +20,19 @@ const char* to_string(LabTab t) {
   return "?";
 }
 
+// Declared with the enum in theorem_demo.h; here so that the controls (what scenes read) need no solver.
+const char* to_string(TargetPattern p) {
+  switch (p) {
+    case TargetPattern::Identity: return "identity";
+    case TargetPattern::PreviousToken: return "previous token";
+    case TargetPattern::Uniform: return "uniform";
+    case TargetPattern::RandomStochastic: return "random";
+    case TargetPattern::HeadMap: return "a head's map";
+    case TargetPattern::SelfVsPast: return "self vs past";
+  }
+  return "?";
+}
+
 const char* to_string(MapStage s) {
   switch (s) {
     case MapStage::J: return "J";
@@ -25,6 +42,16 @@ const char* to_string(MapStage s) {
   }
   return "?";
 }
+
+namespace {
+
+// A JSON whole number that an int holds as it is.
+bool fits_int(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT_MAX);
+  return v.is_number_integer() && v.get<std::int64_t>() >= INT_MIN && v.get<std::int64_t>() <= INT_MAX;
+}
+
+}  // namespace
 
 bool same_shapes(const core::ModelSpec& a, const core::ModelSpec& b) {
   auto x = a, y = b;
@@ -198,6 +225,20 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
       *error = "lab." + it.key() + ": expected " + std::string(want.type_name()) + ", got " + v.dump();
       return false;
     }
+    // In range of what the lab keeps, so a value is never wrapped or cut into another one.
+    if (want.is_number_unsigned() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
+      *error = "lab." + it.key() + ": expected a whole number >= 0, got " + v.dump();
+      return false;
+    }
+    if (want.is_number_integer() && !want.is_number_unsigned() && !fits_int(v)) {
+      *error = "lab." + it.key() + ": expected a whole number from " + std::to_string(INT_MIN) + " to " +
+               std::to_string(INT_MAX) + ", got " + v.dump();
+      return false;
+    }
+    if (want.is_number_float() && !(std::abs(v.get<double>()) <= FLT_MAX)) {
+      *error = "lab." + it.key() + ": " + v.dump() + " is out of range (at most about 3.4e38)";
+      return false;
+    }
   }
   auto get_int = [&](const char* k, int& into) {
     if (j.contains(k)) into = j[k].get<int>();
@@ -278,8 +319,8 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   if (j.contains("heads_off")) {
     c.heads_off.clear();
     for (const auto& pair : j["heads_off"]) {
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer() ||
-          pair[0].get<int>() < 0 || pair[1].get<int>() < 0) {
+      if (!pair.is_array() || pair.size() != 2 || !fits_int(pair[0]) || !fits_int(pair[1]) || pair[0].get<int>() < 0 ||
+          pair[1].get<int>() < 0) {
         *error =
             "lab.heads_off: expected a list of [layer, head] pairs of whole numbers >= 0, e.g. [[0, 2], [1, 5]]; got " +
             pair.dump();

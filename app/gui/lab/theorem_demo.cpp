@@ -37,18 +37,6 @@ Matrix to_matrix(const Eigen::MatrixXd& e) {
 
 }  // namespace
 
-const char* to_string(TargetPattern p) {
-  switch (p) {
-    case TargetPattern::Identity: return "identity";
-    case TargetPattern::PreviousToken: return "previous token";
-    case TargetPattern::Uniform: return "uniform";
-    case TargetPattern::RandomStochastic: return "random";
-    case TargetPattern::HeadMap: return "a head's map";
-    case TargetPattern::SelfVsPast: return "self vs past";
-  }
-  return "?";
-}
-
 Matrix make_target(const TheoremRequest& r) {
   const int n = r.n;
   Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);  // column j: query j's distribution over keys

@@ -16,13 +16,10 @@
 
 namespace headroom::gui {
 
-enum class Smoothing { None, Ema, MovingAverage };
-enum class Grouping { None, SeedsOnly, ConfigKey };
-
 class ExplorerCurves {
  public:
   struct Settings {
-    std::string metric = "val_loss";
+    std::string metric = kDefaultMetric;
     explorer::XAxis x_axis = explorer::XAxis::Step;
     bool log_x = false, log_y = false;
     Smoothing smoothing = Smoothing::None;

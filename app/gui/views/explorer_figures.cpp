@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/plot_series.h"
@@ -11,6 +13,61 @@
 #include "widgets/line_plot.h"
 
 namespace headroom::gui {
+namespace {
+
+// A legend under the plots, its entries flowed left to right. The paper's series have long names
+// ("LRB Table 2A: fixed head size 128, d=512"): beside a half-width plot the plot's own legend
+// would cut them to "LRB Tab...", so that plot draws none and they are listed whole here.
+float legend_swatch_width() { return ImGui::GetFontSize() * 1.8f; }
+
+float legend_entry_width(const PlotSeries& s) {
+  return legend_swatch_width() + ImGui::CalcTextSize(s.label.c_str()).x + ImGui::GetStyle().ItemSpacing.x * 3.0f;
+}
+
+int legend_rows(const std::vector<PlotSeries>& all, float width) {
+  int rows = all.empty() ? 0 : 1;
+  float x = 0.0f;
+  for (const auto& s : all) {
+    const float w = legend_entry_width(s);
+    if (x > 0.0f && x + w > width) ++rows, x = 0.0f;
+    x += w;
+  }
+  return rows;
+}
+
+void draw_legend_below(const std::vector<PlotSeries>& all, float width) {
+  float x = 0.0f;
+  for (const auto& s : all) {
+    const float w = legend_entry_width(s);
+    if (x > 0.0f && x + w <= width) ImGui::SameLine(0.0f, ImGui::GetStyle().ItemSpacing.x * 2.0f);
+    else x = 0.0f;
+    x += w;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float line = ImGui::GetTextLineHeight(), sw = legend_swatch_width() - ImGui::GetStyle().ItemSpacing.x;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddLine(ImVec2(at.x, at.y + line * 0.5f), ImVec2(at.x + sw, at.y + line * 0.5f), s.color, s.thickness);
+    if (s.marker_radius > 0.0f)
+      dl->AddCircleFilled(ImVec2(at.x + sw * 0.5f, at.y + line * 0.5f), s.marker_radius, s.color);
+    ImGui::Dummy(ImVec2(sw, line));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(s.label.c_str());
+  }
+}
+
+// ImGui's word wrap may break after any comma, which cut "1,387,264" into "1," and "387,264":
+// shown with narrow no-break spaces between the digit groups (ISO 80000's separator) it stays whole.
+std::string unbreakable_numbers(const std::string& text) {
+  auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool group =
+        text[i] == ',' && i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
+    out += group ? std::string("\xE2\x80\xAF") : std::string(1, text[i]);
+  }
+  return out;
+}
+
+}  // namespace
 
 void ExplorerFigures::draw(const ExplorerSession& session, const std::string& reference_dir) {
   const float ui_scale = session.context.ui_scale;
@@ -82,7 +139,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   // The notes scroll in a band of their own, so the plots keep their room however many there are.
   ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
+  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", unbreakable_numbers(note).c_str());
   ImGui::PopStyleColor();
   ImGui::EndChild();
   if (!warnings_.empty()) ImGui::TextColored(kProblem, "%s", warnings_.c_str());
@@ -110,8 +167,21 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   };
   const auto ours = make_series(fig.ours, true), paper = make_series(fig.paper, false);
   const bool two = !paper.empty();
-  const float h = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.72f);
-  const float w = two ? ImGui::GetContentRegionAvail().x * 0.5f - 4.0f : -1.0f;
+  const float avail_x = ImGui::GetContentRegionAvail().x;
+  const float w = two ? avail_x * 0.5f - 4.0f : -1.0f;
+  // A plot's own legend beside it gets at most 40% of the plot area (the axes take ~5 em).
+  const float plot_w = (two ? avail_x * 0.5f : avail_x) - 5.0f * ImGui::GetFontSize();
+  auto legend_below = [&](const std::vector<PlotSeries>& all) {
+    float longest = 0.0f;
+    for (const auto& ps : all) longest = std::max(longest, legend_entry_width(ps));
+    return longest > 0.4f * plot_w;
+  };
+  const bool ours_below = legend_below(ours), paper_below = legend_below(paper);
+  float below_h = 0.0f;
+  if (ours_below) below_h += legend_rows(ours, avail_x - ImGui::CalcTextSize("Ours:").x);
+  if (paper_below) below_h += legend_rows(paper, avail_x - ImGui::CalcTextSize("Paper:").x);
+  below_h *= ImGui::GetFrameHeightWithSpacing();
+  const float h = std::max(160.0f, ImGui::GetContentRegionAvail().y * 0.72f - below_h);
   const int flags = fig.log_x ? widgets::PlotFlags_LogX : 0;
   // A little room left and right so the end points' dots are whole (in log space on a log axis).
   auto pad_x = [&](const std::vector<PlotSeries>& all) {
@@ -129,7 +199,8 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     }
   };
   if (widgets::BeginPlot(("Ours (this DB)##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
-    widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(), flags);
+    widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(),
+                       flags | (ours_below ? widgets::PlotFlags_NoLegend : 0));
     if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
     pad_x(ours);
     plot_all(ours);
@@ -138,12 +209,20 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   if (two) {
     ImGui::SameLine();
     if (widgets::BeginPlot(("Paper (reference)##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
-      widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(), flags);
+      widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(),
+                         flags | (paper_below ? widgets::PlotFlags_NoLegend : 0));
       if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
       pad_x(paper);
       plot_all(paper);
       widgets::EndPlot();
     }
+  }
+  for (const auto& [below, all, name] :
+       {std::tuple(ours_below, &ours, "Ours:"), std::tuple(paper_below, &paper, "Paper:")}) {
+    if (!below || all->empty()) continue;
+    ImGui::TextDisabled("%s", name);
+    ImGui::SameLine();
+    draw_legend_below(*all, ImGui::GetContentRegionAvail().x);
   }
   // The numbers behind both plots, side by side per series and x.
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |

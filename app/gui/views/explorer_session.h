@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "app/gui/explorer/explorer_loader.h"
+#include "app/gui/explorer/explorer_scene.h"
 #include "app/gui/views/view.h"
 
 namespace headroom::gui {
-
-enum class ExplorerTab { Curves, Figures, Run };
 
 struct ExplorerSession {
   explicit ExplorerSession(ViewContext& c) : context(c) {}

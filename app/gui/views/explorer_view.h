@@ -93,6 +93,8 @@ class ExplorerView : public View {
   double previous_free_ms_ = -1;         // benchmark: freeing the first open's tables before the timed one
   double startup_to_full_draw_ms_ = -1;  // the same from process start (window, fonts included)
   std::vector<double> refetch_ms_;
+  std::int64_t bench_error_frames_ = 0;  // --bench-frames: frames whose rows or curves carried an error
+  std::string bench_first_error_;
   Clock::time_point refetch_started_{};
   bool refetch_pending_ = false;
   Clock::time_point bench_select_started_{};
