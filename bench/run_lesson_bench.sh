@@ -17,7 +17,7 @@ FRAMES="${FRAMES:-600}"
 SIZE="${SIZE:-1920x1080}"
 [ -x build/app/gui/headroom ] || bash scripts/build.sh
 out=$(mktemp)
-for lesson in assets/lessons/*.toml; do
+for lesson in ${LESSONS:-assets/lessons/*.toml}; do  # LESSONS: a subset, e.g. "assets/lessons/04_*.toml"
   for round in $(seq "$ROUNDS"); do
     line=$(xvfb-run -a -s "-screen 0 ${SIZE}x24" build/app/gui/headroom --lesson "$lesson" --bench-frames "$FRAMES" \
       --size "$SIZE" 2>/dev/null | tail -1)
