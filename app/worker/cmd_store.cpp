@@ -245,7 +245,10 @@ Command register_export(CLI::App& root) {
       ->check(CLI::Range(0, 100000));
   app->add_flag("--done-only", *done_only,
                 "--results-only: leave out runs that are not done (queued, running, failed)");
-  return {app, [db, run, results_only, out, weights, done_only]() -> int {
+  // Every variable an option writes lives as long as the command: CLI11 writes --csv into *csv
+  // while it parses, after this function has returned (ASan found *csv freed by then).
+  return {app, [db, run, csv, results_only, out, weights, done_only]() -> int {
+            (void)csv;  // CSV is the default output; the flag only says so
             if (!*results_only) return run_export(*db, *run);
             if (out->empty() || run->has_value()) {
               std::cerr << "headroom-worker export --results-only: give --out NEW.sqlite (and no --run: it exports "

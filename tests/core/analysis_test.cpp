@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <optional>
 
 #include "core/analysis/bottleneck_report.h"
 #include "core/analysis/head_analysis.h"
@@ -78,20 +79,21 @@ TEST(BottleneckReport, VocabularyAndWidthRules) {
 }
 
 namespace {
-const Bottleneck* find_bottleneck(const std::vector<Bottleneck>& r, const std::string& id) {
+// A copy, not a pointer: the tests pass the report as a temporary (ASan found the pointers dangling).
+std::optional<Bottleneck> find_bottleneck(const std::vector<Bottleneck>& r, const std::string& id) {
   for (const auto& b : r)
-    if (b.id == id) return &b;
-  return nullptr;
+    if (b.id == id) return b;
+  return std::nullopt;
 }
 }  // namespace
 
 TEST(BottleneckReport, FullAttentionReachesEveryPatternFromNMinusOne) {
   // Softmax ignores a constant per query: d_p = n - 1 is enough (docs/causal_threshold.md).
   AttentionSpec s{AttentionKind::FixedHead, 64, 4, 4, 4, 15, 15};
-  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), nullptr);  // d_p = n - 1
+  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), std::nullopt);  // d_p = n - 1
   s.d_k = s.d_v = 14;
-  const auto* b = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
-  ASSERT_NE(b, nullptr);
+  const auto b = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
+  ASSERT_TRUE(b.has_value());
   EXPECT_NE(b->message.find("most patterns are out of reach"), std::string::npos) << b->message;
   EXPECT_NE(b->message.find("from n - 1 = 15"), std::string::npos) << b->message;
 }
@@ -99,28 +101,28 @@ TEST(BottleneckReport, FullAttentionReachesEveryPatternFromNMinusOne) {
 TEST(BottleneckReport, CausalHeadsReachAlmostEveryPatternFromHalfN) {
   AttentionSpec s{AttentionKind::FixedHead, 64, 4, 4, 4, 8, 8};
   s.causal = true;
-  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), nullptr);  // floor(16/2) = 8
+  EXPECT_EQ(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), std::nullopt);  // floor(16/2) = 8
   s.d_k = s.d_v = 7;
-  const auto* low = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
-  ASSERT_NE(low, nullptr);
+  const auto low = find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank");
+  ASSERT_TRUE(low.has_value());
   EXPECT_NE(low->message.find("most patterns are out of reach, even approximately"), std::string::npos) << low->message;
   EXPECT_NE(low->message.find("floor(n/2) = 8"), std::string::npos) << low->message;
   EXPECT_NE(low->message.find("causal"), std::string::npos);
   // The same head without the mask is a bottleneck up to n - 2.
   s.causal = false;
   s.d_k = s.d_v = 14;
-  EXPECT_NE(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), nullptr);
+  EXPECT_NE(find_bottleneck(attention_bottlenecks(s, 16), "lrb-head-rank"), std::nullopt);
   // Multi-head at n = 32: the remedy names the causal threshold, not n.
   AttentionSpec m{AttentionKind::MultiHead, 64, 16, 16, 16, 4, 4};
   m.causal = true;
-  const auto* mh = find_bottleneck(attention_bottlenecks(m, 32), "lrb-head-rank");
-  ASSERT_NE(mh, nullptr);
+  const auto mh = find_bottleneck(attention_bottlenecks(m, 32), "lrb-head-rank");
+  ASSERT_TRUE(mh.has_value());
   EXPECT_NE(mh->message.find("fixed head size d_p >= 16"), std::string::npos) << mh->message;
   // Talking-heads: J is capped at d_k = 4, the mixed logits at h_k d_k = 16 = floor(32/2).
   AttentionSpec th{AttentionKind::TalkingHeads, 64, 4, 4, 4, 4, 4};
   th.causal = true;
-  const auto* mixed = find_bottleneck(attention_bottlenecks(th, 32), "th-mixed-rank");
-  ASSERT_NE(mixed, nullptr);
+  const auto mixed = find_bottleneck(attention_bottlenecks(th, 32), "th-mixed-rank");
+  ASSERT_TRUE(mixed.has_value());
   EXPECT_NE(mixed->message.find("= 16 >= floor(n/2)"), std::string::npos) << mixed->message;
 }
 
@@ -146,16 +148,16 @@ TEST(BottleneckReport, VocabularyBadgeCountsTheTokensThatOccur) {
   m.vocab = 256;
   m.width = 128;
   m.attention = AttentionSpec{AttentionKind::MultiHead, 128, 2, 2, 2, 64, 64};
-  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8), "vb-vocab"), nullptr);  // V = 256 >= d, symbols unknown
+  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8), "vb-vocab"), std::nullopt);  // V = 256 >= d, symbols unknown
   const auto r = model_bottlenecks(m, 8, VocabularyUse{63, "KJV"});
-  const auto* b = find_bottleneck(r, "vb-vocab");
-  ASSERT_NE(b, nullptr);
+  const auto b = find_bottleneck(r, "vb-vocab");
+  ASSERT_TRUE(b.has_value());
   EXPECT_NE(b->message.find("only 63 of the V = 256 tokens occur in KJV"), std::string::npos) << b->message;
-  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8, VocabularyUse{200, "KJV"}), "vb-vocab"), nullptr);
+  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8, VocabularyUse{200, "KJV"}), "vb-vocab"), std::nullopt);
   // The embedding-rank badge names VB's rank-1 positional assumption.
   m.embed_rank = 16;
-  const auto* e = find_bottleneck(model_bottlenecks(m, 8), "vb-embed-rank");
-  ASSERT_NE(e, nullptr);
+  const auto e = find_bottleneck(model_bottlenecks(m, 8), "vb-embed-rank");
+  ASSERT_TRUE(e.has_value());
   EXPECT_NE(e->message.find("rank-1 positional embedding"), std::string::npos) << e->message;
 }
 
