@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh --sanitize [address|thread] [ctest args...]
 #   address (default with no argument: both, address first): every test, built with
-#     AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/;
+#     AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ (the tests that open a window,
+#     label "window", without leak detection: the GL driver's own allocations at exit);
 #   thread: the GUI's thread hand-offs -- the explorer's loader, table orderer and worker process,
 #     the mailbox, the lab engine and the Theorem 1 demo -- built with ThreadSanitizer into
 #     build-tsan/.
@@ -46,5 +47,17 @@ for kind in "${kinds[@]}"; do
     cmake --build "$dir" -j "$JOBS"
   fi
   echo "== $kind: testing"
-  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "${select[@]}" "$@"
+  if [ "$kind" = address ]; then
+    # Tests that open a window (label "window") run with leak detection off: Mesa's llvmpipe driver
+    # leaves allocations at exit, some in a module it has already unloaded, which no suppression can
+    # name. Use-after-free, overflows and UB are still caught there; every other test checks leaks.
+    status=0
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "${select[@]}" \
+      -LE window "$@" || status=$?
+    ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+      ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "${select[@]}" -L window "$@" || status=$?
+    [ "$status" -eq 0 ] || exit "$status"
+  else
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "${select[@]}" "$@"
+  fi
 done
