@@ -120,10 +120,10 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     const float ny[2] = {1e-12f, 1.0f};
     const float every[2] = {float(t->every_pattern_threshold), float(t->every_pattern_threshold)};
     widgets::PlotLine("n - 1 (every P)", every, ny, 2, IM_COL32(230, 90, 60, 255));
-    if (t->causal) {
-      const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
-      widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(90, 170, 230, 255));
-    }
+    // The plot reads its series at EndPlot(): every array must live until then (ASan found this
+    // one declared inside the `if`, out of scope by EndPlot()).
+    const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
+    if (t->causal) widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(90, 170, 230, 255));
     widgets::EndPlot();
   }
 }
