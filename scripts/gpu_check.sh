@@ -2,7 +2,8 @@
 # Build, test and benchmark on a GPU machine in one go (issue 11), for a borrowed machine that has
 # PyTorch 2.x with CUDA but none of Headroom's Debian packages: stage them first on a machine with
 # apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/), carry .gpu along and run
-#   bash scripts/gpu_check.sh [steps...]      steps: build tests bench fulltests (default: all)
+#   bash scripts/gpu_check.sh [steps...]   steps: build tests bench fulltests scaling peer suites
+#                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds).
 set -uo pipefail
@@ -16,7 +17,7 @@ STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(build tests bench fulltests)
 want() { local s; for s in "${STEPS[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 JOBS=$(nproc)
-{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; } 2>&1 | tee "$OUT/machine.txt"
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; echo "nvcc: $(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null || echo none)"; } 2>&1 | tee "$OUT/machine.txt"
 
 if want build; then
   start=$(date +%s)
@@ -74,25 +75,56 @@ for n in (1, 2, 4, 8):
 PY
 fi
 
+if want peer; then
+  # Issue 16: Headroom's import of GPT-2 / BERT / Llama checkpoints against transformers itself.
+  python3 -c 'import transformers, safetensors; print("transformers", transformers.__version__)' 2>&1 | tee "$OUT/hf_peer.txt"
+  timeout 240 python3 scripts/hf_peer_check.py --worker build-cuda/app/worker/headroom-worker >>"$OUT/hf_peer.txt" 2>&1
+  echo "hf peer check rc=$?" | tee -a "$OUT/hf_peer.txt"; tail -12 "$OUT/hf_peer.txt"
+fi
+
 if want suites; then
-  # Full-scale suites on the GPU, SUITE_WORKERS processes each, side by side; what finished in
-  # SUITES_TIMEOUT seconds comes back as results-only exports.
+  # Full-scale suites on the GPU, side by side, each with its own worker count (SUITES entries are
+  # NAME or NAME:WORKERS; SUITE_WORKERS is the default); what finished in SUITES_TIMEOUT seconds
+  # comes back as results-only exports. With SUITES_DIR kept between calls (a path under
+  # build-cuda/ on a machine that stayed warm), the same command resumes what a timeout stopped.
+  worker=${WORKER_BIN:-build-cuda/app/worker/headroom-worker}
   work=${SUITES_DIR:-$(mktemp -d)}  # the full DBs stay there; exports come back
-  for suite in ${SUITES:-lrb_heads vb_rank}; do
+  mkdir -p "$work"
+  names=()
+  for entry in ${SUITES:-lrb_heads vb_rank}; do
+    suite=${entry%%:*}
+    workers=${SUITE_WORKERS:-6}
+    [ "$entry" != "$suite" ] && workers=${entry#*:}
+    names+=("$suite")
     (
       start=$(date +%s)
-      timeout "${SUITES_TIMEOUT:-380}" build-cuda/app/worker/headroom-worker run "assets/suites/$suite.toml" --scale full \
-        --db "$work/$suite.sqlite" --workers "${SUITE_WORKERS:-6}" --device cuda --quiet >"$OUT/$suite.log" 2>&1
-      echo "$suite: rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
+      OMP_NUM_THREADS=1 timeout "${SUITES_TIMEOUT:-380}" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
+        --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" --quiet >>"$OUT/$suite.log" 2>&1
+      echo "$suite ($workers workers): rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
     ) &
   done
   wait
-  # Workers the timeout orphaned (anchored on the binary, never matching the shell that started this)
-  pkill -f "^[^ ]*build-cuda/app/worker/headroom-worker " 2>/dev/null; sleep 1
-  for suite in ${SUITES:-lrb_heads vb_rank}; do
-    build-cuda/app/worker/headroom-worker status --db "$work/$suite.sqlite" >>"$OUT/suites.txt" 2>&1
-    build-cuda/app/worker/headroom-worker export --db "$work/$suite.sqlite" --results-only --done-only \
-      --weights-per-suite 4 --out "$OUT/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1
+  # Workers the timeout orphaned (anchored on the binary, never matching the shell that started
+  # this): asked to stop, they checkpoint; wait for them so the DBs are quiet before the export.
+  pkill -f "^$worker " 2>/dev/null
+  for _ in $(seq 30); do pgrep -f "^$worker " >/dev/null || break; sleep 1; done
+  pkill -9 -f "^$worker " 2>/dev/null
+  exports=()
+  for suite in "${names[@]}"; do
+    "$worker" status --db "$work/$suite.sqlite" >>"$OUT/suites.txt" 2>&1
+    rm -f "$work/${suite}_gpu.sqlite"
+    "$worker" export --db "$work/$suite.sqlite" --results-only --done-only \
+      --weights-per-suite "${WEIGHTS_PER_SUITE:-4}" --out "$work/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1 &&
+      exports+=("${suite}_gpu.sqlite")
   done
-  tail -40 "$OUT/suites.txt"
+  # At most 8 files come back from a borrowed machine: the exports travel as one archive, split
+  # into 15 MB pieces (cat exports.tar.part-* | tar x).
+  if [ ${#exports[@]} -gt 0 ]; then
+    tar -C "$work" -cf - "${exports[@]}" | split -b 15M - "$OUT/exports.tar.part-"
+  fi
+  tar -C "$OUT" -czf "$OUT/suite_logs.tgz" $(cd "$OUT" && ls ./*.log 2>/dev/null) && rm -f "$OUT"/*.log
+
+  for suite in "${names[@]}"; do  # runs per status, per suite
+    echo "$suite: $("$worker" status --db "$work/$suite.sqlite" 2>&1 | awk 'NR > 1 { n[$3]++ } END { for (s in n) printf "%s %d  ", s, n[s] }')"
+  done
 fi
