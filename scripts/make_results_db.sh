@@ -3,7 +3,11 @@
 # explorer offers it, lessons name it "@results"): the DONE runs of full-scale suite databases,
 # merged, then exported compact (configs and every metric; P_l / P_w snapshots; no checkpoints;
 # the final weights of a few runs per suite in F16). It also writes assets/results/README.md,
-# the list of what is inside, read back from the new file.
+# the list of what is inside, read back from the new file. The repository keeps it under ~30 MB:
+# WEIGHTS_PER_SUITE (default 1) runs per suite keep their final weights (~1-2 MB each), the runs
+# in KEEP_WEIGHTS_OF first (runs the lab shows well: the lesson 6 run, talking-heads where the
+# suite's DB has its weights; a GPU export brings back only a few runs' weights), and SNAPSHOTS_PER_RUN (default 9) P_l / P_w snapshots
+# per run stay (th_extreme_heads' h = 128 run stores 33 of 260 KB each).
 #
 #   bash scripts/make_results_db.sh build/app/worker/headroom-worker RUNS.sqlite [RUNS.sqlite...]
 #
@@ -18,7 +22,19 @@ out=assets/results/headroom_results.sqlite
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$worker" merge "$tmp/merged.sqlite" "$@"
-"$worker" export --db "$tmp/merged.sqlite" --results-only --done-only --weights-per-suite 4 --out "$tmp/results.sqlite"
+weights=${WEIGHTS_PER_SUITE:-1}
+snapshots=${SNAPSHOTS_PER_RUN:-9}
+keep=${KEEP_WEIGHTS_OF:-th-head-dims/6-24-6/seed=0 th-extreme-heads/talking-heads/heads=4 \
+  th-projections/logits-proj/seed=0 lrb-heads/standard/heads=8 lrb-head-size/fixed-head/d_k=16}
+keep_args=()
+for run in $keep; do
+  # only runs of the DBs given (a subset of suites is fine); export says if one has no weights
+  if "$worker" status --db "$tmp/merged.sqlite" | awk -v r="$run" '$2 == r { found = 1 } END { exit !found }'; then
+    keep_args+=(--keep-weights-of "$run")
+  fi
+done
+"$worker" export --db "$tmp/merged.sqlite" --results-only --done-only --weights-per-suite "$weights" \
+  --snapshots-per-run "$snapshots" "${keep_args[@]}" --out "$tmp/results.sqlite"
 mkdir -p assets/results
 mv "$tmp/results.sqlite" "$out"
 {
@@ -26,7 +42,7 @@ mv "$tmp/results.sqlite" "$out"
   echo
   echo "\`headroom_results.sqlite\` holds finished full-scale runs of the suites in \`assets/suites/\`, made with"
   echo "\`scripts/make_results_db.sh\` on $(date -u +%Y-%m-%d) (configs, every metric, P_l / P_w snapshots; no"
-  echo "checkpoints; the final weights of up to 4 runs per suite in F16). Open it in the explorer, or"
+  echo "checkpoints; the final weights of up to $weights runs per suite in F16; at most $snapshots P_l / P_w snapshots per run). Open it in the explorer, or"
   echo "name it \`@results\` in a scene or lesson. Runs, as \`headroom-worker status\` lists them:"
   echo
   echo '```'

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -130,9 +131,11 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 
 // A DB for sharing (issue: ship the papers' results): every suite, run, config and metric; no
 // checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
-// suite (lowest seed first, then enqueue order; runs outside a suite count as one suite), in 16
-// bits. The source is only read.
-int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only) {
+// suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
+// runs outside a suite count as one suite), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots
+// per run, evenly spaced over training, the first and the last always among them. The source is only read.
+int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
+                       std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
   if (!require_existing("export", path)) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
     std::cerr << "headroom-worker export: " << out
@@ -140,7 +143,22 @@ int run_export_results(const std::string& path, const std::string& out, int weig
                  "overwritten)\n";
     return kExitBadInput;
   }
-  db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB of a known schema
+  {
+    auto source = db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB we know
+    db::RunStore runs(source);
+    for (const auto& name : keep_weights_of) {
+      const auto run = runs.find_run(name);
+      if (run && (!done_only || run->status == db::RunStatus::Done) && runs.latest_artifact(run->id, "weights"))
+        continue;
+      std::cerr << "headroom-worker export: --keep-weights-of " << name << ": "
+                << (!run ? "no such run in " + path + " (give run names as `headroom-worker status` lists them)"
+                    : run->status != db::RunStatus::Done && done_only
+                        ? "the run is not done, and --done-only leaves it out"
+                        : "the run has no weights in " + path + " to keep")
+                << "; nothing was written\n";
+      return kExitBadInput;
+    }
+  }
   if (auto err = copy_database(path, out)) {
     std::remove(out.c_str());
     std::cerr << "headroom-worker export: cannot copy " << path << " to " << out << ": " << *err << "\n";
@@ -158,18 +176,38 @@ int run_export_results(const std::string& path, const std::string& out, int weig
   std::map<std::string, std::vector<db::RunRecord>> by_suite;
   for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
   std::set<int64_t> keep;
+  const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
   for (auto& [suite, runs] : by_suite) {
-    std::stable_sort(runs.begin(), runs.end(),
-                     [](const db::RunRecord& a, const db::RunRecord& b) { return a.seed < b.seed; });
+    std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
+      return std::make_pair(!named.count(a.name), a.seed) < std::make_pair(!named.count(b.name), b.seed);
+    });
     int kept = 0;
     for (const auto& r : runs) {
       if (kept >= weights_per_suite) break;
       if (store.latest_artifact(r.id, "weights")) keep.insert(r.id), ++kept;
     }
   }
-  int64_t converted = 0;
+  int64_t converted = 0, thinned = 0;
   conn.exec("BEGIN");
   conn.exec("DELETE FROM artifacts WHERE kind = 'checkpoint'");
+  if (snapshots_per_run) {
+    const auto kind = std::string(db::kTalkingHeadsArtifact);
+    for (const auto& r : store.list_runs()) {
+      const auto steps = store.artifact_steps(r.id, kind);  // ascending
+      const size_t n = steps.size(), keep_n = static_cast<size_t>(*snapshots_per_run);
+      if (n <= keep_n) continue;
+      std::set<int64_t> kept;  // index i of keep_n spread over 0 .. n-1
+      for (size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
+      auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
+      for (int64_t step : steps) {
+        if (kept.count(step)) continue;
+        del.reset();
+        del.bind(1, r.id).bind(2, kind).bind(3, step);
+        del.step();
+        ++thinned;
+      }
+    }
+  }
   for (const auto& [suite, runs] : by_suite) {
     for (const auto& r : runs) {
       const auto last = store.latest_artifact(r.id, "weights");
@@ -195,6 +233,8 @@ int run_export_results(const std::string& path, const std::string& out, int weig
             << " runs with their configs and metrics, final weights in F16 for " << converted << " of them (at most "
             << weights_per_suite << " per suite), no checkpoints";
   if (done_only) std::cout << "; " << dropped << " runs not done left out";
+  if (snapshots_per_run)
+    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
   std::cout << "\n";
   return kExitOk;
 }
@@ -231,6 +271,8 @@ Command register_export(CLI::App& root) {
   auto out = std::make_shared<std::string>();
   auto weights = std::make_shared<int>(6);
   auto done_only = std::make_shared<bool>(false);
+  auto snapshots = std::make_shared<std::optional<int>>();
+  auto keep_weights_of = std::make_shared<std::vector<std::string>>();
   auto* app =
       root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
   app->add_option("--db", *db, "Experiments database")->required();
@@ -245,9 +287,16 @@ Command register_export(CLI::App& root) {
       ->check(CLI::Range(0, 100000));
   app->add_flag("--done-only", *done_only,
                 "--results-only: leave out runs that are not done (queued, running, failed)");
+  app->add_option("--snapshots-per-run", *snapshots,
+                  "--results-only: keep at most this many P_l / P_w snapshots per run, evenly spaced, the first "
+                  "and last among them (default: all)")
+      ->check(CLI::Range(1, 100000));
+  app->add_option("--keep-weights-of", *keep_weights_of,
+                  "--results-only: these runs (by name; repeatable) keep their final weights first, within their "
+                  "suite's --weights-per-suite");
   // Every variable an option writes lives as long as the command: CLI11 writes --csv into *csv
   // while it parses, after this function has returned (ASan found *csv freed by then).
-  return {app, [db, run, csv, results_only, out, weights, done_only]() -> int {
+  return {app, [db, run, csv, results_only, out, weights, done_only, snapshots, keep_weights_of]() -> int {
             (void)csv;  // CSV is the default output; the flag only says so
             if (!*results_only) return run_export(*db, *run);
             if (out->empty() || run->has_value()) {
@@ -255,7 +304,7 @@ Command register_export(CLI::App& root) {
                            "every run)\n";
               return kExitBadInput;
             }
-            return run_export_results(*db, *out, *weights, *done_only);
+            return run_export_results(*db, *out, *weights, *done_only, *snapshots, *keep_weights_of);
           }};
 }
 

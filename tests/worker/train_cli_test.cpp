@@ -313,6 +313,18 @@ std::vector<std::pair<std::string, std::string>> artifact_kinds(const std::strin
   sqlite3_close(h);
   return out;
 }
+std::vector<std::string> weights_run_names(const std::string& db) {
+  std::vector<std::string> out;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT r.name FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'weights'", -1,
+                     &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
 }  // namespace
 
 TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
@@ -324,7 +336,15 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
     ASSERT_EQ(run_worker(args).exit_code, 0);
   }
   const size_t before = file_hash(db);
-  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--weights-per-suite", "1"});
+  // A run named with --keep-weights-of keeps its weights first (b, not a, the lower in order);
+  // a name that is not a run is refused before anything is written.
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--weights-per-suite", "1",
+                       "--keep-weights-of", "nonesuch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--keep-weights-of nonesuch: no such run"), std::string::npos) << r.err;
+  EXPECT_NE(access(out.c_str(), F_OK), 0) << "a refused export wrote " << out;
+  r = run_worker(
+      {"export", "--db", db, "--results-only", "--out", out, "--weights-per-suite", "1", "--keep-weights-of", "b"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("final weights in F16 for 1 of them"), std::string::npos) << r.out;
   EXPECT_EQ(file_hash(db), before) << "the source changed";
@@ -348,6 +368,14 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
     }
   }
   EXPECT_EQ(weights, 1);
+  EXPECT_EQ(weights_run_names(out), std::vector<std::string>{"b"});
+  // From that export, run a has no weights left to keep: said, and nothing written.
+  const std::string again = temp_path("shared_again.sqlite");
+  std::remove(again.c_str());
+  r = run_worker({"export", "--db", out, "--results-only", "--out", again, "--keep-weights-of", "a"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--keep-weights-of a: the run has no weights"), std::string::npos) << r.err;
+  EXPECT_NE(access(again.c_str(), F_OK), 0);
   EXPECT_LT(file_bytes(out).size(), file_bytes(db).size() / 2);
   // Bad uses lose nothing: an existing --out is refused, and --out is required.
   r = run_worker({"export", "--db", db, "--results-only", "--out", out});
@@ -356,6 +384,39 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   r = run_worker({"export", "--db", db, "--results-only"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+}
+
+TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndLast) {
+  const std::string db = temp_path("snapshots.sqlite"), out = temp_path("snapshots_results.sqlite"),
+                    all = temp_path("snapshots_all.sqlite");
+  for (const auto& p : {db, out, all}) std::remove(p.c_str());
+  auto args = train_args(db, "th");
+  args[args.size() - 12] = "200";  // --steps; a snapshot at every evaluation (25 steps): 0, 25, .., 200
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  auto steps_of = [](const std::string& path) {
+    std::vector<long> steps;
+    sqlite3* h = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return steps;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(h, "SELECT step FROM artifacts WHERE kind = 'talking_heads' ORDER BY step", -1, &st, nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW) steps.push_back(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return steps;
+  };
+  const auto source = steps_of(db);
+  ASSERT_EQ(source.size(), 9u) << "expected a snapshot at steps 0, 25, .., 200";
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--snapshots-per-run", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(steps_of(out), (std::vector<long>{source.front(), source[4], source.back()}));
+  EXPECT_NE(r.out.find("6 P_l / P_w snapshots left out (at most 3 per run)"), std::string::npos) << r.out;
+  // Without the option every snapshot stays; a count of 0 is refused.
+  ASSERT_EQ(run_worker({"export", "--db", db, "--results-only", "--out", all}).exit_code, 0);
+  EXPECT_EQ(steps_of(all), source);
+  r = run_worker(
+      {"export", "--db", db, "--results-only", "--out", temp_path("never.sqlite"), "--snapshots-per-run", "0"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("snapshots-per-run"), std::string::npos) << r.err;
 }
 
 TEST(TrainCli, ResultsOnlyExportCanLeaveOutRunsNotDoneAndReportsTheSizeItWrote) {
