@@ -69,6 +69,11 @@ int run_status(const std::string& path, bool json) {
                 r["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
                 static_cast<long long>(r["step"].get<int64_t>()), metric("train_loss"), metric("val_loss"));
   }
+  // Why runs failed, under the table (a run's error is its last line of output, kept in the DB).
+  for (const auto& r : out["runs"])
+    if (r.contains("error") && r["status"] == "failed")
+      std::printf("run %lld failed: %s\n", static_cast<long long>(r["id"].get<int64_t>()),
+                  r["error"].get<std::string>().c_str());
   return kExitOk;
 }
 

@@ -386,6 +386,24 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
 }
 
+TEST(TrainCli, StatusSaysWhyARunFailedUnderTheTable) {
+  const std::string db = temp_path("failed_status.sqlite");
+  std::remove(db.c_str());
+  for (const char* name : {"a", "b"}) ASSERT_EQ(run_worker(train_args(db, name)).exit_code, 0);
+  sqlite3* h = nullptr;  // run b as a worker leaves a run it could not train
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h,
+                         "UPDATE runs SET status = 'failed', error_text = 'CUDA out of memory. Tried to allocate 4.00 "
+                         "GiB' WHERE name = 'b'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(h);
+  const auto r = run_worker({"status", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("run 2 failed: CUDA out of memory. Tried to allocate 4.00 GiB\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("run 1 failed"), std::string::npos) << r.out;
+}
+
 TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndLast) {
   const std::string db = temp_path("snapshots.sqlite"), out = temp_path("snapshots_results.sqlite"),
                     all = temp_path("snapshots_all.sqlite");
