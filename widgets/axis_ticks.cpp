@@ -69,13 +69,19 @@ std::vector<AxisTick> nice_ticks(double lo, double hi, int target_count) {
     ticks.push_back({lo, format_tick(lo, std::max(std::fabs(lo) * 0.1, 1e-12)), true});
     return ticks;
   }
-  const double step = nice_step(hi - lo, target_count);
-  const double slack = step * 1e-6;
-  const double first = std::ceil((lo - slack) / step);
-  for (int k = 0; k < 1000; ++k) {
-    const double v = (first + k) * step;
-    if (v > hi + slack) break;
-    ticks.push_back({v, format_tick(v, step), true});
+  // A rounded-up step can leave one tick in the range (0.041 wide at 2 ticks: step 0.05), and one
+  // label gives no scale: ask for finer steps until two fit.
+  for (int target = std::max(1, target_count); target <= 64; target *= 2) {
+    ticks.clear();
+    const double step = nice_step(hi - lo, target);
+    const double slack = step * 1e-6;
+    const double first = std::ceil((lo - slack) / step);
+    for (int k = 0; k < 1000; ++k) {
+      const double v = (first + k) * step;
+      if (v > hi + slack) break;
+      ticks.push_back({v, format_tick(v, step), true});
+    }
+    if (ticks.size() >= 2) break;
   }
   return ticks;
 }

@@ -42,6 +42,20 @@ TEST(AxisTicks, NegativeAndOddRanges) {
   EXPECT_LE(u.back().value, 4.1 + 1e-9);
 }
 
+TEST(AxisTicks, ANarrowRangeStillGetsTwoLabelsForAScale) {
+  // The th-heads figure's losses, 1.129 .. 1.170 on a short plot (2 ticks wanted): a step of 0.05
+  // left "1.15" alone; finer steps give at least two labels, all inside the range.
+  const auto t = hw::nice_ticks(1.129, 1.170, 2);
+  ASSERT_GE(t.size(), 2u);
+  for (const auto& k : t) {
+    EXPECT_GE(k.value, 1.129 - 1e-12);
+    EXPECT_LE(k.value, 1.170 + 1e-12);
+    EXPECT_FALSE(k.label.empty());
+  }
+  EXPECT_NE(t[0].label, t[1].label);  // enough digits to tell them apart
+  EXPECT_EQ(hw::log_ticks(1.129, 1.170, 2).size(), t.size()) << "a log axis this narrow falls back to the same";
+}
+
 TEST(AxisTicks, TinyRangesLabelZeroAsZero) {
   // A difference map of +-1e-6: the ticks read "-1e-06" .. "1e-06", and zero plainly "0".
   const auto t = hw::nice_ticks(-1e-6, 1e-6, 4);
