@@ -481,6 +481,10 @@ TEST(Figures, VbPosRankPlotsTheReducedRank) {
   EXPECT_EQ(xs(*series(figs[0].ours, "vocab-rank")), (std::vector<double>{2}));
   EXPECT_EQ(xs(*series(figs[0].ours, "full-rank")), (std::vector<double>{16}));  // min(d = 32, n = 16)
   EXPECT_TRUE(has_note(figs[0], "VB Fig. 7 trained (vb_setups.csv line 16)"));
+  // VB Fig. 7 compares ranks: the default axis is the rank (the parameter counts of one width cluster).
+  const auto by_default = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);
+  ASSERT_EQ(by_default.size(), 1u);
+  EXPECT_EQ(xs(*series(by_default[0].ours, "pos-rank")), (std::vector<double>{1, 16}));
 }
 
 }  // namespace
