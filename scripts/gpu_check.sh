@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build, test and benchmark on a GPU machine in one go (issue 11), for a borrowed machine that has
 # PyTorch 2.x with CUDA but none of Headroom's Debian packages: stage them first on a machine with
-# apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/), carry .gpu along and run
+# apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/, and for the linux-docs
+# corpus `bash scripts/stage_corpora.sh`), carry .gpu along and run
 #   bash scripts/gpu_check.sh [steps...]   steps: build tests bench fulltests scaling peer suites
 #                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
@@ -13,6 +14,14 @@ mkdir -p "$OUT"
 [ -f .gpu/env.sh ] || { echo "gpu_check: .gpu/env.sh is missing; run ../shared/gpu/stage.sh where apt works" >&2; exit 2; }
 # shellcheck disable=SC1091
 source .gpu/env.sh
+# The linux-docs corpus, staged by scripts/stage_corpora.sh (the machine has no linux-source-6.1),
+# unpacked into the worker's cache once: `--corpus linux-docs` reads it from there.
+export HEADROOM_CACHE_DIR=${HEADROOM_CACHE_DIR:-$HOME/.cache/headroom}
+if [ -f .gpu/corpora/linux-docs.txt.xz ] && [ ! -s "$HEADROOM_CACHE_DIR/linux-docs.txt" ]; then
+  mkdir -p "$HEADROOM_CACHE_DIR"
+  xz -dc .gpu/corpora/linux-docs.txt.xz > "$HEADROOM_CACHE_DIR/linux-docs.txt.tmp" &&
+    mv "$HEADROOM_CACHE_DIR/linux-docs.txt.tmp" "$HEADROOM_CACHE_DIR/linux-docs.txt"
+fi
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(build tests bench fulltests)
 want() { local s; for s in "${STEPS[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }

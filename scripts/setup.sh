@@ -12,6 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libstb-dev libgtest-dev
   libimgui-dev libglfw3-dev libgl-dev
   bible-kjv fonts-dejavu-core fonts-dejavu-extra  # the real corpus; the GUI's fonts (extra: a lesson's italics)
+  linux-source-6.1                          # the second corpus, linux-docs (the kernel's Documentation/ prose)
   xvfb xauth xdotool libgl1-mesa-dri        # GUI tests in a virtual display (Mesa llvmpipe renders there)
   clang-format                              # the style check (tests/format_check.sh)
   clang libclang-rt-14-dev                  # libFuzzer + sanitizers for the fuzz targets (scripts/fuzz.sh)

@@ -162,7 +162,9 @@ Command register_train(CLI::App& root) {
       ->check(rank_check("--pos-rank"));
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
-  app->add_option("--corpus", o->train.corpus, "kjv, a text file, or copy|reverse|induction|recall (default kjv)");
+  app->add_option("--corpus", o->train.corpus,
+                  "kjv, linux-docs (the kernel's Documentation/, from linux-source-6.1), a text file, or "
+                  "copy|reverse|induction|recall (default kjv)");
   app->add_option("--tokenizer", o->train.tokenizer, "bytes or bpe:<V> (default bytes)");
   app->add_option("--steps", o->train.steps, "Optimiser steps (default 1000)");
   app->add_option("--batch", o->train.batch, "Sequences per step (default 16)");

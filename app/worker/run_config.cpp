@@ -43,7 +43,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
       access(c.train.corpus.c_str(), R_OK) != 0)
     throw std::invalid_argument(
         at("train.corpus: no such file ") + c.train.corpus +
-        "; use kjv (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
+        "; use kjv or linux-docs (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
   int vocab = 0;
   try {
     vocab = data_vocab_size(c.train.corpus, c.train.tokenizer);

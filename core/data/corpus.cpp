@@ -108,7 +108,39 @@ std::string cache_dir() {
   return dir;
 }
 
-bool is_builtin_corpus(const std::string& name) { return name == "kjv"; }
+bool is_builtin_corpus(const std::string& name) { return name == "kjv" || name == kLinuxDocsCorpus; }
+
+std::string linux_source_tarball() {
+  if (const char* p = std::getenv("HEADROOM_LINUX_SOURCE"); p && *p) return p;
+  return "/usr/src/linux-source-6.1.tar.xz";
+}
+
+std::string extract_linux_docs(const std::string& tarball) {
+  const std::string what = std::string("corpus ") + kLinuxDocsCorpus + ": ";
+  const std::string remedy =
+      "install Debian's linux-source-6.1 (`apt-get install linux-source-6.1`, which puts the kernel's source in "
+      "/usr/src), or set HEADROOM_LINUX_SOURCE to a linux-source tarball, or pass a text file with --corpus PATH";
+  struct stat st {};
+  if (::stat(tarball.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::invalid_argument(what + "the kernel's Documentation/ prose is read from " + tarball +
+                                ", which does not exist; " + remedy);
+  // Every .rst of Documentation/ but its translations, in the archive's order (fixed for a tarball).
+  int code = 0;
+  std::string err;
+  std::string text = run_program({"tar", "-xJf", tarball, "--wildcards", "--exclude=*/Documentation/translations/*",
+                                  "-O", "*/Documentation/*.rst"},
+                                 &code, &err);
+  if (code != 0 || text.size() < kLinuxDocsMinBytes)
+    throw std::invalid_argument(what + "could not read Documentation/*.rst from " + tarball + " (tar " +
+                                (code == -1 ? std::string("is not installed") : "exited " + std::to_string(code)) +
+                                ", " + std::to_string(text.size()) + " bytes" +
+                                (err.empty() ? std::string() : ": " + err.substr(0, err.find('\n'))) + "); " + remedy);
+  const long long bad = first_invalid_utf8(text);
+  if (bad >= 0)
+    throw std::invalid_argument(what + "the text read from " + tarball + " is not UTF-8 (invalid byte at offset " +
+                                std::to_string(bad) + "); " + remedy);
+  return text;
+}
 
 void split_train_validation(const std::string& text, std::string* train, std::string* validation) {
   train->clear();
@@ -135,7 +167,7 @@ Corpus load_corpus(const std::string& name) {
   Corpus c;
   c.name = name;
   std::string text;
-  if (is_builtin_corpus(name)) {
+  if (name == "kjv") {
     const std::string cached = cache_dir() + "/kjv.txt";
     if (!read_file(cached, &text) || text.empty()) {
       int code = 0;
@@ -150,11 +182,17 @@ Corpus load_corpus(const std::string& name) {
       // the Bible again instead of a truncated copy.
       write_file_atomically(cached, text, nullptr);
     }
+  } else if (name == kLinuxDocsCorpus) {
+    const std::string cached = cache_dir() + "/" + kLinuxDocsCorpus + ".txt";
+    if (!read_file(cached, &text) || text.size() < kLinuxDocsMinBytes) {
+      text = extract_linux_docs(linux_source_tarball());
+      write_file_atomically(cached, text, nullptr);  // a cache only, as for kjv
+    }
   } else {
     struct stat st {};
     if (::stat(name.c_str(), &st) != 0)
       throw std::invalid_argument("corpus " + name +
-                                  ": no such file; use kjv (built in) or a path to a UTF-8 text file");
+                                  ": no such file; use kjv or linux-docs (built in) or a path to a UTF-8 text file");
     if (!S_ISREG(st.st_mode)) throw std::invalid_argument("corpus " + name + ": not a regular file");
     if (!read_file(name, &text)) throw std::invalid_argument("corpus " + name + ": cannot read the file");
     if (text.size() < 2) throw std::invalid_argument("corpus " + name + ": the file is empty; a corpus needs text");

@@ -21,7 +21,7 @@ const char* to_string(LrSchedule s);
 std::optional<LrSchedule> parse_lr_schedule(const std::string& name);  // "cosine", "inverse-sqrt", "constant"
 
 struct TrainSpec {
-  std::string corpus = "kjv";       // "kjv", a text file path, or a synthetic task (copy, reverse, induction, recall)
+  std::string corpus = "kjv";       // "kjv", "linux-docs", a text file path, or a synthetic task (copy, ...)
   std::string tokenizer = "bytes";  // "bytes" or "bpe:<V>"; ignored for synthetic tasks
   int64_t steps = 1000;
   int batch = 16;

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 
@@ -51,6 +53,97 @@ TEST(Corpus, TextFilesAndTheirErrors) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("UTF-8"), std::string::npos);
   }
+}
+
+namespace {
+// Points HEADROOM_LINUX_SOURCE and the cache at a test's own files for its lifetime.
+struct LinuxSourceEnv {
+  std::string old_cache;
+  explicit LinuxSourceEnv(const std::string& tarball, const std::string& tag) {
+    old_cache = std::getenv("HEADROOM_CACHE_DIR") ? std::getenv("HEADROOM_CACHE_DIR") : "";
+    const std::string cache = ::testing::TempDir() + "/linux-docs-cache-" + tag;
+    std::system(("rm -rf '" + cache + "'").c_str());
+    setenv("HEADROOM_CACHE_DIR", cache.c_str(), 1);
+    setenv("HEADROOM_LINUX_SOURCE", tarball.c_str(), 1);
+  }
+  ~LinuxSourceEnv() {
+    setenv("HEADROOM_CACHE_DIR", old_cache.c_str(), 1);
+    unsetenv("HEADROOM_LINUX_SOURCE");
+  }
+};
+
+// A linux-source-like tarball: Documentation prose, a translation and a C file beside it.
+std::string fake_linux_source(const std::string& tag, size_t prose_bytes) {
+  const std::string root = ::testing::TempDir() + "/fake-linux-" + tag;
+  std::system(("rm -rf '" + root + "' && mkdir -p '" + root + "/linux-source-6.1/Documentation/admin-guide' '" + root +
+               "/linux-source-6.1/Documentation/translations/it_IT' '" + root + "/linux-source-6.1/kernel'")
+                  .c_str());
+  std::string prose;
+  while (prose.size() < prose_bytes) prose += "The kernel schedules tasks fairly across the CPUs it manages.\n";
+  std::ofstream(root + "/linux-source-6.1/Documentation/admin-guide/README.rst") << "Linux kernel release notes\n"
+                                                                                 << prose;
+  std::ofstream(root + "/linux-source-6.1/Documentation/translations/it_IT/index.rst") << "Traduzione italiana\n";
+  std::ofstream(root + "/linux-source-6.1/Documentation/admin-guide/notes.txt") << "not reStructuredText\n";
+  std::ofstream(root + "/linux-source-6.1/kernel/fork.c") << "int copy_process(void);\n";
+  const std::string tarball = root + "/linux-source-6.1.tar.xz";
+  EXPECT_EQ(std::system(("tar -cJf '" + tarball + "' -C '" + root + "' linux-source-6.1").c_str()), 0);
+  return tarball;
+}
+}  // namespace
+
+TEST(Corpus, LinuxDocsIsTheDocumentationProseOfALinuxSourceTarball) {
+  const std::string tarball = fake_linux_source("ok", 1200000);
+  LinuxSourceEnv env(tarball, "ok");
+  EXPECT_TRUE(is_builtin_corpus("linux-docs"));
+  const auto c = load_corpus("linux-docs");
+  const std::string all = c.train + c.validation;
+  EXPECT_EQ(all.rfind("Linux kernel release notes\n", 0), 0u) << all.substr(0, 80);
+  EXPECT_EQ(all.find("Traduzione"), std::string::npos) << "translations are left out";
+  EXPECT_EQ(all.find("copy_process"), std::string::npos) << "only Documentation/";
+  EXPECT_EQ(all.find("not reStructuredText"), std::string::npos) << "only .rst files";
+  EXPECT_NEAR(double(c.validation.size()) / all.size(), 0.05, 0.01);
+  // The second load reads the cache, not the tarball: the same corpus with the tarball gone.
+  std::remove(tarball.c_str());
+  const auto again = load_corpus("linux-docs");
+  EXPECT_EQ(again.fingerprint, c.fingerprint);
+  EXPECT_EQ(again.validation, c.validation);
+}
+
+TEST(Corpus, LinuxDocsWithoutTheSourceSaysWhatToInstall) {
+  {
+    LinuxSourceEnv env(::testing::TempDir() + "/no-such-linux-source.tar.xz", "missing");
+    try {
+      load_corpus("linux-docs");
+      FAIL() << "a missing tarball was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("no-such-linux-source.tar.xz, which does not exist"), std::string::npos) << m;
+      EXPECT_NE(m.find("apt-get install linux-source-6.1"), std::string::npos) << m;
+      EXPECT_NE(m.find("HEADROOM_LINUX_SOURCE"), std::string::npos) << m;
+    }
+  }
+  {
+    // A tarball with little Documentation/ prose is not a kernel tree.
+    LinuxSourceEnv env(fake_linux_source("small", 100), "small");
+    try {
+      load_corpus("linux-docs");
+      FAIL() << "a tarball without the kernel's documentation was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("could not read Documentation/*.rst"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The real corpus, where Debian's linux-source-6.1 is installed (scripts/setup.sh installs it).
+TEST(Corpus, LinuxDocsFromDebiansLinuxSource) {
+  if (access("/usr/src/linux-source-6.1.tar.xz", R_OK) != 0)
+    GTEST_SKIP() << "linux-source-6.1 is not installed (apt-get install linux-source-6.1)";
+  const auto c = load_corpus("linux-docs");  // the test cache: extracted once per test run
+  const std::string all = c.train + c.validation;
+  EXPECT_GT(all.size(), 15000000u);
+  EXPECT_NE(all.find("SPDX-License-Identifier"), std::string::npos);
+  EXPECT_NE(all.find("kernel"), std::string::npos);
+  EXPECT_EQ(first_invalid_utf8(all), -1);
 }
 
 TEST(Tokenizer, BytesRoundTrip) {
