@@ -12,6 +12,7 @@
 
 #include "app/worker/cmd_inspect_model.h"
 #include "app/worker/worker_cli.h"
+#include "app/worker/worker_common.h"
 #include "core/analysis/bottleneck_report.h"
 #include "core/attention/attention_costs.h"
 #include "core/attention/attention_layer.h"
@@ -35,7 +36,8 @@ struct InspectOptions {
   uint64_t seed = 0;
   bool causal = false, json = false;
   std::string dump, dynamic;
-  InspectModelOptions model;  // --model DIR: a real checkpoint instead of one layer's spec
+  std::string device = "cpu";  // where the --dump forward pass runs
+  InspectModelOptions model;   // --model DIR: a real checkpoint instead of one layer's spec
 };
 
 const std::map<std::string, std::string> kFlagOfField = {
@@ -53,19 +55,23 @@ std::string fmt_g(double v) {
   return buf;
 }
 
-void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::string& path) {
+// The layer and X are drawn on the CPU from the seed (the same numbers whatever the device), then
+// the traced forward pass runs on `device`; everything is written from the CPU.
+void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::string& path, const std::string& device) {
   torch::NoGradGuard no_grad;
   torch::manual_seed(seed);
   AttentionLayer layer(spec);
   const auto x = torch::randn({1, n, spec.d_model});
+  const torch::Device on(device);
+  layer->to(on);
   AttentionTrace trace;
-  const auto y = layer->forward(x, &trace);
+  const auto y = layer->forward(x.to(on), &trace).cpu();
 
   StFile file;
   file.tensors.push_back(to_st_tensor("X", x[0]));
-  for (const auto& [name, value] : layer->th_parameters()) file.tensors.push_back(to_st_tensor(name, value));
+  for (const auto& [name, value] : layer->th_parameters()) file.tensors.push_back(to_st_tensor(name, value.cpu()));
   // Traces are [B, heads, n, m]; TH writes them [n, m, heads].
-  auto nmh = [](const torch::Tensor& t) { return t[0].permute({1, 2, 0}).contiguous(); };
+  auto nmh = [](const torch::Tensor& t) { return t[0].permute({1, 2, 0}).contiguous().cpu(); };
   file.tensors.push_back(to_st_tensor("W", nmh(trace.W)));
   file.tensors.push_back(to_st_tensor("J", nmh(trace.J)));
   file.tensors.push_back(to_st_tensor("L", nmh(trace.L)));
@@ -75,6 +81,7 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
       {"format", "headroom attention dump v1"},
       {"spec", to_json(spec).dump()},
       {"seed", std::to_string(seed)},
+      {"device", device},
       {"logit_scale", fmt_g(logit_scale(spec))},
       {"logit_scale_note",
        "J = logit_scale * einsum(Q, K): Headroom multiplies the raw dot products by logit_scale (1/sqrt(d_k); 1 for "
@@ -152,9 +159,12 @@ int run_inspect(const InspectOptions& o) {
     }
   }
 
+  std::optional<std::string> device;
+  if (!o.dump.empty() && !(device = resolve_device_flag(o.device, "inspect"))) return kExitBadInput;
+
   const auto costs = attention_costs(*spec, o.n, m);
   const auto bottlenecks = attention_bottlenecks(*spec, o.n);
-  if (!o.dump.empty()) write_dump(*spec, o.n, o.seed, o.dump);
+  if (!o.dump.empty()) write_dump(*spec, o.n, o.seed, o.dump, *device);
 
   nlohmann::ordered_json out;
   out["attention"] = to_string(spec->kind);
@@ -226,6 +236,9 @@ Command register_inspect(CLI::App& root) {
   app->add_option("--dynamic", o->dynamic, "dynamic-proj only: which projections, e.g. Xl,Mw (default all four)");
   app->add_flag("--causal", o->causal, "Causal mask (a query sees only earlier keys)");
   app->add_option("--dump", o->dump, "Write X, TH-named parameters, W, J, L, U and Y as safetensors");
+  add_device_option(app, &o->device,
+                    "--dump: run the forward pass on cpu (default), cuda, cuda:N or auto; the layer and X are drawn "
+                    "on the CPU from --seed either way");
   app->add_flag("--json", o->json, "Print one JSON object");
   return {app, [o] { return run_inspect(*o); }};
 }

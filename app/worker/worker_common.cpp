@@ -59,8 +59,8 @@ void add_nice_option(CLI::App* app, int* niceness) {
       ->check(CLI::Range(0, 19));
 }
 
-void add_device_option(CLI::App* app, std::string* device) {
-  app->add_option("--device", *device, "Train on auto (CUDA when present), cpu, cuda or cuda:N (default auto)")
+void add_device_option(CLI::App* app, std::string* device, const std::string& help) {
+  app->add_option("--device", *device, help)
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
             return core::is_device_request(v) ? "" : "--device " + v + ": use auto, cpu, cuda or cuda:N";

@@ -41,8 +41,10 @@ void add_lock_wait_option(CLI::App* app, double* seconds);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
 
-// Adds --device (auto, cpu, cuda, cuda:N; default auto) to a training command.
-void add_device_option(CLI::App* app, std::string* device);
+// Adds --device (auto, cpu, cuda, cuda:N) to a command; `help` says what runs there and the default.
+void add_device_option(
+    CLI::App* app, std::string* device,
+    const std::string& help = "Train on auto (CUDA when present), cpu, cuda or cuda:N (default auto)");
 // Adds --precision (fp32, tf32, bf16) to a command that makes runs; empty: the runs' own.
 void add_precision_option(CLI::App* app, std::string* precision);
 // The device --device names on this machine ("cpu", "cuda:0"), or nullopt after saying on stderr,

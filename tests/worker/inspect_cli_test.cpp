@@ -158,3 +158,41 @@ TEST(InspectCli, DumpIsDeterministicForASeed) {
   EXPECT_TRUE(
       torch::equal(from_st_tensor(read_safetensors_file(a).at("Y")), from_st_tensor(read_safetensors_file(b).at("Y"))));
 }
+
+// The traced path on a device (issue 11): --device cpu writes the default dump bit for bit; on a
+// GPU, the CUDA forward pass of the same layer and X equals the CPU's within float32 rounding;
+// without one, the worker says why and exits 2 (the test then skips, naming the reason).
+TEST(InspectCli, DumpOnADeviceEqualsTheCpuDump) {
+  const std::string base = temp_path("dev_default.safetensors"), cpu = temp_path("dev_cpu.safetensors"),
+                    gpu = temp_path("dev_cuda.safetensors");
+  const std::vector<std::string> args = {"inspect", "--attention", "talking-heads", "--d-model", "32",
+                                         "--heads", "8",           "--heads-k",     "4",         "--n",
+                                         "9",       "--causal",    "--seed",        "5",         "--dump"};
+  auto with = [&](const std::string& path, std::vector<std::string> extra) {
+    auto a = args;
+    a.push_back(path);
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_worker(a);
+  };
+  ASSERT_EQ(with(base, {}).exit_code, 0);
+  ASSERT_EQ(with(cpu, {"--device", "cpu"}).exit_code, 0);
+  const auto b = read_safetensors_file(base), c = read_safetensors_file(cpu);
+  EXPECT_EQ(c.metadata.at("device"), "cpu");
+  for (const char* t : {"X", "W", "J", "L", "U", "Y", "P_l", "P_w"})
+    EXPECT_TRUE(torch::equal(from_st_tensor(b.at(t)), from_st_tensor(c.at(t)))) << t;
+  auto bad = with(temp_path("dev_bad.safetensors"), {"--device", "tpu"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("use auto, cpu, cuda or cuda:N"), std::string::npos) << bad.err;
+
+  const auto r = with(gpu, {"--device", "cuda"});
+  if (r.exit_code != 0) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("headroom-worker inspect: --device"), std::string::npos) << r.err;
+    GTEST_SKIP() << "no GPU here: " << r.err;
+  }
+  const auto g = read_safetensors_file(gpu);
+  EXPECT_EQ(g.metadata.at("device").rfind("cuda:", 0), 0u) << g.metadata.at("device");
+  EXPECT_TRUE(torch::equal(from_st_tensor(b.at("X")), from_st_tensor(g.at("X")))) << "X is drawn on the CPU";
+  for (const char* t : {"W", "J", "L", "U", "Y"})
+    EXPECT_TRUE(torch::allclose(from_st_tensor(g.at(t)), from_st_tensor(b.at(t)), 1e-4, 1e-5)) << t;
+}
