@@ -35,6 +35,8 @@ shot() {  # shot NAME SCENE-JSON: screenshot + state of the explorer with that s
 shot curves '{"view": "Explorer", "explorer": {"tab": "curves", "metric": "val_loss"}}'
 [ "$(state_value "$out/curves.state.json" runs)" -eq "$runs" ] || fail "curves: the table does not hold all $runs runs"
 [ "$(state_value "$out/curves.state.json" curves_drawn)" -ge 1 ] || fail "curves: no curve drawn"
+# The worker bar offers the suite and scale this DB was last enqueued with, not the first file.
+grep -q '"enqueue": "vb_attention_ratio quick"' "$out/curves.state.json" || fail "curves: the worker bar does not offer the DB's own suite"
 [ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"
 
 # Exports of the shown curves: CSV rows for every selected run, an SVG with one line per run.

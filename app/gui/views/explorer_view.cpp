@@ -450,6 +450,7 @@ nlohmann::json ExplorerView::state() const {
                       {"figures", figures_.count()},
                       {"assets_dir", assets_dir_},
                       {"suites", worker_bar_.suite_files().size()},
+                      {"enqueue", worker_bar_.choice()},
                       {"error", rows ? rows->error : ""}};
   return {{"explorer", j}};
 }

@@ -62,6 +62,23 @@ void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::
   queued_commands_.push_back({"enqueue", suite_file, "--scale", scale, "--db", db_path});
 }
 
+std::string ExplorerWorkerBar::choice() const {
+  const auto& files = suite_files();
+  if (files.empty()) return "";
+  const int i = std::clamp(suite_index_, 0, static_cast<int>(files.size()) - 1);
+  return std::filesystem::path(files[static_cast<size_t>(i)]).stem().string() + " " + kScales[scale_index_];
+}
+
+void ExplorerWorkerBar::preselect(const std::string& suite_name, const std::string& scale) {
+  const auto& files = suite_files();
+  std::string stem = suite_name;  // suite "th-heads" lives in th_heads.toml
+  std::replace(stem.begin(), stem.end(), '-', '_');
+  for (int i = 0; i < static_cast<int>(files.size()); ++i)
+    if (std::filesystem::path(files[static_cast<size_t>(i)]).stem().string() == stem) suite_index_ = i;
+  for (int i = 0; i < 3; ++i)
+    if (scale == kScales[i]) scale_index_ = i;
+}
+
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const std::string& db_path = session.loader->db_path();
   if (db_path == explorer::results_db_path()) {  // shipped with Headroom: nothing is trained into it
@@ -73,6 +90,11 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
     return;
   }
   const auto& files = suite_files();
+  if (session.open() && preselected_for_ != db_path) {
+    // A DB just opened: offer the suite (and scale) it was last enqueued with, not the first file.
+    preselected_for_ = db_path;
+    if (!session.rows->suites.empty()) preselect(session.rows->suites.back().name, session.rows->suites.back().scale);
+  }
   ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
   suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));
   const std::string current =
@@ -85,16 +107,15 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   }
   tooltip("A suite from assets/suites: one of the papers' experiments as a grid of runs.");
   ImGui::SameLine();
-  const char* scales[] = {"quick", "full", "paper"};
   ImGui::SetNextItemWidth(80.0f * session.context.ui_scale);
-  ImGui::Combo("##scale", &scale_index_, scales, 3);
+  ImGui::Combo("##scale", &scale_index_, kScales, 3);
   tooltip(
       "quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
       "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
       "suites that have it: the worker says which grids lack paper values.");
   ImGui::SameLine();
   ImGui::BeginDisabled(files.empty() || worker_.running());
-  if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], scales[scale_index_], db_path);
+  if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], kScales[scale_index_], db_path);
   ImGui::EndDisabled();
   tooltip("Runs `headroom-worker enqueue SUITE --scale S --db FILE`: validates the suite, adds its runs to the queue.");
   ImGui::SameLine();

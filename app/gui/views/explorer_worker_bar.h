@@ -22,15 +22,21 @@ class ExplorerWorkerBar {
   void draw_empty_db_offer(ExplorerSession& session);
   // The shipped suites (io::share_dir()/suites/*.toml), listed once.
   const std::vector<std::string>& suite_files() const;
+  // What Enqueue would add: "<suite file stem> <scale>" (for the window's state).
+  std::string choice() const;
 
  private:
   void start(std::vector<std::string> args, ExplorerSession& session);
   void enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path);
+  // Points the suite and scale combos at this suite's file (if shipped) and scale.
+  void preselect(const std::string& suite_name, const std::string& scale);
+  static constexpr const char* kScales[] = {"quick", "full", "paper"};
 
   std::string suites_dir_;
   explorer::WorkerProcess worker_;
   std::deque<std::vector<std::string>> queued_commands_;
   int suite_index_ = 0;
+  std::string preselected_for_;  // the DB whose suite the combos were last pointed at
   int scale_index_ = 0;
   mutable std::vector<std::string> suite_files_;
   mutable bool suite_files_loaded_ = false;
