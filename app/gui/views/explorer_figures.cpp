@@ -198,9 +198,11 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       widgets::SetupAxisLimitsX(lo - m, hi + m, widgets::PlotCond_Once);
     }
   };
-  if (widgets::BeginPlot(("Ours (this DB)##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
-    widgets::SetupAxes(fig.x_label.c_str(), fig.ours_y_label.c_str(),
-                       flags | (ours_below ? widgets::PlotFlags_NoLegend : 0));
+  // The metrics head the plots ("Ours: final val loss (nats/byte; ...)", "Paper: SQuAD F1 (...;
+  // higher is better)"): these plots are too short for them as vertical axis labels, and the
+  // two sides often measure different things in opposite directions.
+  if (widgets::BeginPlot(("Ours: " + fig.ours_y_label + "##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
+    widgets::SetupAxes(fig.x_label.c_str(), "", flags | (ours_below ? widgets::PlotFlags_NoLegend : 0));
     if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
     pad_x(ours);
     plot_all(ours);
@@ -208,9 +210,8 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   }
   if (two) {
     ImGui::SameLine();
-    if (widgets::BeginPlot(("Paper (reference)##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
-      widgets::SetupAxes(fig.x_label.c_str(), fig.paper_y_label.c_str(),
-                         flags | (paper_below ? widgets::PlotFlags_NoLegend : 0));
+    if (widgets::BeginPlot(("Paper: " + fig.paper_y_label + "##fig_paper" + fig.suite).c_str(), ImVec2(-1, h))) {
+      widgets::SetupAxes(fig.x_label.c_str(), "", flags | (paper_below ? widgets::PlotFlags_NoLegend : 0));
       if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
       pad_x(paper);
       plot_all(paper);

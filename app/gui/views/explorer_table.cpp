@@ -1,6 +1,7 @@
 #include "app/gui/views/explorer_table.h"
 
 #include <algorithm>
+#include <vector>
 #include <iterator>
 #include <cmath>
 #include <cstdio>
@@ -95,12 +96,31 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
+  // A narrow window (1024 px) would leave the run names two letters wide: it drops the columns that
+  // say least, in this order, until the names have room.
+  static const RunColumn kDropOrder[] = {RunColumn::TokensPerS, RunColumn::Device, RunColumn::L,
+                                         RunColumn::V,          RunColumn::R,      RunColumn::Suite};
+  const float cell = ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f;
+  float need = 200.0f * ui_scale;  // the names' least width
+  for (const auto& c : kColumns)
+    if (c.id != RunColumn::Name) need += c.width * ui_scale + cell;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  std::vector<RunColumn> dropped;
+  for (RunColumn id : kDropOrder) {
+    if (need <= avail) break;
+    for (const auto& c : kColumns)
+      if (c.id == id) need -= c.width * ui_scale + cell;
+    dropped.push_back(id);
+  }
+  columns_dropped_ = static_cast<int>(dropped.size());
   if (!ImGui::BeginTable("##run_table", static_cast<int>(std::size(kColumns)), flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const auto& c : kColumns)
-    ImGui::TableSetupColumn(
-        c.name, c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed,
-        c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
+  for (const auto& c : kColumns) {
+    ImGuiTableColumnFlags f =
+        c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed;
+    if (std::find(dropped.begin(), dropped.end(), c.id) != dropped.end()) f |= ImGuiTableColumnFlags_Disabled;
+    ImGui::TableSetupColumn(c.name, f, c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
+  }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
     if (specs->SpecsCount > 0) {

@@ -30,6 +30,8 @@ class ExplorerTable {
   void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"
   void reset();                              // a new DB
+  // Columns a narrow window left out in the last frame (tok/s first, then device, L, V, r, suite).
+  int columns_dropped() const { return columns_dropped_; }
 
  private:
   char filter_buffer_[256] = {};
@@ -43,6 +45,7 @@ class ExplorerTable {
   bool sort_dirty_ = true;
   std::int64_t anchor_ = -1;  // shift-click extends the selection from here
   int bench_frame_ = 0;
+  int columns_dropped_ = 0;
 };
 
 }  // namespace headroom::gui

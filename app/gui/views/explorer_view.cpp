@@ -451,6 +451,7 @@ nlohmann::json ExplorerView::state() const {
                       {"assets_dir", assets_dir_},
                       {"suites", worker_bar_.suite_files().size()},
                       {"enqueue", worker_bar_.choice()},
+                      {"table_columns_dropped", table_.columns_dropped()},
                       {"error", rows ? rows->error : ""}};
   return {{"explorer", j}};
 }
