@@ -6,7 +6,10 @@
 #   bash scripts/gpu_check.sh [steps...]   steps: build tests bench fulltests scaling peer suites
 #                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
-# these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds).
+# these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
+# for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
+# SUITES_SCALE (full), SUITES_TIMEOUT (380 s), SUITES_DIR (keep the DBs there to resume in the next
+# call on a warm machine, e.g. build-cuda/suites), WEIGHTS_PER_SUITE (4, in the exports).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/gpu}"
