@@ -80,8 +80,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     for (const auto& suite : rows.suites) {
       const auto chosen = axes_.find(suite.name);
       const auto axis = chosen != axes_.end() ? chosen->second : explorer::FigureAxis::Default;
-      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis))
+      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis)) {
+        for (auto& note : f->notes) note = unbreakable_numbers(note);  // once per build, not per frame
         figures_.push_back(std::move(*f));
+      }
     }
     if (!scene_figure.empty())
       for (size_t i = 0; i < figures_.size(); ++i)
@@ -137,9 +139,15 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   if (ImGui::GetContentRegionAvail().x < 14.0f * ImGui::GetFontSize()) ImGui::NewLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
   // The notes scroll in a band of their own, so the plots keep their room however many there are.
-  ImGui::BeginChild("##figure_notes", ImVec2(0, std::max(60.0f, ImGui::GetContentRegionAvail().y * 0.2f)));
+  // Its height is whole lines, and the notes follow each other without gaps, so the band never
+  // shows half a line at its edge.
+  const float note_line = ImGui::GetTextLineHeight();
+  const float band = std::max(3.0f, std::floor(ImGui::GetContentRegionAvail().y * 0.2f / note_line)) * note_line;
+  ImGui::BeginChild("##figure_notes", ImVec2(0, band));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", unbreakable_numbers(note).c_str());
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0.0f));
+  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
+  ImGui::PopStyleVar();
   ImGui::PopStyleColor();
   ImGui::EndChild();
   if (!warnings_.empty()) ImGui::TextColored(kProblem, "%s", warnings_.c_str());
