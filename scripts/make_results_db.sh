@@ -27,9 +27,10 @@ snapshots=${SNAPSHOTS_PER_RUN:-9}
 keep=${KEEP_WEIGHTS_OF:-th-head-dims/6-24-6/seed=0 th-extreme-heads/talking-heads/heads=4 \
   th-projections/logits-proj/seed=0 lrb-heads/standard/heads=8 lrb-head-size/fixed-head/d_k=16}
 keep_args=()
+"$worker" status --db "$tmp/merged.sqlite" > "$tmp/status.txt"
 for run in $keep; do
   # only runs of the DBs given (a subset of suites is fine); export says if one has no weights
-  if "$worker" status --db "$tmp/merged.sqlite" | awk -v r="$run" '$2 == r { found = 1 } END { exit !found }'; then
+  if awk -v r="$run" '$2 == r { found = 1 } END { exit !found }' "$tmp/status.txt"; then
     keep_args+=(--keep-weights-of "$run")
   fi
 done

@@ -156,3 +156,10 @@ bool wait_for_progress(pid_t pid, const std::string& db, long after) {
 }
 
 size_t file_hash(const std::string& path) { return std::hash<std::string>()(file_bytes(path)); }
+
+void exec_sql(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+  sqlite3_close(h);
+}

@@ -27,6 +27,9 @@ void write_text(const std::string& path, const std::string& text);
 extern const std::vector<std::string> kSmallTrainFlags;
 // `train --db DB --name NAME` with kSmallTrainFlags.
 std::vector<std::string> train_args(const std::string& db, const std::string& name);
+// Runs `sql` on the DB file (a test's way to leave a run as a dead or failing worker would);
+// a failure is a test failure.
+void exec_sql(const std::string& db, const std::string& sql);
 
 // metric -> step -> value of every run, for the metrics that must not depend on timing (all but
 // tokens_per_s), through `export --csv`.

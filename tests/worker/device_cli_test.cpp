@@ -32,13 +32,6 @@ std::map<std::string, json> stored_configs(const std::string& db) {
   return out;
 }
 
-void exec_sql(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
-  sqlite3_close(h);
-}
-
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;

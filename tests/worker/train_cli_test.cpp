@@ -390,14 +390,11 @@ TEST(TrainCli, StatusSaysWhyARunFailedUnderTheTable) {
   const std::string db = temp_path("failed_status.sqlite");
   std::remove(db.c_str());
   for (const char* name : {"a", "b"}) ASSERT_EQ(run_worker(train_args(db, name)).exit_code, 0);
-  sqlite3* h = nullptr;  // run b as a worker leaves a run it could not train
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h,
-                         "UPDATE runs SET status = 'failed', error_text = 'CUDA out of memory. Tried to allocate 4.00 "
-                         "GiB' WHERE name = 'b'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(h);
+  // run b as a worker leaves a run it could not train
+  ASSERT_NO_FATAL_FAILURE(
+      exec_sql(db,
+               "UPDATE runs SET status = 'failed', error_text = 'CUDA out of memory. Tried to allocate 4.00 GiB' "
+               "WHERE name = 'b'"));
   const auto r = run_worker({"status", "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("run 2 failed: CUDA out of memory. Tried to allocate 4.00 GiB\n"), std::string::npos) << r.out;
@@ -441,11 +438,8 @@ TEST(TrainCli, ResultsOnlyExportCanLeaveOutRunsNotDoneAndReportsTheSizeItWrote) 
   const std::string db = temp_path("unfinished.sqlite"), out = temp_path("unfinished_results.sqlite");
   for (const auto& p : {db, out}) std::remove(p.c_str());
   for (const char* name : {"a", "b"}) ASSERT_EQ(run_worker(train_args(db, name)).exit_code, 0);
-  sqlite3* h = nullptr;  // run b as a worker that died mid-run leaves it
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(h, "UPDATE runs SET status = 'running' WHERE name = 'b'", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(h);
+  // run b as a worker that died mid-run leaves it
+  ASSERT_NO_FATAL_FAILURE(exec_sql(db, "UPDATE runs SET status = 'running' WHERE name = 'b'"));
   auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--done-only"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("1 runs with their configs"), std::string::npos) << r.out;
