@@ -125,6 +125,7 @@ std::string extract_linux_docs(const std::string& tarball) {
     throw std::invalid_argument(what + "the kernel's Documentation/ prose is read from " + tarball +
                                 ", which does not exist; " + remedy);
   // Every .rst of Documentation/ but its translations, in the archive's order (fixed for a tarball).
+  // scripts/stage_corpora.sh runs the same command for GPU machines: change both together.
   int code = 0;
   std::string err;
   std::string text = run_program({"tar", "-xJf", tarball, "--wildcards", "--exclude=*/Documentation/translations/*",
