@@ -386,6 +386,48 @@ TEST(Figures, ParametersAxisPutsPointsAtTheRunsParameterCounts) {
   EXPECT_EQ(xs(*series(by_width[0].ours, "deep bytes")), (std::vector<double>{32, 58}));
 }
 
+// vb-depth-width's arms use different tokenizers: a loss per byte and a loss per BPE token are
+// different units, so the label names both and a note says not to compare across them.
+TEST(Figures, MixedTokenizersSayTheirLossesAreDifferentUnits) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("vb-depth-width", testing::suite_toml("vb_depth_width.toml"), "full");
+  for (const std::string tokenizer : {"bytes", "bpe:2000"}) {
+    ConfigSpec c;
+    c.width = 44;
+    c.depth = 4;
+    c.heads = 2;
+    c.d_k = c.d_v = 22;
+    c.tokenizer = tokenizer;
+    c.vocab = tokenizer == "bytes" ? 256 : 2000;
+    const std::string name = "vb-depth-width/shallow/width=44,seed=0,tokenizer=" + tokenizer;
+    db.log(db.add_run(suite, name, c, 120200), "val_loss", {5.0, 2.5});
+    db.finish(name);
+  }
+  const auto mixed = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), nullptr);
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].ours_y_label,
+            "final val loss (nats per token of each series' tokenizer, a byte for bytes; kjv, bytes, bpe:2000; lower "
+            "is better)");
+  EXPECT_TRUE(has_note(mixed[0], "These runs use 2 tokenizers (bytes, bpe:2000)"));
+  EXPECT_NE(series(mixed[0].ours, "shallow bytes"), nullptr);
+  EXPECT_NE(series(mixed[0].ours, "shallow bpe:2000"), nullptr);
+
+  // One tokenizer: no such note.
+  ScratchDb single;
+  const auto s2 = single.store().ensure_suite("vb-depth-width", testing::suite_toml("vb_depth_width.toml"), "full");
+  ConfigSpec c;
+  c.width = 44;
+  c.depth = 4;
+  c.heads = 2;
+  c.d_k = c.d_v = 22;
+  single.log(single.add_run(s2, "vb-depth-width/shallow/width=44,seed=0,tokenizer=bytes", c, 120200), "val_loss",
+             {5.0, 2.5});
+  const auto one = build_figures(single.store(), load_run_rows(single.store()), testing::reference_dir(), nullptr);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_FALSE(has_note(one[0], "tokenizers"));
+  EXPECT_EQ(one[0].ours_y_label, "final val loss (nats/byte; kjv, bytes; lower is better)");
+}
+
 // On its own axis lrb-heads says by how much its series are not at equal parameters; on the
 // parameters axis the paper's numbers (indexed by heads) are left out with a note.
 TEST(Figures, LrbHeadsSaysWhereItIsNotAtEqualParameters) {

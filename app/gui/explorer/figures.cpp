@@ -647,17 +647,45 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
   if (!parameters) add_parameter_notes(fig, local, placed, budgets);
 }
 
+// The distinct tokenizers of the runs, in first-seen order ("" left out).
+std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows) {
+  std::vector<std::string> out;
+  for (const RunRow* r : rows) {
+    if (!r->tokenizer.empty() && std::find(out.begin(), out.end(), r->tokenizer) == out.end()) {
+      out.push_back(r->tokenizer);
+    }
+  }
+  return out;
+}
+
+// A loss is in nats per unit of the run's tokenizer: per byte for "bytes", per BPE token otherwise.
+// Runs of several tokenizers share the plot (vb-depth-width's arms), so the label names each unit.
 std::string ours_y_label(const std::vector<const RunRow*>& rows) {
   std::vector<std::string> data;
-  bool bytes_only = !rows.empty();
   for (const RunRow* r : rows) {
     for (const std::string& v : {r->corpus, r->tokenizer}) {
       if (!v.empty() && std::find(data.begin(), data.end(), v) == data.end()) data.push_back(v);
     }
-    bytes_only = bytes_only && r->tokenizer == "bytes";
   }
-  return std::string("final val loss (nats/") + (bytes_only ? "byte" : "token") +
-         (data.empty() ? "" : "; " + join(data, ", ")) + "; lower is better)";
+  const std::vector<std::string> tokenizers = tokenizers_of(rows);
+  std::string unit;
+  if (tokenizers.size() > 1) {
+    unit = "nats per token of each series' tokenizer, a byte for bytes";
+  } else {
+    unit = tokenizers.size() == 1 && tokenizers[0] == "bytes" ? "nats/byte" : "nats/token";
+  }
+  return "final val loss (" + unit + (data.empty() ? "" : "; " + join(data, ", ")) + "; lower is better)";
+}
+
+// Losses of different tokenizers are different units: a BPE token carries several bytes, so its
+// loss is higher for the same model quality. Said once when a figure mixes them.
+void add_unit_note(Figure& fig, const std::vector<const RunRow*>& rows) {
+  const std::vector<std::string> tokenizers = tokenizers_of(rows);
+  if (tokenizers.size() < 2) return;
+  fig.notes.push_back("These runs use " + std::to_string(tokenizers.size()) + " tokenizers (" + join(tokenizers, ", ") +
+                      "), and each loss is per token of its own tokenizer (per byte for bytes). A BPE token holds "
+                      "several bytes, so its loss is higher for an equally good model: compare series of one "
+                      "tokenizer with each other, never across tokenizers.");
 }
 
 // --- paper ------------------------------------------------------------------------
@@ -798,6 +826,7 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   fig.ours_y_label = ours_y_label(mine);
   build_ours(fig, *spec, x_key, mine, parameters);
   add_completion_notes(fig, mine);
+  add_unit_note(fig, mine);
   if (!suite.scale.empty()) fig.notes.push_back("Runs enqueued at scale '" + suite.scale + "'.");
 
   const std::string reference = source["suite"]["reference"].value_or(std::string());

@@ -111,7 +111,8 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   ImGui::Combo("##scale", &scale_index_, kScales, 3);
   tooltip(
       "quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
-      "paper: the papers' sizes (depth >= 6, widths 256-1024, n 128-512; token budget in the file), only in "
+      "paper: the papers' sizes for one GPU (depth >= 6, widths 256-1024, n 128-512, bf16, linux-docs; token budget "
+      "and expected time in the file), only in "
       "suites that have it: the worker says which grids lack paper values.");
   ImGui::SameLine();
   ImGui::BeginDisabled(files.empty() || worker_.running());
