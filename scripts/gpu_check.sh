@@ -9,7 +9,8 @@
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
 # for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
 # SUITES_SCALE (full), SUITES_TIMEOUT (380 s), SUITES_DIR (keep the DBs there to resume in the next
-# call on a warm machine, e.g. build-cuda/suites), WEIGHTS_PER_SUITE (4, in the exports).
+# call on a warm machine, e.g. build-cuda/suites), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
+# SUITES_SCALE=paper, whose weights are too big to bring back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/gpu}"
@@ -121,12 +122,18 @@ if want suites; then
   pkill -f "^$worker " 2>/dev/null
   for _ in $(seq 30); do pgrep -f "^$worker " >/dev/null || break; sleep 1; done
   pkill -9 -f "^$worker " 2>/dev/null
+  # Paper-scale weights are 40-90 MB a run in 16 bit: by default none travel back (8 files of 16 MB).
+  weights_default=4
+  [ "${SUITES_SCALE:-full}" = paper ] && weights_default=0
   exports=()
+  counts=()
   for suite in "${names[@]}"; do
-    "$worker" status --db "$work/$suite.sqlite" >>"$OUT/suites.txt" 2>&1
+    status_text=$("$worker" status --db "$work/$suite.sqlite" 2>&1)
+    echo "$status_text" >>"$OUT/suites.txt"
+    counts+=("$suite: $(echo "$status_text" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { n[$3]++ } END { for (s in n) printf "%s %d  ", s, n[s] }')")
     rm -f "$work/${suite}_gpu.sqlite"
     "$worker" export --db "$work/$suite.sqlite" --results-only --done-only \
-      --weights-per-suite "${WEIGHTS_PER_SUITE:-4}" --out "$work/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1 &&
+      --weights-per-suite "${WEIGHTS_PER_SUITE:-$weights_default}" --out "$work/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1 &&
       exports+=("${suite}_gpu.sqlite")
   done
   # At most 8 files come back from a borrowed machine: the exports travel as one archive, split
@@ -136,7 +143,5 @@ if want suites; then
   fi
   tar -C "$OUT" -czf "$OUT/suite_logs.tgz" $(cd "$OUT" && ls ./*.log 2>/dev/null) && rm -f "$OUT"/*.log
 
-  for suite in "${names[@]}"; do  # runs per status, per suite
-    echo "$suite: $("$worker" status --db "$work/$suite.sqlite" 2>&1 | awk 'NR > 1 { n[$3]++ } END { for (s in n) printf "%s %d  ", s, n[s] }')"
-  done
+  printf '%s\n' "${counts[@]}"  # runs per status, per suite
 fi

@@ -409,8 +409,16 @@ TEST(Figures, MixedTokenizersSayTheirLossesAreDifferentUnits) {
             "final val loss (nats per token of each series' tokenizer, a byte for bytes; kjv, bytes, bpe:2000; lower "
             "is better)");
   EXPECT_TRUE(has_note(mixed[0], "These runs use 2 tokenizers (bytes, bpe:2000)"));
-  EXPECT_NE(series(mixed[0].ours, "shallow bytes"), nullptr);
-  EXPECT_NE(series(mixed[0].ours, "shallow bpe:2000"), nullptr);
+  ASSERT_NE(series(mixed[0].ours, "shallow bytes"), nullptr);
+  ASSERT_NE(series(mixed[0].ours, "shallow bpe:2000"), nullptr);
+  EXPECT_EQ(series(mixed[0].ours, "shallow bytes")->tokenizer, "bytes");
+  EXPECT_EQ(series(mixed[0].ours, "shallow bpe:2000")->tokenizer, "bpe:2000");
+  // Every series is of one tokenizer, so each tokenizer gets its own plot (its own y axis).
+  ASSERT_EQ(mixed[0].ours_panels.size(), 2u);
+  EXPECT_EQ(mixed[0].ours_panels[0].tokenizer, "bytes");
+  EXPECT_EQ(mixed[0].ours_panels[0].y_label, "final val loss (nats/byte)");
+  EXPECT_EQ(mixed[0].ours_panels[1].tokenizer, "bpe:2000");
+  EXPECT_EQ(mixed[0].ours_panels[1].y_label, "final val loss (nats/token)");
 
   // One tokenizer: no such note.
   ScratchDb single;
@@ -425,6 +433,7 @@ TEST(Figures, MixedTokenizersSayTheirLossesAreDifferentUnits) {
   const auto one = build_figures(single.store(), load_run_rows(single.store()), testing::reference_dir(), nullptr);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_FALSE(has_note(one[0], "tokenizers"));
+  EXPECT_TRUE(one[0].ours_panels.empty());
   EXPECT_EQ(one[0].ours_y_label, "final val loss (nats/byte; kjv, bytes; lower is better)");
 }
 

@@ -634,6 +634,8 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
       local.series == SeriesRule::Budget ? budget_series(placed) : std::map<const RunRow*, std::string>{};
   for (const auto& [row, x] : placed) {
     FigureSeries& series = series_named(fig.ours, series_of(local, *row, budgets));
+    if (series.points.empty() && series.tokenizer.empty()) series.tokenizer = row->tokenizer;
+    if (series.tokenizer != row->tokenizer) series.tokenizer = "*";
     auto it =
         std::find_if(series.points.begin(), series.points.end(), [x = x](const FigurePoint& p) { return p.x == x; });
     if (it == series.points.end()) {
@@ -678,14 +680,23 @@ std::string ours_y_label(const std::vector<const RunRow*>& rows) {
 }
 
 // Losses of different tokenizers are different units: a BPE token carries several bytes, so its
-// loss is higher for the same model quality. Said once when a figure mixes them.
+// loss is higher for the same model quality. Said once when a figure mixes them; when every series
+// is of one tokenizer, the figure gets a panel (its own plot and y axis) per tokenizer.
 void add_unit_note(Figure& fig, const std::vector<const RunRow*>& rows) {
   const std::vector<std::string> tokenizers = tokenizers_of(rows);
   if (tokenizers.size() < 2) return;
+  const bool separable = std::none_of(fig.ours.begin(), fig.ours.end(),
+                                      [](const FigureSeries& s) { return s.tokenizer == "*" || s.tokenizer.empty(); });
   fig.notes.push_back("These runs use " + std::to_string(tokenizers.size()) + " tokenizers (" + join(tokenizers, ", ") +
                       "), and each loss is per token of its own tokenizer (per byte for bytes). A BPE token holds "
-                      "several bytes, so its loss is higher for an equally good model: compare series of one "
-                      "tokenizer with each other, never across tokenizers.");
+                      "several bytes, so its loss is higher for an equally good model: " +
+                      (separable ? "each tokenizer has its own plot; compare series within a plot, never across."
+                                 : "compare series of one tokenizer with each other, never across tokenizers."));
+  if (!separable) return;
+  for (const std::string& t : tokenizers) {
+    fig.ours_panels.push_back(
+        FigurePanel{t, std::string("final val loss (nats/") + (t == "bytes" ? "byte" : "token") + ")"});
+  }
 }
 
 // --- paper ------------------------------------------------------------------------

@@ -32,6 +32,14 @@ struct FigurePoint {
 struct FigureSeries {
   std::string label;
   std::vector<FigurePoint> points;  // ascending x
+  std::string tokenizer;            // ours: its runs' tokenizer ("*" when they differ); paper: ""
+};
+
+// One plot of ours when a figure's runs use several tokenizers (vb-depth-width: bytes, bpe:2000):
+// a loss per byte and a loss per BPE token are different units, so each gets its own y axis.
+struct FigurePanel {
+  std::string tokenizer;
+  std::string y_label;  // "final val loss (nats/byte)" or "(nats/token)"
 };
 
 // What the figures put on x: the suite's own axis (its [suite] x key, or the number / category its
@@ -53,6 +61,8 @@ struct Figure {
   std::vector<std::string> x_categories;
   std::string ours_y_label;  // e.g. "final val loss (nats/token; kjv, bytes)"
   std::vector<FigureSeries> ours;
+  // Several tokenizers, each series of one: a panel per tokenizer, in first-seen order (else empty).
+  std::vector<FigurePanel> ours_panels;
   std::string paper_y_label;  // e.g. "ln perplexity on C4 after 65k steps (T5-base; lower is better)"
   std::vector<FigureSeries> paper;
   std::vector<std::string> notes;  // caveats, e.g. "3 of 8 runs finished; ..."

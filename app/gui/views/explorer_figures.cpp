@@ -175,10 +175,31 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   };
   const auto ours = make_series(fig.ours, true), paper = make_series(fig.paper, false);
   const bool two = !paper.empty();
+  // Ours in one plot, or one per tokenizer (their losses are different units) side by side.
+  struct Panel {
+    std::string title;
+    std::vector<PlotSeries> series;
+  };
+  std::vector<Panel> panels;
+  if (!two && fig.ours_panels.size() > 1) {
+    for (const explorer::FigurePanel& fp : fig.ours_panels) {
+      Panel panel{"Ours, " + fp.tokenizer + ": " + fp.y_label, {}};
+      for (const PlotSeries& ps : ours) {
+        const auto of = std::find_if(fig.ours.begin(), fig.ours.end(),
+                                     [&](const explorer::FigureSeries& s) { return s.label == ps.label; });
+        if (of != fig.ours.end() && of->tokenizer == fp.tokenizer) panel.series.push_back(ps);
+      }
+      panels.push_back(std::move(panel));
+    }
+  } else {
+    panels.push_back(Panel{"Ours: " + fig.ours_y_label, ours});
+  }
   const float avail_x = ImGui::GetContentRegionAvail().x;
-  const float w = two ? avail_x * 0.5f - 4.0f : -1.0f;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float columns = two ? 2.0f : static_cast<float>(panels.size());
+  const float w = columns > 1.0f ? (avail_x - spacing * (columns - 1.0f)) / columns : -1.0f;
   // A plot's own legend beside it gets at most 40% of the plot area (the axes take ~5 em).
-  const float plot_w = (two ? avail_x * 0.5f : avail_x) - 5.0f * ImGui::GetFontSize();
+  const float plot_w = avail_x / columns - 5.0f * ImGui::GetFontSize();
   auto legend_below = [&](const std::vector<PlotSeries>& all) {
     float longest = 0.0f;
     for (const auto& ps : all) longest = std::max(longest, legend_entry_width(ps));
@@ -209,12 +230,17 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   // The metrics head the plots ("Ours: final val loss (nats/byte; ...)", "Paper: SQuAD F1 (...;
   // higher is better)"): these plots are too short for them as vertical axis labels, and the
   // two sides often measure different things in opposite directions.
-  if (widgets::BeginPlot(("Ours: " + fig.ours_y_label + "##fig_ours" + fig.suite).c_str(), ImVec2(w, h))) {
-    widgets::SetupAxes(fig.x_label.c_str(), "", flags | (ours_below ? widgets::PlotFlags_NoLegend : 0));
-    if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
-    pad_x(ours);
-    plot_all(ours);
-    widgets::EndPlot();
+  for (size_t i = 0; i < panels.size(); ++i) {
+    if (i > 0) ImGui::SameLine();
+    const float pw = i + 1 == panels.size() && !two ? -1.0f : w;
+    const std::string id = panels[i].title + "##fig_ours" + std::to_string(i) + fig.suite;
+    if (widgets::BeginPlot(id.c_str(), ImVec2(pw, h))) {
+      widgets::SetupAxes(fig.x_label.c_str(), "", flags | (ours_below ? widgets::PlotFlags_NoLegend : 0));
+      if (!fig.x_categories.empty()) widgets::SetupAxisCategoriesX(fig.x_categories);
+      pad_x(panels[i].series);
+      plot_all(panels[i].series);
+      widgets::EndPlot();
+    }
   }
   if (two) {
     ImGui::SameLine();
