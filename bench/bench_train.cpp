@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-fused", no_fused,
                "the ATen matmul + softmax attention path even where the fused CPU core or SDPA could run");
   std::string mixing = "auto";
-  app.add_option("--mixing", mixing, "talking-heads mixing: auto, batched or folded (core::MixingPath)")
-      ->check(CLI::IsMember({"auto", "batched", "folded"}));
+  app.add_option("--mixing", mixing, "talking-heads mixing: auto, batched, folded or kernel (core::MixingPath)")
+      ->check(CLI::IsMember({"auto", "batched", "folded", "kernel"}));
   app.add_option("--steps", steps);
   app.add_option("--warmup", warmup);
   app.add_option("--threads", threads, "torch intra-op threads (default: the worker's choice, every core)");
@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
   }
   core::set_fused_attention_enabled(!no_fused);
   core::set_mixing_path(mixing == "folded"    ? core::MixingPath::Folded
+                        : mixing == "kernel"  ? core::MixingPath::Kernel
                         : mixing == "batched" ? core::MixingPath::Batched
                                               : core::MixingPath::Auto);
   worker::configure_training_process(threads);

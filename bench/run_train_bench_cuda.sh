@@ -34,7 +34,8 @@ for r in $(seq "$ROUNDS"); do
   worker ref-h32 "${REF[@]}" --heads 32 --precision fp32
   pytorch ref-h32 "${REF[@]}" --heads 32 --precision fp32
   worker ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
-  worker ref-th32-batched "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing batched
+  worker ref-th32-folded "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing folded
+  worker ref-th32-kernel "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing kernel
   pytorch ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
   worker ref-b256 --vocab 256 --n 128 --d-model 256 --layers 4 --heads 8 --batch 256 --precision bf16
   pytorch ref-b256 --vocab 256 --n 128 --d-model 256 --layers 4 --heads 8 --batch 256 --precision bf16 --attn sdpa
@@ -43,7 +44,8 @@ for r in $(seq "$ROUNDS"); do
   [ "$COMPILE" = 1 ] && pytorch base "${BASE[@]}" --precision bf16 --attn sdpa --compile
   pytorch base "${BASE[@]}" --precision bf16 --attn matmul
   worker base-th "${BASE[@]}" --precision bf16 --attention talking-heads
-  worker base-th-batched "${BASE[@]}" --precision bf16 --attention talking-heads --mixing batched
+  worker base-th-folded "${BASE[@]}" --precision bf16 --attention talking-heads --mixing folded
+  worker base-th-kernel "${BASE[@]}" --precision bf16 --attention talking-heads --mixing kernel
   pytorch base-th "${BASE[@]}" --precision bf16 --attention talking-heads
   worker base-tf32 "${BASE[@]}" --precision tf32
   pytorch base-tf32 "${BASE[@]}" --precision tf32 --attn sdpa
@@ -61,17 +63,19 @@ print(f"GPU training step, tokens/s, medians of {len(pick('ref', 'headroom'))} r
 print("| model | precision | worker | PyTorch | PyTorch mode | worker / PyTorch |")
 print("|---|---|---|---|---|---|")
 names = {"ref": "ref: V 256, n 128, d 256, L 4, h 8, B 32", "ref-h32": "ref, h 32",
-         "ref-th32": "ref, talking-heads h 32 (mixing folded)", "ref-th32-batched": "ref, talking-heads h 32 (mixing batched)",
+         "ref-th32": "ref, talking-heads h 32 (mixing batched)", "ref-th32-folded": "ref, talking-heads h 32 (mixing folded)",
+         "ref-th32-kernel": "ref, talking-heads h 32 (mixing kernel)",
          "ref-b256": "ref, B 256", "base": "base: V 8192, n 512, d 768, L 12, h 12, B 32",
-         "base-th": "base, talking-heads (mixing folded)", "base-th-batched": "base, talking-heads (mixing batched)",
-         "base-tf32": "base"}
-for row in ["ref", "ref-h32", "ref-th32", "ref-th32-batched", "ref-b256", "base", "base-th", "base-th-batched", "base-tf32"]:
+         "base-th": "base, talking-heads (mixing batched)", "base-th-folded": "base, talking-heads (mixing folded)",
+         "base-th-kernel": "base, talking-heads (mixing kernel)", "base-tf32": "base"}
+for row in ["ref", "ref-h32", "ref-th32", "ref-th32-folded", "ref-th32-kernel", "ref-b256", "base", "base-th",
+            "base-th-folded", "base-th-kernel", "base-tf32"]:
     w = pick(row, "headroom")
     if not w:
         continue
     wm = med(w)
     prec = w[0]["precision"]
-    peer = row.replace("-batched", "")
+    peer = row.replace("-folded", "").replace("-kernel", "")
     for config in sorted({r["config"] for r in pick(peer, "pytorch")}):
         pm = med(pick(peer, "pytorch", config))
         print(f"| {names[row]} | {prec} | {wm:,.0f} | {pm:,.0f} | {config} | {wm / pm:.2f}x |")

@@ -32,11 +32,15 @@ want() { local s; for s in "${STEPS[@]}"; do [ "$s" = "$1" ] && return 0; done; 
 JOBS=$(nproc)
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; echo "nvcc: $(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null || echo none)"; } 2>&1 | tee "$OUT/machine.txt"
 
+# nvcc builds our CUDA kernels (core/attention/th_mix_kernel.cu); the machine has it off PATH.
+if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
 if want build; then
   start=$(date +%s)
   cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEADROOM_BUILD_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$DEPS_PREFIX;$TORCH_PREFIX" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-  grep -E "Headroom: LibTorch" "$OUT/configure.log"
+  grep -E "Headroom: (LibTorch|CUDA kernels|no nvcc)" "$OUT/configure.log"
   # TARGETS: a subset to build (default all), e.g. "headroom-worker bench_train core_tests".
   cmake --build build-cuda -j"$JOBS" ${TARGETS:+--target $TARGETS} -- -k 0 >"$OUT/build.log" 2>&1
   rc=$?
@@ -47,7 +51,7 @@ fi
 export OPENBLAS_NUM_THREADS=1
 if want tests; then
   # The GPU tests first: every kind on CUDA against the CPU in float64, moving runs, bf16.
-  OMP_NUM_THREADS=4 timeout 300 build-cuda/tests/core/core_tests --gtest_filter='Cuda*:Float32*:Device*:TrainerPrecision*:TrainerDevice*:*Fused*:AttentionLayer*:Trainer*' \
+  OMP_NUM_THREADS=4 timeout 300 build-cuda/tests/core/core_tests --gtest_filter='Cuda*:ThMix*:Float32*:Device*:TrainerPrecision*:TrainerDevice*:*Fused*:AttentionLayer*:Trainer*' \
     >"$OUT/cuda_tests.log" 2>&1
   echo "core GPU tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|Failure|tests ran" "$OUT/cuda_tests.log" | head -30
   OMP_NUM_THREADS=4 timeout 300 build-cuda/tests/worker/worker_cli_tests --gtest_filter='DeviceCli*:InspectCli.DumpOnADevice*' >"$OUT/cuda_cli_tests.log" 2>&1

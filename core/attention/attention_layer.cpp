@@ -1,6 +1,7 @@
 #include "core/attention/attention_layer.h"
 
 #include "core/attention/fused_attention.h"
+#include "core/attention/th_mix.h"
 #include "core/model/parallel_matmul.h"
 #include "core/model/torch_compat.h"
 
@@ -214,6 +215,12 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
   const auto J = torch::bmm(q, kT).view({B, hk, n, m});
+  if (!dynamic && mixing && path == MixingPath::Kernel && th_mix_unavailable_reason(J, hk, h, hv).empty()) {
+    const auto U = th_mix(J, p_l, p_w, spec_.causal);
+    const auto O =
+        torch::bmm(U.reshape({B * hv, n, m}), v).view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv});
+    return parallel_matmul(O, w_o, {}, false);
+  }
   torch::Tensor L =
       p_l.defined() ? torch::bmm(p_l.t().expand({B, h, hk}), J.view({B, hk, n * m})).view({B, h, n, m}) : J;
   if (p_xl.defined()) L = L + torch::einsum("bknm,bnkh->bhnm", {J, x.matmul(p_xl).view({B, n, hk, h})});

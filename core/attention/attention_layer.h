@@ -34,11 +34,15 @@ struct AttentionTrace {
 //            O_v = sum_h P_w[h,v] W_h V_v comes from W_h times all values, mixed after. No
 //            [B, h, n, m] tensor is stored (scaled_dot_product_attention on LibTorch 2.x), at h
 //            times the attention matmuls' arithmetic;
+//   Kernel   on CUDA, the logits made with one batched matmul and mixed, masked, softmaxed and
+//            mixed again by th_mix's fused kernels (th_mix.h): 11 passes over [B, heads, n, m]
+//            tensors a step instead of 21; Batched where th_mix_unavailable_reason says why not;
 //   Auto     Batched (the default). Measured on one H100 (bench/run_train_bench.sh --device cuda,
 //            2026-11-24): Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at ref,
 //            h = 32, fp32: the extra arithmetic costs more than the [B, h, n, m] passes it saves.
+//            Kernel is not measured yet (written on a machine without a GPU).
 // Process-wide, for tests and benchmarks.
-enum class MixingPath { Auto, Batched, Folded };
+enum class MixingPath { Auto, Batched, Folded, Kernel };
 void set_mixing_path(MixingPath path);
 MixingPath mixing_path();
 
