@@ -26,6 +26,8 @@ if [ -f .gpu/corpora/linux-docs.txt.xz ] && [ ! -s "$HEADROOM_CACHE_DIR/linux-do
   xz -dc .gpu/corpora/linux-docs.txt.xz > "$HEADROOM_CACHE_DIR/linux-docs.txt.tmp" &&
     mv "$HEADROOM_CACHE_DIR/linux-docs.txt.tmp" "$HEADROOM_CACHE_DIR/linux-docs.txt"
 fi
+# Its BPE models (stage_corpora.sh trains them here), keyed by the corpus's fingerprint.
+for f in .gpu/corpora/bpe-*; do [ -f "$f" ] && cp -n "$f" "$HEADROOM_CACHE_DIR/"; done
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(build tests bench fulltests)
 want() { local s; for s in "${STEPS[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
