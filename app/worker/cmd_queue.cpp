@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <thread>
 
@@ -99,6 +101,25 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
   return pids;
 }
 
+// The suite's training arithmetic as 6 x parameters x tokens summed over its runs (the dense
+// layers' share; attention's n^2 terms and evaluation come on top): what `--dry-run` prints and
+// what the paper scale's warning on a CPU quotes.
+double suite_flops(const Suite& suite) {
+  double flops = 0;
+  for (const auto& r : suite.runs) {
+    const int n = r.parsed.train.seq_len > 0 ? r.parsed.train.seq_len : r.parsed.model.context;
+    flops += 6.0 * static_cast<double>(core::parameter_count(r.parsed.model)) *
+             static_cast<double>(r.parsed.train.steps) * r.parsed.train.batch * n;
+  }
+  return flops;
+}
+
+std::string petaflop_text(double flops) {
+  std::ostringstream s;
+  s << std::setprecision(flops < 1e15 ? 2 : 3) << flops / 1e15 << " PFLOP";
+  return s.str();
+}
+
 int run_suite(const QueueOptions& o) {
   Shard shard;
   Suite suite;
@@ -130,10 +151,19 @@ int run_suite(const QueueOptions& o) {
       for (size_t i = 0; i < m.runs.size(); ++i) std::cout << " " << m.runs[i] << " (" << m.params[i] << ")";
       std::cout << "\n";
     }
+    std::cout << "  training arithmetic: " << petaflop_text(suite_flops(suite))
+              << " (6 x parameters x tokens over the runs; attention's n^2 terms on top)\n";
     return kExitOk;
   }
   std::optional<std::string> device;
   if (!o.enqueue_only && !(device = resolve_device_flag(o.device, "run"))) return kExitBadInput;
+  if (device && device->rfind("cuda", 0) != 0 && suite.scale == "paper") {
+    // Sized for one GPU: say so before a CPU starts on what would take it days.
+    std::cerr << "headroom-worker run: warning: the paper scale is sized for one GPU (--device cuda); this suite is "
+              << petaflop_text(suite_flops(suite)) << " of training arithmetic, which a CPU at 100 GFLOP/s would need "
+              << std::setprecision(2) << suite_flops(suite) / 100e9 / 86400.0
+              << " days for. It runs anyway; --scale full is the CPU's.\n";
+  }
   {
     auto conn = db::Connection::open(o.db, db::OpenMode::Create);
     db::RunStore store(conn);

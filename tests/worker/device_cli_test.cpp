@@ -194,3 +194,45 @@ TEST(DeviceCli, OnAGpuARunKilledMidwayResumesAndEndsAsIfUninterrupted) {
   }
   EXPECT_GE(compared, 40u);  // 12 logged steps x 3 metrics + 4 validations
 }
+
+// The paper scale is sized for a GPU: `--dry-run` gives a suite's training arithmetic, and `run`
+// on the CPU says so (with that arithmetic) before it trains anyway.
+TEST(DeviceCli, PaperScaleOnTheCpuWarnsWithTheSuitesArithmeticAndStillRuns) {
+  const std::string db = temp_path("device_paper.sqlite"), suite = temp_path("device_paper.toml");
+  std::remove(db.c_str());
+  write_text(suite, R"([suite]
+name = "paper-test"
+reproduces = "nothing: a test"
+full_estimate = "seconds"
+[base.model]
+width = 16
+context = 8
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+[base.train]
+corpus = "copy"
+steps = 4
+batch = 2
+eval_every = 2
+checkpoint_every = 2
+[scale.paper]
+"train.steps" = 5
+[[grid]]
+label = "a"
+"train.seed" = { quick = [0], full = [0], paper = [0, 1] }
+)");
+  auto r = run_worker({"run", suite, "--scale", "paper", "--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("training arithmetic: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" PFLOP (6 x parameters x tokens"), std::string::npos) << r.out;
+  r = run_worker({"run", suite, "--scale", "paper", "--db", db, "--device", "cpu", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the paper scale is sized for one GPU (--device cuda)"), std::string::npos) << r.err;
+  EXPECT_EQ(stored_configs(db).size(), 2u);
+  // Quick and full on the CPU: no warning.
+  std::remove(db.c_str());
+  r = run_worker({"run", suite, "--db", db, "--device", "cpu", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
