@@ -28,8 +28,19 @@ struct Shape {
   bool causal = false;
 };
 
+// Threads per block (one block per query row): 256, or 128 for rows shorter than 256 keys; a
+// warp per softmax row wants a few warps either way.
+inline int threads_per_block(const Shape& s) { return s.m >= 256 ? 256 : 128; }
+
+// Shared memory one forward block needs (bytes): P_l, P_w and the row's h x m logits.
+inline std::size_t forward_shared_bytes(const Shape& s) {
+  return static_cast<std::size_t>(s.heads_k * s.heads + s.heads * s.heads_v + s.heads * s.m) * sizeof(float);
+}
+
 // Shared memory one backward block needs (bytes; a forward block needs less): what must fit.
-std::size_t shared_bytes(const Shape& s);
+inline std::size_t shared_bytes(const Shape& s) {
+  return static_cast<std::size_t>(s.heads_k * s.heads + s.heads * s.heads_v + 2 * s.heads * s.m) * sizeof(float);
+}
 
 // The most shared memory a block may have on `device` (the opt-in maximum), or 0 without a
 // usable CUDA device.

@@ -1,0 +1,183 @@
+// The bodies of th_mix's kernels (th_mix_kernel.h has the arithmetic), written once for two
+// compilers: nvcc builds them as CUDA kernels (th_mix_kernel.cu), and tests/core/th_mix_emulated_test.cpp
+// builds them as plain C++ and runs each block's threads as std::threads with a real barrier and
+// warp shuffles through memory, so the CPU tests run this code, indexing, masks, reductions and
+// all. The includer defines, before including it:
+//   HR_DEVICE, HR_GLOBAL          function qualifiers (__device__ __forceinline__, __global__)
+//   HR_TID, HR_NTHREADS, HR_BID   threadIdx.x, blockDim.x, blockIdx.x (as int / long long)
+//   HR_SYNC()                     __syncthreads()
+//   HR_SHFL_XOR(x, o)             __shfl_xor_sync over the whole warp
+//   HR_SHARED_FLOATS()            the block's dynamic shared memory as float*
+//   HR_UNROLL                     #pragma unroll (or nothing)
+//   hr_fmax, hr_exp               fmaxf, expf
+//   load / store                  a storage element (float, bfloat16) to and from float
+// and includes it inside its own namespace.
+// No include guard: meant to be included once per translation unit, inside a namespace.
+// NOLINTBEGIN
+
+constexpr int kWarp = 32;
+
+HR_DEVICE float warp_max(float x) {
+  for (int o = kWarp / 2; o > 0; o /= 2) x = hr_fmax(x, HR_SHFL_XOR(x, o));
+  return x;
+}
+
+HR_DEVICE float warp_sum(float x) {
+  for (int o = kWarp / 2; o > 0; o /= 2) x += HR_SHFL_XOR(x, o);
+  return x;
+}
+
+// Keys visible to query i: j < i + (m - n) + 1 under the causal mask, all m without it.
+HR_DEVICE int visible_keys(int i, int n, int m, bool causal) {
+  const int v = i + (m - n) + 1;
+  return !causal ? m : v < 0 ? 0 : v > m ? m : v;
+}
+
+// One key column through a head-mixing matrix: out(o) = sum_q in(q) P(q, o) for o < n_out, with
+// P(q, o) = p[q * sq + o * so] in shared memory (the same address for every thread: a broadcast).
+// Outputs are accumulated 8 at a time in registers, so each input is read n_out / 8 times and
+// each output written once.
+template <typename In, typename Out>
+HR_DEVICE void mix_column(int n_in, int n_out, const float* p, int sq, int so, In in, Out out) {
+  constexpr int kChunk = 8;
+  for (int o0 = 0; o0 < n_out; o0 += kChunk) {
+    float acc[kChunk];
+    HR_UNROLL
+    for (int r = 0; r < kChunk; ++r) acc[r] = 0.0f;
+    for (int q = 0; q < n_in; ++q) {
+      const float x = in(q);
+      const float* pq = p + q * sq + o0 * so;
+      HR_UNROLL
+      for (int r = 0; r < kChunk; ++r) {
+        if (o0 + r < n_out) acc[r] += x * pq[r * so];
+      }
+    }
+    HR_UNROLL
+    for (int r = 0; r < kChunk; ++r) {
+      if (o0 + r < n_out) out(o0 + r, acc[r]);
+    }
+  }
+}
+
+// Row c of a [h][m] block of logits becomes softmax over its first `visible` entries; one warp
+// per row, so every thread of the block must call it.
+HR_DEVICE void softmax_rows(float* a, int h, int m, int visible) {
+  const int warp = HR_TID / kWarp, lane = HR_TID % kWarp;
+  const int warps = HR_NTHREADS / kWarp;
+  for (int c = warp; c < h; c += warps) {
+    float* r = a + static_cast<long long>(c) * m;
+    float mx = -HUGE_VALF;
+    for (int j = lane; j < visible; j += kWarp) mx = hr_fmax(mx, r[j]);
+    mx = warp_max(mx);
+    float sum = 0.0f;
+    for (int j = lane; j < visible; j += kWarp) {
+      const float e = hr_exp(r[j] - mx);
+      r[j] = e;
+      sum += e;
+    }
+    sum = warp_sum(sum);
+    const float inv = 1.0f / sum;
+    for (int j = lane; j < visible; j += kWarp) r[j] *= inv;
+  }
+}
+
+// dL = W (dW - <W, dW>) per row c, in place in g; one warp per row, every thread calls it.
+HR_DEVICE void softmax_backward_rows(const float* w, float* g, int h, int m, int visible) {
+  const int warp = HR_TID / kWarp, lane = HR_TID % kWarp;
+  const int warps = HR_NTHREADS / kWarp;
+  for (int c = warp; c < h; c += warps) {
+    const float* wr = w + static_cast<long long>(c) * m;
+    float* gr = g + static_cast<long long>(c) * m;
+    float dot = 0.0f;
+    for (int j = lane; j < visible; j += kWarp) dot += wr[j] * gr[j];
+    dot = warp_sum(dot);
+    for (int j = lane; j < visible; j += kWarp) gr[j] = wr[j] * (gr[j] - dot);
+  }
+}
+
+template <typename T>
+HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__ p_l, const float* __restrict__ p_w,
+                              T* __restrict__ W, T* __restrict__ U, int hk, int h, int hv, int n, int m, bool causal) {
+  float* smem = HR_SHARED_FLOATS();
+  float* pl = smem;              // [h_k][h]
+  float* pw = pl + hk * h;       // [h][h_v]
+  float* a = pw + h * hv;        // [h][m]: logits, then weights
+  const long long row = HR_BID;  // b n + i
+  const long long b = row / n;
+  const int i = static_cast<int>(row % n);
+  const int visible = visible_keys(i, n, m, causal);
+  const long long plane = static_cast<long long>(n) * m;
+  const T* j_row = J + (b * hk * n + i) * m;  // head k at + k plane
+  T* w_row = W + (b * h * n + i) * m;
+  T* u_row = U + (b * hv * n + i) * m;
+  for (int t = HR_TID; t < hk * h; t += HR_NTHREADS) pl[t] = p_l[t];
+  for (int t = HR_TID; t < h * hv; t += HR_NTHREADS) pw[t] = p_w[t];
+  HR_SYNC();
+  // Each thread owns key columns j: L[:, j] = P_l^T J[:, j] (J's row is read from L1 after the
+  // first 8 heads).
+  for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
+    mix_column(
+        hk, h, pl, h, 1, [&](int k) { return load(j_row + k * plane + j); }, [&](int c, float x) { a[c * m + j] = x; });
+  }
+  HR_SYNC();
+  softmax_rows(a, h, m, visible);
+  HR_SYNC();
+  for (int j = HR_TID; j < m; j += HR_NTHREADS) {
+    if (j < visible) {
+      for (int c = 0; c < h; ++c) store(w_row + c * plane + j, a[c * m + j]);
+      mix_column(
+          h, hv, pw, hv, 1, [&](int c) { return a[c * m + j]; },
+          [&](int v, float x) { store(u_row + v * plane + j, x); });
+    } else {
+      for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
+      for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
+    }
+  }
+}
+
+template <typename T>
+HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU, const float* __restrict__ p_l,
+                               const float* __restrict__ p_w, T* __restrict__ dL, T* __restrict__ dJ, int hk, int h,
+                               int hv, int n, int m, bool causal) {
+  float* smem = HR_SHARED_FLOATS();
+  float* pl = smem;         // [h_k][h]
+  float* pw = pl + hk * h;  // [h][h_v]
+  float* w = pw + h * hv;   // [h][m]: the saved weights
+  float* g = w + h * m;     // [h][m]: dW, then dL
+  const long long row = HR_BID;
+  const long long b = row / n;
+  const int i = static_cast<int>(row % n);
+  const int visible = visible_keys(i, n, m, causal);
+  const long long plane = static_cast<long long>(n) * m;
+  const T* w_row = W + (b * h * n + i) * m;
+  const T* du_row = dU + (b * hv * n + i) * m;
+  T* dl_row = dL + (b * h * n + i) * m;
+  T* dj_row = dJ + (b * hk * n + i) * m;
+  for (int t = HR_TID; t < hk * h; t += HR_NTHREADS) pl[t] = p_l[t];
+  for (int t = HR_TID; t < h * hv; t += HR_NTHREADS) pw[t] = p_w[t];
+  HR_SYNC();
+  // dW[:, j] = P_w dU[:, j].
+  for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
+    for (int c = 0; c < h; ++c) w[c * m + j] = load(w_row + c * plane + j);
+    mix_column(
+        hv, h, pw, 1, hv, [&](int v) { return load(du_row + v * plane + j); },
+        [&](int c, float x) { g[c * m + j] = x; });
+  }
+  HR_SYNC();
+  softmax_backward_rows(w, g, h, m, visible);
+  HR_SYNC();
+  // dJ[:, j] = P_l dL[:, j].
+  for (int j = HR_TID; j < m; j += HR_NTHREADS) {
+    if (j < visible) {
+      for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, g[c * m + j]);
+      mix_column(
+          h, hk, pl, 1, h, [&](int c) { return g[c * m + j]; },
+          [&](int k, float x) { store(dj_row + k * plane + j, x); });
+    } else {
+      for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
+      for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);
+    }
+  }
+}
+
+// NOLINTEND
