@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """suite_report.py DB SUITE: a markdown table of a suite's runs in an experiments DB (read-only):
-per run group (the run name without its seed), the model, parameters, the final validation
+per run group (the run name without its seed), the model (depth, data and embedding ranks where
+they vary within the suite), parameters, the final validation
 loss of each seed with mean and min..max, the best validation loss and training time. Every
 number is read from the DB; nothing is typed in."""
 import json, sqlite3, statistics, sys
@@ -29,8 +30,21 @@ for rid, name, cfg, status, params, step, t0, t1 in runs:
                                            final=val[-1] if val else None, best=min(val) if val else None,
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
-print(f"| run group | width d | heads (h_k-h-h_v) | d_k (/d_v) | params | seeds done | final val loss per finished seed | mean (min..max) | best val loss | wall min/run (claim to finish) |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+def extra_columns(rs):
+    """Model and data fields a suite may vary (depth, data, embedding ranks): shown only where they
+    differ between its run groups, so a table of runs that agree on them stays as it was."""
+    m, t = rs[0]["cfg"]["model"], rs[0]["cfg"]["train"]
+    data = t.get("tokenizer", "bytes") + ("" if t.get("corpus", "kjv") == "kjv" else f" on {t['corpus']}")
+    rank = lambda r: "full" if not r else str(r)
+    return OrderedDict([("L", str(m.get("depth", ""))), ("data (loss per token of it)", data),
+                        ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", rank(m.get("pos_rank", 0)))])
+
+extras = OrderedDict((k, [extra_columns(rs)[k] for rs in groups.values()]) for k in extra_columns(next(iter(groups.values()))))
+shown = [k for k, values in extras.items() if len(set(values)) > 1]
+print("| run group | width d | " + "".join(f"{k} | " for k in shown) +
+      "heads (h_k-h-h_v) | d_k (/d_v) | params | seeds done | final val loss per finished seed | mean (min..max) | "
+      "best val loss | wall min/run (claim to finish) |")
+print("|---|---|" + "---|" * len(shown) + "---|---|---|---|---|---|---|---|")
 for key, rs in groups.items():
     m = rs[0]["cfg"]["model"]
     a = m["attention"]
@@ -45,7 +59,9 @@ for key, rs in groups.items():
     hk, hv = a.get("heads_k", a["heads"]), a.get("heads_v", a["heads"])
     heads = a["heads"] if hk == a["heads"] == hv else f"{hk}-{a['heads']}-{hv}"
     dk = a["d_k"] if a.get("d_v", a["d_k"]) == a["d_k"] else f"{a['d_k']}/{a['d_v']}"
-    print(f"| {key} | {m['width']} | {heads} | {dk} | {rs[0]['params']:,} | {done}/{len(rs)} | "
+    extra = extra_columns(rs)
+    print(f"| {key} | {m['width']} | " + "".join(f"{extra[k]} | " for k in shown) +
+          f"{heads} | {dk} | {rs[0]['params']:,} | {done}/{len(rs)} | "
           f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
 
