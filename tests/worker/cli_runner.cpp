@@ -163,3 +163,18 @@ void exec_sql(const std::string& db, const std::string& sql) {
   EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
   sqlite3_close(h);
 }
+
+std::string tiny_suite(const std::string& name, const std::string& train_rest) {
+  return "[suite]\nname = \"" + name + R"("
+reproduces = "nothing: a test"
+full_estimate = "seconds"
+[base.model]
+width = 16
+context = 8
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+[base.train]
+corpus = "copy"
+)" + train_rest;
+}

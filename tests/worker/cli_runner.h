@@ -25,6 +25,9 @@ void write_text(const std::string& path, const std::string& text);
 // The flags of a small talking-heads run on the copy task: 300 steps, a checkpoint every 40,
 // a few seconds on one core.
 extern const std::vector<std::string> kSmallTrainFlags;
+// The text of a suite of one multi-head width-16 model on the copy task, named `name`, whose
+// [base.train] table goes on with `train_rest` (its keys, then any further tables).
+std::string tiny_suite(const std::string& name, const std::string& train_rest);
 // `train --db DB --name NAME` with kSmallTrainFlags.
 std::vector<std::string> train_args(const std::string& db, const std::string& name);
 // Runs `sql` on the DB file (a test's way to leave a run as a dead or failing worker would);

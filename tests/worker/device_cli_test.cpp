@@ -120,25 +120,13 @@ TEST(DeviceCli, ARunStartedElsewhereResumesOnThisDeviceAndEndsAsIfUninterrupted)
 TEST(DeviceCli, ASuiteInAnotherPrecisionOnTheSameDbIsRefused) {
   const std::string db = temp_path("device_suite.sqlite"), suite = temp_path("device_suite.toml");
   std::remove(db.c_str());
-  write_text(suite, R"([suite]
-name = "prec"
-reproduces = "nothing: a test"
-full_estimate = "seconds"
-[base.model]
-width = 16
-context = 8
-[base.model.attention]
-kind = "multi-head"
-heads = 2
-[base.train]
-corpus = "copy"
-steps = 6
+  write_text(suite, tiny_suite("prec", R"(steps = 6
 eval_every = 3
 checkpoint_every = 3
 [[grid]]
 label = "a"
 "train.seed" = [0, 1]
-)");
+)"));
   auto r = run_worker({"enqueue", suite, "--db", db, "--precision", "bf16", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& [name, config] : stored_configs(db)) {
@@ -200,19 +188,7 @@ TEST(DeviceCli, OnAGpuARunKilledMidwayResumesAndEndsAsIfUninterrupted) {
 TEST(DeviceCli, PaperScaleOnTheCpuWarnsWithTheSuitesArithmeticAndStillRuns) {
   const std::string db = temp_path("device_paper.sqlite"), suite = temp_path("device_paper.toml");
   std::remove(db.c_str());
-  write_text(suite, R"([suite]
-name = "paper-test"
-reproduces = "nothing: a test"
-full_estimate = "seconds"
-[base.model]
-width = 16
-context = 8
-[base.model.attention]
-kind = "multi-head"
-heads = 2
-[base.train]
-corpus = "copy"
-steps = 4
+  write_text(suite, tiny_suite("paper-test", R"(steps = 4
 batch = 2
 eval_every = 2
 checkpoint_every = 2
@@ -221,7 +197,7 @@ checkpoint_every = 2
 [[grid]]
 label = "a"
 "train.seed" = { quick = [0], full = [0], paper = [0, 1] }
-)");
+)"));
   auto r = run_worker({"run", suite, "--scale", "paper", "--dry-run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("training arithmetic: "), std::string::npos) << r.out;

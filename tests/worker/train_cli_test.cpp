@@ -216,20 +216,7 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   ASSERT_EQ(run_worker(args).exit_code, 0);
   const size_t before = file_hash(db);
 
-  const std::string base = R"([suite]
-name = "bad"
-reproduces = "errors"
-full_estimate = "none"
-[base.model]
-width = 16
-context = 8
-[base.model.attention]
-kind = "multi-head"
-heads = 2
-[base.train]
-corpus = "copy"
-steps = 5
-)";
+  const std::string base = tiny_suite("bad", "steps = 5\n");
   struct Case {
     std::string name, toml, expect;
   };
