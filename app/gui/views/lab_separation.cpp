@@ -41,32 +41,41 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const double here = log10_bound(spec, d, L), wider = log10_bound(spec, 2 * d, L),
                deeper = log10_bound(spec, d, L + 1);
 
+  // An unfactorised embedding has r = min(d, V) at every width: its curve is the full-rank one.
+  const bool factorised = spec.embed_rank > 0;
+  const std::string rank_text =
+      factorised ? "embedding rank r = " + std::to_string(r) : "a full-rank embedding (r = " + std::to_string(r) + ")";
   ImGui::PushTextWrapPos(0.0f);
   ImGui::Text(
-      "VB eq. 9 bounds the separation rank of a depth-%d model with embedding rank r = %d and positional "
-      "rank r_pos = %d: log10 sep <= %.0f at d = %d.",
-      L, r, r_e, here, d);
+      "VB eq. 9 bounds the separation rank of a depth-%d model with %s and positional rank r_pos = %d: "
+      "log10 sep <= %.0f at d = %d.",
+      L, rank_text.c_str(), r_e, here, d);
   ImGui::Text("Twice as wide (d = %d): %.0f%s.  One layer more (L = %d): %.0f.", 2 * d, wider,
-              wider - here < 0.5 ? ", the same: the bound grows with min(r, d), and r is used up" : "", L + 1, deeper);
+              wider - here < 0.5 ? ", the same: the bound grows with min(r, d) + r_pos, and both are used up" : "",
+              L + 1, deeper);
   ImGui::TextDisabled(
-      "An upper bound from the theory (VB Thm 1: log sep = O~(L min(r, d))), computed here, not measured: width past "
-      "r cannot raise it, depth multiplies it.");
+      "An upper bound from the theory (VB Thm 1: log sep = O~(L min(r, d)); with a positional rank, eq. 9 adds r_pos "
+      "<= min(d, n)), computed here, not measured: once d passes r and r_pos, width cannot raise it; depth multiplies "
+      "it.");
   ImGui::PopTextWrapPos();
 
-  std::vector<PlotSeries> series(3);
-  // Short: on a 4:3 projector the legend sits beside the plot.
-  series[0].label = "r = " + std::to_string(r) + ", L = " + std::to_string(L);
-  series[1].label = "full rank, L = " + std::to_string(L);
-  series[2].label = "r = " + std::to_string(r) + ", L = " + std::to_string(L + 1);
-  for (int i = 0; i < 3; ++i) {
-    series[i].color = widgets::detail::palette_color(i);
+  // This model, a full-rank embedding (when this one is factorised) and one layer more. Labels
+  // short: on a 4:3 projector the legend sits beside the plot.
+  const std::string this_rank = factorised ? "r = " + std::to_string(r) : "full rank";
+  std::vector<PlotSeries> series(factorised ? 3 : 2);
+  series[0].label = this_rank + ", L = " + std::to_string(L);
+  series.back().label = this_rank + ", L = " + std::to_string(L + 1);
+  if (factorised) series[1].label = "full rank, L = " + std::to_string(L);
+  for (size_t i = 0; i < series.size(); ++i) {
+    // The one-layer-more curve keeps its colour whether or not the full-rank one is drawn.
+    series[i].color = widgets::detail::palette_color(i + 1 == series.size() ? 2 : static_cast<int>(i));
     series[i].thickness = i == 0 ? 3.0f : 2.0f;
   }
   for (int x = 1; x <= d_max; x += std::max(1, d_max / 256)) {
     const float fx = static_cast<float>(x);
     series[0].x.push_back(fx), series[0].y.push_back(static_cast<float>(log10_bound(spec, x, L)));
-    series[1].x.push_back(fx), series[1].y.push_back(static_cast<float>(log10_bound(full, x, L)));
-    series[2].x.push_back(fx), series[2].y.push_back(static_cast<float>(log10_bound(spec, x, L + 1)));
+    if (factorised) series[1].x.push_back(fx), series[1].y.push_back(static_cast<float>(log10_bound(full, x, L)));
+    series.back().x.push_back(fx), series.back().y.push_back(static_cast<float>(log10_bound(spec, x, L + 1)));
   }
   const float h = std::max(160.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().y);
   if (widgets::BeginPlot("##separation", ImVec2(-1, h))) {
