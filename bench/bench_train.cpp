@@ -1,5 +1,6 @@
 // Training throughput of the worker's training step (core::Trainer), for bench/run_train_bench.sh.
 // Prints one JSON line: tokens/s, step time, model FLOPs/token, measured sgemm peak and MFU.
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <set>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -173,7 +175,9 @@ int main(int argc, char** argv) {
   int blas_threads = 0;
   app.add_option("--blas-threads", blas_threads, "OpenBLAS threads (default: the worker's choice)");
   app.add_flag("--peak", peak, "also measure the sgemm peak");
-  app.add_option("--profile", profile, "also write a Chrome trace of one more step (LibTorch's profiler) to this file");
+  app.add_option("--profile", profile,
+                 "also write a Chrome trace of one more step to this file (LibTorch's profiler; Kineto with the GPU "
+                 "kernels on CUDA)");
   app.add_flag("--overhead", overhead,
                "also measure what logging, checkpoints and validation add at the default intervals");
   CLI11_PARSE(app, argc, argv);
@@ -246,8 +250,21 @@ int main(int argc, char** argv) {
     out["mfu"] = tok_s * flops_per_token / 1e9 / p;
   }
   if (!profile.empty() && !tr.finished()) {
-    torch::autograd::profiler::RecordProfile guard(profile);
-    tr.step();
+    if (tr.device().is_cuda()) {
+      // Kineto: every CUDA kernel with its time on the GPU, beside the CPU ops that launched it
+      // (bench/trace_top.py sums them by kernel).
+      namespace prof = torch::profiler::impl;
+      const prof::ProfilerConfig config(prof::ProfilerState::KINETO);
+      const std::set<prof::ActivityType> activities{prof::ActivityType::CPU, prof::ActivityType::CUDA};
+      torch::autograd::profiler::prepareProfiler(config, activities);
+      torch::autograd::profiler::enableProfiler(config, activities);
+      tr.step();
+      torch::cuda::synchronize();
+      torch::autograd::profiler::disableProfiler()->save(profile);
+    } else {
+      torch::autograd::profiler::RecordProfile guard(profile);
+      tr.step();
+    }
   }
   if (overhead) out["overhead"] = measure_overhead(tr, secs / steps * 1e3);
   std::cout << out.dump() << std::endl;

@@ -80,6 +80,7 @@ def main():
     ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"])
     ap.add_argument("--attn", default="matmul", choices=["matmul", "sdpa"])
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--profile", help="also write a Chrome trace of one more step to this file (torch.profiler)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -121,6 +122,13 @@ def main():
            "precision": a.precision, "tokens_per_s": a.steps * a.batch * a.n / secs, "step_ms": secs / a.steps * 1e3}
     if cuda:
         out["peak_gpu_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    if a.profile:  # the same one step as bench_train --profile: CPU ops, and the GPU kernels on CUDA
+        acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if cuda else [])
+        with torch.profiler.profile(activities=acts) as prof:
+            step()
+            if cuda:
+                torch.cuda.synchronize()
+        prof.export_chrome_trace(a.profile)
     print(json.dumps(out))
 
 

@@ -3,7 +3,7 @@
 # PyTorch 2.x with CUDA but none of Headroom's Debian packages: stage them first on a machine with
 # apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/, and for the linux-docs
 # corpus `bash scripts/stage_corpora.sh`), carry .gpu along and run
-#   bash scripts/gpu_check.sh [steps...]   steps: build tests bench fulltests scaling peer suites
+#   bash scripts/gpu_check.sh [steps...]   steps: build tests bench profile fulltests scaling peer suites
 #                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
@@ -80,6 +80,20 @@ fi
 if want bench; then
   BUILD=build-cuda RESULTS="$OUT/bench.jsonl" bash bench/run_train_bench.sh --device cuda 2>"$OUT/bench.err" | tee "$OUT/bench.md"
   tail -5 "$OUT/bench.err"
+fi
+
+if want profile; then
+  # One profiled step of the base model (bf16) in the worker and in PyTorch, GPU kernels summed by
+  # name (bench/trace_top.py): where the worker's gap to eager SDPA is, and what the talking-heads
+  # mixing costs with and without th_mix. The traces stay on the machine; the tables come back.
+  BASE=(--vocab 8192 --n 512 --d-model 768 --layers 12 --heads 12 --batch 32 --precision bf16 --steps 5 --device cuda)
+  traces=$(mktemp -d)
+  build-cuda/bench/bench_train "${BASE[@]}" --profile "$traces/worker_base.json" >/dev/null
+  python3 bench/train_bench.py "${BASE[@]}" --attn sdpa --profile "$traces/pytorch_base.json" >/dev/null
+  build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing batched --profile "$traces/worker_th_batched.json" >/dev/null
+  build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing kernel --profile "$traces/worker_th_kernel.json" >/dev/null
+  python3 bench/train_bench.py "${BASE[@]}" --attention talking-heads --profile "$traces/pytorch_th.json" >/dev/null
+  python3 bench/trace_top.py "$traces"/*.json --top "${PROFILE_TOP:-20}" | tee "$OUT/profile.md"
 fi
 
 if want fulltests; then
