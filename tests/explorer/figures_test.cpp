@@ -420,6 +420,16 @@ TEST(Figures, MixedTokenizersSayTheirLossesAreDifferentUnits) {
   EXPECT_EQ(mixed[0].ours_panels[1].tokenizer, "bpe:2000");
   EXPECT_EQ(mixed[0].ours_panels[1].y_label, "final val loss (nats/token)");
 
+  // The curves tab says the same of any selection of their runs, for losses only.
+  const auto rows = load_run_rows(db.store());
+  std::vector<const RunRow*> both;
+  for (const RunRow& r : rows) both.push_back(&r);
+  EXPECT_EQ(tokenizers_of(both), (std::vector<std::string>{"bytes", "bpe:2000"}));
+  EXPECT_NE(loss_units_warning(both, "val_loss").find("compare runs of one tokenizer"), std::string::npos);
+  EXPECT_NE(loss_units_warning(both, "train_loss"), "");
+  EXPECT_EQ(loss_units_warning(both, "tokens_per_s"), "");
+  EXPECT_EQ(loss_units_warning({both[0]}, "val_loss"), "");
+
   // One tokenizer: no such note.
   ScratchDb single;
   const auto s2 = single.store().ensure_suite("vb-depth-width", testing::suite_toml("vb_depth_width.toml"), "full");

@@ -649,17 +649,6 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
   if (!parameters) add_parameter_notes(fig, local, placed, budgets);
 }
 
-// The distinct tokenizers of the runs, in first-seen order ("" left out).
-std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows) {
-  std::vector<std::string> out;
-  for (const RunRow* r : rows) {
-    if (!r->tokenizer.empty() && std::find(out.begin(), out.end(), r->tokenizer) == out.end()) {
-      out.push_back(r->tokenizer);
-    }
-  }
-  return out;
-}
-
 // A loss is in nats per unit of the run's tokenizer: per byte for "bytes", per BPE token otherwise.
 // Runs of several tokenizers share the plot (vb-depth-width's arms), so the label names each unit.
 std::string ours_y_label(const std::vector<const RunRow*>& rows) {
@@ -687,11 +676,9 @@ void add_unit_note(Figure& fig, const std::vector<const RunRow*>& rows) {
   if (tokenizers.size() < 2) return;
   const bool separable = std::none_of(fig.ours.begin(), fig.ours.end(),
                                       [](const FigureSeries& s) { return s.tokenizer == "*" || s.tokenizer.empty(); });
-  fig.notes.push_back("These runs use " + std::to_string(tokenizers.size()) + " tokenizers (" + join(tokenizers, ", ") +
-                      "), and each loss is per token of its own tokenizer (per byte for bytes). A BPE token holds "
-                      "several bytes, so its loss is higher for an equally good model: " +
-                      (separable ? "each tokenizer has its own plot; compare series within a plot, never across."
-                                 : "compare series of one tokenizer with each other, never across tokenizers."));
+  fig.notes.push_back(
+      loss_units_warning(rows, "val_loss") +
+      (separable ? " Each tokenizer has its own plot: compare series within a plot, never across." : ""));
   if (!separable) return;
   for (const std::string& t : tokenizers) {
     fig.ours_panels.push_back(

@@ -68,6 +68,28 @@ int compare_by(const RunRow& a, const RunRow& b, RunColumn column) {
 
 }  // namespace
 
+std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows) {
+  std::vector<std::string> out;
+  for (const RunRow* r : rows) {
+    if (!r->tokenizer.empty() && std::find(out.begin(), out.end(), r->tokenizer) == out.end()) {
+      out.push_back(r->tokenizer);
+    }
+  }
+  return out;
+}
+
+std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::string_view metric) {
+  if (metric.find("loss") == std::string_view::npos) return {};
+  const std::vector<std::string> tokenizers = tokenizers_of(rows);
+  if (tokenizers.size() < 2) return {};
+  std::string names;
+  for (const std::string& t : tokenizers) names += (names.empty() ? "" : ", ") + t;
+  return "These runs use " + std::to_string(tokenizers.size()) + " tokenizers (" + names +
+         "), and each loss is per token of its own tokenizer (per byte for bytes). A BPE token holds several bytes, "
+         "so its loss is higher for an equally good model: compare runs of one tokenizer with each other, never "
+         "across tokenizers.";
+}
+
 std::string label_from_name(std::string_view suite, std::string_view name) {
   if (suite.empty() || name.size() <= suite.size() || name.substr(0, suite.size()) != suite ||
       name[suite.size()] != '/') {

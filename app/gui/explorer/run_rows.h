@@ -73,6 +73,14 @@ std::vector<RunRow> load_run_rows_between(db::RunStore& store, std::int64_t firs
 std::vector<RunRow> load_run_rows_between(const std::string& db_path, std::int64_t first_id, std::int64_t last_id,
                                           int parts);
 
+// The distinct tokenizers of the rows, in first-seen order ("" left out).
+std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows);
+
+// "" when the rows' `metric` values share a unit; else one paragraph saying why not: a loss
+// (val_loss, train_loss, best_val_loss) is per token of each run's tokenizer, per byte for bytes,
+// and runs of several tokenizers compare only within one.
+std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::string_view metric);
+
 // The grid label of a run name: "th-heads/talking-heads/heads=8" of suite "th-heads" ->
 // "talking-heads". "" when the name is not "<suite>/<label>/<rest>".
 std::string label_from_name(std::string_view suite, std::string_view name);

@@ -177,6 +177,15 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   }
   if (curves.empty() && session.curves_ready())
     ImGui::TextDisabled("The selected runs have logged no %s yet.", s.metric.c_str());
+  // Losses per byte beside losses per BPE token look comparable and are not: say so above the plot.
+  std::vector<const explorer::RunRow*> selected_rows;
+  for (std::int64_t id : session.selected)
+    if (const explorer::RunRow* row = session.find_row(id)) selected_rows.push_back(row);
+  if (const std::string units = explorer::loss_units_warning(selected_rows, s.metric); !units.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kProblem, "%s", units.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (!scene_export.empty() && session.curves_ready() && session.frames_with_rows >= 3 && !curves.empty()) {
     // A scene's "export": as the buttons do.
     std::snprintf(export_path_, sizeof export_path_, "%s", scene_export.c_str());
