@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   if (!profile.empty() && !tr.finished()) {
     if (tr.device().is_cuda()) {
       // Kineto: every CUDA kernel with its time on the GPU, beside the CPU ops that launched it
-      // (bench/trace_top.py sums them by kernel).
+      // (bench/profile_summary.py sums them by kernel).
       namespace prof = torch::profiler::impl;
       const prof::ProfilerConfig config(prof::ProfilerState::KINETO);
       const std::set<prof::ActivityType> activities{prof::ActivityType::CPU, prof::ActivityType::CUDA};

@@ -1,31 +1,81 @@
 #!/usr/bin/python3
-"""Sums a Chrome trace from `bench_train --profile FILE` by operator: total ms, share of the
-step, calls. Nested operators are counted inside their parents too, so shares overlap; the
-top-level rows (depth 0 on the training thread) add up to the step."""
+"""profile_summary.py TRACE.json [TRACE2.json ...] [TOP]: where one profiled training step spends
+its time, from the Chrome traces of `bench_train --profile` (LibTorch: the legacy profiler on the
+CPU, Kineto with the GPU kernels on CUDA) and `bench/train_bench.py --profile` (torch.profiler).
+
+A trace with GPU kernels (events of category "kernel") is summed by kernel: total ms, share of the
+kernel time, calls. One without is summed by CPU operator: nested operators are counted inside
+their parents too, so the inclusive times overlap; the top-level rows (depth 0 on each thread) add
+up to the step. TOP rows per trace (default 25). Every number is read from the trace."""
 import json, sys
 from collections import defaultdict
 
-events = [e for e in json.load(open(sys.argv[1])) if e.get("ph") == "X"]
-by_thread = defaultdict(list)
-for e in events:
-    by_thread[e["tid"]].append(e)
-rows = defaultdict(lambda: [0.0, 0.0, 0])  # name -> [self-less total us, top-level us, calls]
-total = 0.0
-for tid, evs in by_thread.items():
-    evs.sort(key=lambda e: (e["ts"], -e["dur"]))
-    stack = []
-    for e in evs:
-        while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
-            stack.pop()
-        r = rows[e["name"]]
-        r[0] += e["dur"]
-        r[2] += 1
-        if not stack:
-            r[1] += e["dur"]
-            total += e["dur"]
-        stack.append(e)
-top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
-print(f"top-level total {total / 1e3:.1f} ms")
-print(f"{'operator':48s} {'incl ms':>9s} {'top ms':>9s} {'top %':>6s} {'calls':>6s}")
-for name, (incl, toplevel, calls) in sorted(rows.items(), key=lambda kv: -kv[1][1])[:top]:
-    print(f"{name[:48]:48s} {incl / 1e3:9.1f} {toplevel / 1e3:9.1f} {100 * toplevel / total:6.1f} {calls:6d}")
+
+def load_events(path):
+    with open(path) as f:
+        data = json.load(f)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    return [e for e in events if e.get("ph") == "X" and "dur" in e]
+
+
+def short(name, width):
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def gpu_kernels(path, kernels, top):
+    total, calls = defaultdict(float), defaultdict(int)
+    for e in kernels:
+        total[e["name"]] += float(e["dur"])
+        calls[e["name"]] += 1
+    whole = sum(total.values())
+    print(f"{path}: GPU kernels, {len(kernels)} events, {whole / 1e3:.2f} ms in all")
+    print("| ms | share | calls | kernel |")
+    print("|---|---|---|---|")
+    for name, us in sorted(total.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"| {us / 1e3:.3f} | {us / whole:.1%} | {calls[name]} | `{short(name, 90)}` |")
+
+
+def cpu_operators(path, events, top):
+    by_thread = defaultdict(list)
+    for e in events:
+        by_thread[e.get("tid")].append(e)
+    rows = defaultdict(lambda: [0.0, 0.0, 0])  # name -> [inclusive us, top-level us, calls]
+    total = 0.0
+    for evs in by_thread.values():
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in evs:
+            while stack and e["ts"] >= stack[-1]["ts"] + stack[-1]["dur"]:
+                stack.pop()
+            r = rows[e["name"]]
+            r[0] += e["dur"]
+            r[2] += 1
+            if not stack:
+                r[1] += e["dur"]
+                total += e["dur"]
+            stack.append(e)
+    print(f"{path}: CPU operators, top-level total {total / 1e3:.1f} ms")
+    print(f"{'operator':48s} {'incl ms':>9s} {'top ms':>9s} {'top %':>6s} {'calls':>6s}")
+    for name, (incl, toplevel, calls) in sorted(rows.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"{short(name, 48):48s} {incl / 1e3:9.1f} {toplevel / 1e3:9.1f} {100 * toplevel / total:6.1f} {calls:6d}")
+
+
+def main(args):
+    top = 25
+    if args and args[-1].isdigit():
+        top = int(args.pop())
+    if not args:
+        sys.exit("usage: profile_summary.py TRACE.json [TRACE2.json ...] [TOP]")
+    for i, path in enumerate(args):
+        if i:
+            print()
+        events = load_events(path)
+        kernels = [e for e in events if str(e.get("cat", "")).lower() == "kernel"]
+        if kernels:
+            gpu_kernels(path, kernels, top)
+        else:
+            cpu_operators(path, events, top)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -84,7 +84,7 @@ fi
 
 if want profile; then
   # One profiled step of the base model (bf16) in the worker and in PyTorch, GPU kernels summed by
-  # name (bench/trace_top.py): where the worker's gap to eager SDPA is, and what the talking-heads
+  # name (bench/profile_summary.py): where the worker's gap to eager SDPA is, and what the talking-heads
   # mixing costs with and without th_mix. The traces stay on the machine; the tables come back.
   BASE=(--vocab 8192 --n 512 --d-model 768 --layers 12 --heads 12 --batch 32 --precision bf16 --steps 5 --device cuda)
   traces=$(mktemp -d)
@@ -93,7 +93,7 @@ if want profile; then
   build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing batched --profile "$traces/worker_th_batched.json" >/dev/null
   build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing kernel --profile "$traces/worker_th_kernel.json" >/dev/null
   python3 bench/train_bench.py "${BASE[@]}" --attention talking-heads --profile "$traces/pytorch_th.json" >/dev/null
-  python3 bench/trace_top.py "$traces"/*.json --top "${PROFILE_TOP:-20}" | tee "$OUT/profile.md"
+  python3 bench/profile_summary.py "$traces"/*.json "${PROFILE_TOP:-20}" | tee "$OUT/profile.md"
 fi
 
 if want fulltests; then
