@@ -159,9 +159,10 @@ int run_suite(const QueueOptions& o) {
   if (!o.enqueue_only && !(device = resolve_device_flag(o.device, "run"))) return kExitBadInput;
   if (device && device->rfind("cuda", 0) != 0 && suite.scale == "paper") {
     // Sized for one GPU: say so before a CPU starts on what would take it days.
+    const double flops = suite_flops(suite);
     std::cerr << "headroom-worker run: warning: the paper scale is sized for one GPU (--device cuda); this suite is "
-              << petaflop_text(suite_flops(suite)) << " of training arithmetic, which a CPU at 100 GFLOP/s would need "
-              << std::setprecision(2) << suite_flops(suite) / 100e9 / 86400.0
+              << petaflop_text(flops) << " of training arithmetic, which a CPU at 100 GFLOP/s would need "
+              << std::setprecision(2) << flops / 100e9 / 86400.0
               << " days for. It runs anyway; --scale full is the CPU's.\n";
   }
   {

@@ -7,6 +7,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -95,11 +97,20 @@ void launch_backward(const void* W, const void* dU, const float* p_l, const floa
 }  // namespace
 
 std::size_t max_shared_bytes(int device) {
+  // Asked at every forward of every talking-heads layer: the answer per device is kept.
+  // Stored plus one, so that the zero a static array starts with means "not asked yet".
+  static std::array<std::atomic<long long>, 64> known{};
+  const bool cached = device >= 0 && device < static_cast<int>(known.size());
+  if (cached) {
+    if (const long long k = known[static_cast<std::size_t>(device)].load(); k > 0)
+      return static_cast<std::size_t>(k - 1);
+  }
   int bytes = 0;
   if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
     cudaGetLastError();  // clear it: a missing device is an answer here, not an error for later calls
-    return 0;
+    bytes = 0;
   }
+  if (cached) known[static_cast<std::size_t>(device)] = static_cast<long long>(bytes) + 1;
   return static_cast<std::size_t>(bytes);
 }
 

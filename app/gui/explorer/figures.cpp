@@ -650,6 +650,8 @@ void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, co
 }
 
 // A loss is in nats per unit of the run's tokenizer: per byte for "bytes", per BPE token otherwise.
+std::string loss_unit(const std::string& tokenizer) { return tokenizer == "bytes" ? "nats/byte" : "nats/token"; }
+
 // Runs of several tokenizers share the plot (vb-depth-width's arms), so the label names each unit.
 std::string ours_y_label(const std::vector<const RunRow*>& rows) {
   std::vector<std::string> data;
@@ -663,7 +665,7 @@ std::string ours_y_label(const std::vector<const RunRow*>& rows) {
   if (tokenizers.size() > 1) {
     unit = "nats per token of each series' tokenizer, a byte for bytes";
   } else {
-    unit = tokenizers.size() == 1 && tokenizers[0] == "bytes" ? "nats/byte" : "nats/token";
+    unit = loss_unit(tokenizers.empty() ? "" : tokenizers[0]);
   }
   return "final val loss (" + unit + (data.empty() ? "" : "; " + join(data, ", ")) + "; lower is better)";
 }
@@ -681,8 +683,7 @@ void add_unit_note(Figure& fig, const std::vector<const RunRow*>& rows) {
       (separable ? " Each tokenizer has its own plot: compare series within a plot, never across." : ""));
   if (!separable) return;
   for (const std::string& t : tokenizers) {
-    fig.ours_panels.push_back(
-        FigurePanel{t, std::string("final val loss (nats/") + (t == "bytes" ? "byte" : "token") + ")"});
+    fig.ours_panels.push_back(FigurePanel{t, "final val loss (" + loss_unit(t) + ")"});
   }
 }
 

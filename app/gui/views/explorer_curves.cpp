@@ -106,8 +106,10 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   // The curves of the selected runs: the zoomed window where it has arrived, else the whole run.
   std::vector<explorer::Curve> curves;
   std::vector<const explorer::RunRow*> owners;
+  std::vector<const explorer::RunRow*> selected_rows;  // with or without a curve yet
   for (std::int64_t id : session.selected) {
     const explorer::RunRow* row = session.find_row(id);
+    if (row) selected_rows.push_back(row);
     if (!row || !session.curves) continue;
     const explorer::Curve* shown = nullptr;
     if (zoom_steps_) {
@@ -178,9 +180,6 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   if (curves.empty() && session.curves_ready())
     ImGui::TextDisabled("The selected runs have logged no %s yet.", s.metric.c_str());
   // Losses per byte beside losses per BPE token look comparable and are not: say so above the plot.
-  std::vector<const explorer::RunRow*> selected_rows;
-  for (std::int64_t id : session.selected)
-    if (const explorer::RunRow* row = session.find_row(id)) selected_rows.push_back(row);
   if (const std::string units = explorer::loss_units_warning(selected_rows, s.metric); !units.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kProblem, "%s", units.c_str());
