@@ -1,5 +1,5 @@
 // The explorer's run table at scale, without a window: how long the loader takes to read every
-// run row (and where: the runs query, the metric summaries, building rows), and how long a filter
+// run row (and where: the runs query, the metric summaries, the weight counts, building rows), and how long a filter
 // and a sort take on them (what the UI thread does today on every filter keystroke and header
 // click). Medians of ROUNDS.
 //
@@ -54,11 +54,13 @@ int main(int argc, char** argv) {
     std::size_t n = 0;
     const double runs_ms = median_ms(rounds, [&] { n = store.list_runs().size(); });
     const double summaries_ms = median_ms(rounds, [&] { store.metric_summaries("val_loss"); });
+    const double weights_ms = median_ms(rounds, [&] { store.artifact_counts("weights"); });
     std::vector<explorer::RunRow> rows;
     const double rows_ms = median_ms(rounds, [&] { rows = explorer::load_run_rows(store); });
     std::printf("| %zu runs (median of %d) | ms |\n|---|---|\n", n, rounds);
     std::printf("| list_runs (SQL + records) | %.0f |\n", runs_ms);
     std::printf("| metric_summaries(val_loss) | %.0f |\n", summaries_ms);
+    std::printf("| artifact_counts(weights) | %.0f |\n", weights_ms);
     {
       const auto records = store.list_runs();
       std::vector<db::RunRecord> copy;
@@ -75,7 +77,7 @@ int main(int argc, char** argv) {
       std::sort(ms.begin(), ms.end());
       std::printf("| make_run_row x %zu (JSON configs -> rows) | %.0f |\n", records.size(), ms[ms.size() / 2]);
     }
-    std::printf("| load_run_rows (both + JSON configs -> rows) | %.0f |\n", rows_ms);
+    std::printf("| load_run_rows (all three + JSON configs -> rows) | %.0f |\n", rows_ms);
     for (int parts : {2, 4}) {
       std::vector<explorer::RunRow> split;
       const double ms = median_ms(rounds, [&] { split = explorer::load_run_rows_parallel(store, argv[1], parts); });

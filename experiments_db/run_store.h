@@ -143,6 +143,12 @@ class RunStore {
   std::optional<Artifact> artifact_at(std::int64_t run_id, const std::string& kind, std::int64_t step);
   // Ascending. Reads no artifact bytes.
   std::vector<std::int64_t> artifact_steps(std::int64_t run_id, const std::string& kind);
+  // How many artifacts of `kind` each run holds (runs with none are absent), for the runs with
+  // first_id <= id <= last_id. One seek of the artifacts' (run, kind, step) index per run; reads no
+  // artifact bytes.
+  std::map<std::int64_t, std::int64_t> artifact_counts(const std::string& kind,
+                                                       std::int64_t first_id = std::numeric_limits<std::int64_t>::min(),
+                                                       std::int64_t last_id = std::numeric_limits<std::int64_t>::max());
 
   // Names of the metrics that have at least one row, sorted.
   std::vector<std::string> metric_names(std::int64_t run_id);

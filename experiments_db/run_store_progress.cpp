@@ -224,6 +224,21 @@ std::vector<std::int64_t> RunStore::artifact_steps(std::int64_t run_id, const st
   return steps;
 }
 
+std::map<std::int64_t, std::int64_t> RunStore::artifact_counts(const std::string& kind, std::int64_t first_id,
+                                                               std::int64_t last_id) {
+  // One seek of the (run_id, kind, step) index per run: the cost does not grow with the runs' other
+  // artifacts (a talking-heads run may hold hundreds of P_l / P_w snapshots).
+  Statement select = connection_.prepare(
+      "SELECT r.id, (SELECT count(*) FROM artifacts a WHERE a.run_id = r.id AND a.kind = ?3) "
+      "FROM runs r WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id");
+  select.bind(1, first_id).bind(2, last_id).bind(3, kind);
+  std::map<std::int64_t, std::int64_t> counts;
+  while (select.step())
+    if (const std::int64_t n = select.column_int64(1); n > 0)
+      counts.emplace_hint(counts.end(), select.column_int64(0), n);
+  return counts;
+}
+
 std::vector<std::string> RunStore::metric_names(std::int64_t run_id) {
   Statement select = connection_.prepare(
       "SELECT name FROM metric_series s WHERE run_id = ? "

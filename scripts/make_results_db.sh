@@ -43,8 +43,11 @@ mv "$tmp/results.sqlite" "$out"
   echo
   echo "\`headroom_results.sqlite\` holds finished full-scale runs of the suites in \`assets/suites/\`, made with"
   echo "\`scripts/make_results_db.sh\` on $(date -u +%Y-%m-%d) (configs, every metric, P_l / P_w snapshots; no"
-  echo "checkpoints; the final weights of up to $weights runs per suite in F16; at most $snapshots P_l / P_w snapshots per run). Open it in the explorer, or"
-  echo "name it \`@results\` in a scene or lesson. Runs, as \`headroom-worker status\` lists them:"
+  runs_word=runs; [ "$weights" = 1 ] && runs_word=run
+  echo "checkpoints; the final weights of up to $weights $runs_word per suite in F16, the script's KEEP_WEIGHTS_OF first;"
+  echo "at most $snapshots P_l / P_w snapshots per run). Open it in the explorer, or name it \`@results\` in a scene or"
+  echo "lesson. Runs, as \`headroom-worker status\` lists them; the runs with a 1 under \`weights\` open in the lab"
+  echo "(the explorer's filter \`weights>0\` lists them):"
   echo
   echo '```'
   "$worker" status --db "$out"

@@ -40,6 +40,7 @@ int run_status(const std::string& path, bool json) {
   nlohmann::ordered_json out;
   out["runs"] = nlohmann::ordered_json::array();
   const auto runs = store.list_runs();
+  const auto weights = store.artifact_counts("weights");
   for (const auto& r : runs) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
@@ -51,7 +52,8 @@ int run_status(const std::string& path, bool json) {
                                 {"metrics", metrics},
                                 {"worker", r.worker},
                                 {"attempts", r.attempts},
-                                {"param_count", r.param_count}};
+                                {"param_count", r.param_count},
+                                {"weights", weights.count(r.id) ? weights.at(r.id) : 0}};
     if (!r.error_text.empty()) j["error"] = r.error_text;
     out["runs"].push_back(j);
   }
@@ -59,15 +61,17 @@ int run_status(const std::string& path, bool json) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("%-4s %-44s %-10s %8s %10s %10s\n", "id", "name", "status", "step", "train", "val");
+  // weights: stored weight snapshots (the explorer's Run tab opens them in the lab).
+  std::printf("%-4s %-44s %-10s %8s %10s %10s %8s\n", "id", "name", "status", "step", "train", "val", "weights");
   for (const auto& r : out["runs"]) {
     auto metric = [&](const char* k) {
       const auto& m = r["metrics"];
       return m.contains(k) && m[k].is_number() ? m[k].get<double>() : NAN;
     };
-    std::printf("%-4lld %-44s %-10s %8lld %10.4f %10.4f\n", static_cast<long long>(r["id"].get<int64_t>()),
+    std::printf("%-4lld %-44s %-10s %8lld %10.4f %10.4f %8lld\n", static_cast<long long>(r["id"].get<int64_t>()),
                 r["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
-                static_cast<long long>(r["step"].get<int64_t>()), metric("train_loss"), metric("val_loss"));
+                static_cast<long long>(r["step"].get<int64_t>()), metric("train_loss"), metric("val_loss"),
+                static_cast<long long>(r["weights"].get<int64_t>()));
   }
   // Why runs failed, under the table (a run's error is its last line of output, kept in the DB).
   for (const auto& r : out["runs"])

@@ -116,6 +116,19 @@ TEST(Artifacts, LatestAtAndStepsByKind) {
   EXPECT_FALSE(f.store.artifact_at(f.run, std::string(kTalkingHeadsArtifact), 51));
   EXPECT_FALSE(f.store.latest_artifact(f.run, "optimizer"));
 
+  NewRun second;
+  second.name = "other";
+  second.config_json = "{}";
+  const std::int64_t other = f.store.enqueue_run(second);
+  f.store.put_artifact(other, 7, std::string(kCheckpointArtifact), bytes_of("c"));
+  EXPECT_EQ(f.store.artifact_counts(std::string(kCheckpointArtifact)),
+            (std::map<std::int64_t, std::int64_t>{{f.run, 2}, {other, 1}}));
+  EXPECT_EQ(f.store.artifact_counts(std::string(kTalkingHeadsArtifact)),
+            (std::map<std::int64_t, std::int64_t>{{f.run, 2}}));
+  EXPECT_EQ(f.store.artifact_counts(std::string(kCheckpointArtifact), other, other),
+            (std::map<std::int64_t, std::int64_t>{{other, 1}}));
+  EXPECT_TRUE(f.store.artifact_counts("optimizer").empty());
+
   EXPECT_EQ(f.store.prune_artifacts(f.run, std::string(kCheckpointArtifact), 1), 1);
   EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kCheckpointArtifact)), (std::vector<std::int64_t>{200}));
   EXPECT_EQ(f.store.artifact_steps(f.run, std::string(kTalkingHeadsArtifact)).size(), 2u);

@@ -52,6 +52,11 @@ TEST(RunFilter, NumericComparisons) {
   EXPECT_FALSE(keeps("val<2.3", row));
   EXPECT_TRUE(keeps("tok_s>=900 params=29920 step=30 seed=0 r=32", row));
   EXPECT_TRUE(keeps("h!=16", row));
+  EXPECT_TRUE(keeps("weights=0", row));
+  EXPECT_FALSE(keeps("weights>0", row));
+  RunRow stored = row;
+  stored.weights = 2;
+  EXPECT_TRUE(keeps("weights>0 weights=2", stored));
 }
 
 TEST(RunFilter, TextIsWholeValueAndCaseInsensitiveTildeIsSubstring) {

@@ -148,6 +148,7 @@ void expect_same_rows(const std::vector<RunRow>& got, const std::vector<RunRow>&
     EXPECT_EQ(g.params, w.params);
     EXPECT_EQ(g.error_text, w.error_text);
     EXPECT_EQ(std::make_tuple(g.device, g.precision, g.attempts), std::make_tuple(w.device, w.precision, w.attempts));
+    EXPECT_EQ(g.weights, w.weights);
     ASSERT_EQ(g.config.size(), w.config.size());
     for (std::size_t k = 0; k < w.config.size(); ++k) {
       EXPECT_EQ(g.config.key_at(k), w.config.key_at(k));
@@ -177,9 +178,16 @@ TEST(RunRows, AReloadReusesParsedConfigsAndStillShowsEveryChange) {
   c.heads = 8;
   db.add_run(suite, "th-heads/multi-head/heads=8", c);
 
+  // It stored weights at two checkpoints (and other artifacts, which the column does not count).
+  for (std::int64_t step : {10, 20}) db.store().put_artifact(a, step, "weights", db::BlobView(std::string_view("w")));
+  db.store().put_artifact(a, 20, "checkpoint", db::BlobView(std::string_view("c")));
+
   const std::vector<RunRow> reloaded = load_run_rows(db.store(), first);
   expect_same_rows(reloaded, load_run_rows(db.store()));
   ASSERT_EQ(reloaded.size(), 3u);
+  EXPECT_EQ(first[0].weights, 0);
+  EXPECT_EQ(reloaded[0].weights, 2);
+  EXPECT_EQ(reloaded[1].weights, 0);
   EXPECT_EQ(reloaded[0].status, db::RunStatus::Done);
   EXPECT_DOUBLE_EQ(reloaded[0].best_val_loss, 2.0);
   EXPECT_EQ(reloaded[1].status, db::RunStatus::Failed);
@@ -193,6 +201,33 @@ TEST(RunRows, AReloadReusesParsedConfigsAndStillShowsEveryChange) {
   stale[2].h = 99;
   stale[2].config = FlatConfig::parse("{}");
   expect_same_rows(load_run_rows(db.store(), stale), load_run_rows(db.store()));
+}
+
+TEST(RunRows, LoadsSplitByIdRangeEqualTheWholeLoad) {
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+  ConfigSpec c;
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 24; ++i) {
+    c.seed = i;
+    ids.push_back(db.add_run(suite, "th-heads/multi-head/seed=" + std::to_string(i), c));
+    db.log(ids.back(), "val_loss", {5.0 - i * 0.1, 4.0 - i * 0.1});
+  }
+  // Weights on runs in every part, a different count on each.
+  for (std::size_t i = 0; i < ids.size(); i += 5)
+    for (std::size_t k = 0; k <= i % 3; ++k)
+      db.store().put_artifact(ids[i], static_cast<std::int64_t>(k), "weights", db::BlobView(std::string_view("w")));
+  const std::vector<RunRow> whole = load_run_rows(db.store());
+  ASSERT_EQ(whole.size(), ids.size());
+  EXPECT_EQ(whole[5].weights, 3);
+  EXPECT_EQ(whole[10].weights, 2);
+  EXPECT_EQ(whole[1].weights, 0);
+
+  expect_same_rows(load_run_rows_parallel(db.store(), db.dir_path("x.sqlite"), 4), whole);
+  std::vector<RunRow> pieces = load_run_rows_between(db.store(), ids.front(), ids[9]);
+  for (RunRow& row : load_run_rows_between(db.dir_path("x.sqlite"), ids[10], ids.back(), 3))
+    pieces.push_back(std::move(row));
+  expect_same_rows(pieces, whole);
 }
 
 TEST(RunRows, DeviceAndPrecisionComeFromTheConfigAndOlderConfigsTrainedOnTheCpuInFp32) {

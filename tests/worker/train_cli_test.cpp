@@ -203,8 +203,11 @@ label = "g"
     EXPECT_EQ(run["attempts"], 1) << run.dump();
     EXPECT_EQ(run["step"], 30);
     EXPECT_EQ(run["suite"], "two-workers");
+    EXPECT_GE(run["weights"].get<int>(), 1) << "a finished run keeps its final weights: " << run.dump();
     workers.insert(run["worker"].get<std::string>());
   }
+  const std::string table = run_worker({"status", "--db", db}).out;
+  EXPECT_NE(table.find(" weights\n"), std::string::npos) << table;
   EXPECT_EQ(integrity(db), "ok");
 }
 

@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::array<std::string_view, 9> kTextKeys = {"suite",  "name",   "label",  "kind",     "tokenizer",
                                                        "corpus", "status", "device", "precision"};
-constexpr std::array<std::string_view, 16> kNumberKeys = {"d", "h", "hk", "hv",   "dp",   "dk",     "dv",  "r",
-                                                          "l", "v", "n",  "seed", "step", "params", "val", "tok_s"};
+constexpr std::array<std::string_view, 17> kNumberKeys = {
+    "d", "h", "hk", "hv", "dp", "dk", "dv", "r", "l", "v", "n", "seed", "step", "params", "val", "tok_s", "weights"};
 
 // Longest operators first so "<=" is not read as "<" followed by "=".
 struct OpSpelling {
@@ -140,6 +140,7 @@ std::optional<RowValue> row_value(const RunRow& row, const std::string& key) {
   if (key == "params") return num(static_cast<double>(row.params));
   if (key == "val") return num(row.best_val_loss);
   if (key == "tok_s") return num(row.tokens_per_s);
+  if (key == "weights") return num(static_cast<double>(row.weights));
   const std::string text = config_value(row.config, key);
   if (text.empty()) return std::nullopt;
   return RowValue{parse_number(text), text};

@@ -5,8 +5,9 @@
 //   =  !=  <  <=  >  >=  ~ (contains)
 // or a bare word, which matches a case-insensitive substring of the run's name or suite.
 // Keys (case-insensitive): suite name label kind tokenizer corpus status device precision (text);
-// d h hk hv dp dk dv r L V n seed step params val tok_s (numbers; val is the best val loss,
-// dp and dk are both d_k); or any dotted config key starting with model. or train.
+// d h hk hv dp dk dv r L V n seed step params val tok_s weights (numbers; val is the best val
+// loss, dp and dk are both d_k, weights counts the stored weight snapshots: weights>0 lists the
+// runs the lab can open); or any dotted config key starting with model. or train.
 //
 // Comparison: numeric when both sides parse as numbers; otherwise text, where only =, != and ~
 // apply. Text `=` / `!=` is a whole-value, case-insensitive match (`kind=talking` does not match

@@ -62,6 +62,7 @@ int compare_by(const RunRow& a, const RunRow& b, RunColumn column) {
     case RunColumn::BestVal: return compare_values(a.best_val_loss, b.best_val_loss);
     case RunColumn::Params: return compare_values(a.params, b.params);
     case RunColumn::TokensPerS: return compare_values(a.tokens_per_s, b.tokens_per_s);
+    case RunColumn::Weights: return compare_values(a.weights, b.weights);
   }
   return 0;
 }
@@ -101,9 +102,10 @@ std::string label_from_name(std::string_view suite, std::string_view name) {
 }
 
 // What a run's record and metrics say that changes while it trains.
-void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string, double>& latest,
-                   double best_val_loss) {
+void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string, double>& latest, double best_val_loss,
+                   std::int64_t weights) {
   row.status = rec.status;
+  row.weights = weights;
   row.attempts = rec.attempts;
   row.step = rec.current_step;
   row.error_text = std::move(rec.error_text);
@@ -114,7 +116,8 @@ void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string,
   row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
 }
 
-RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss) {
+RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss,
+                    std::int64_t weights) {
   RunRow row;
   row.id = rec.id;
   row.label = label_from_name(rec.suite_name, rec.name);
@@ -147,7 +150,7 @@ RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& late
   row.suite_key = natural_sort_key(row.suite);
   row.name_key = natural_sort_key(row.name);
   row.kind_key = natural_sort_key(row.kind);
-  set_run_state(row, std::move(rec), latest, best_val_loss);
+  set_run_state(row, std::move(rec), latest, best_val_loss, weights);
   return row;
 }
 
@@ -156,45 +159,75 @@ namespace {
 constexpr std::int64_t kFirstId = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kLastId = std::numeric_limits<std::int64_t>::max();
 
-// Looks up run summaries for ids that only grow: a walk instead of 100,000 tree lookups.
-class SummaryWalk {
+// Looks up per-run values for ids that only grow: a walk instead of 100,000 tree lookups. Runs
+// the map lacks get `none`.
+template <typename V>
+class IdWalk {
  public:
-  explicit SummaryWalk(const std::map<std::int64_t, db::RunMetricSummary>& summaries)
-      : summaries_(summaries), next_(summaries.begin()) {}
-  const db::RunMetricSummary& operator()(std::int64_t id) {
-    static const db::RunMetricSummary kNone;
-    if (next_ != summaries_.end() && next_->first > id) next_ = summaries_.lower_bound(id);
-    while (next_ != summaries_.end() && next_->first < id) ++next_;
-    return next_ != summaries_.end() && next_->first == id ? next_->second : kNone;
+  IdWalk(const std::map<std::int64_t, V>& values, V none)
+      : values_(values), next_(values.begin()), none_(std::move(none)) {}
+  const V& operator()(std::int64_t id) {
+    if (next_ != values_.end() && next_->first > id) next_ = values_.lower_bound(id);
+    while (next_ != values_.end() && next_->first < id) ++next_;
+    return next_ != values_.end() && next_->first == id ? next_->second : none_;
   }
 
  private:
-  const std::map<std::int64_t, db::RunMetricSummary>& summaries_;
-  std::map<std::int64_t, db::RunMetricSummary>::const_iterator next_;
+  const std::map<std::int64_t, V>& values_;
+  typename std::map<std::int64_t, V>::const_iterator next_;
+  V none_;
+};
+
+// What a load reads per run besides the runs table, for the runs with first <= id <= last.
+struct RunExtras {
+  std::map<std::int64_t, db::RunMetricSummary> summaries;
+  std::map<std::int64_t, std::int64_t> weights;
+
+  RunExtras(db::RunStore& store, std::int64_t first, std::int64_t last)
+      : summaries(store.metric_summaries("val_loss", first, last)),
+        weights(store.artifact_counts("weights", first, last)) {}
+};
+
+// Walks a RunExtras in id order.
+class ExtrasWalk {
+ public:
+  explicit ExtrasWalk(const RunExtras& extras) : summary_(extras.summaries, {}), weights_(extras.weights, 0) {}
+  RunRow make(db::RunRecord&& rec) {
+    const auto& m = summary_(rec.id);
+    const std::int64_t w = weights_(rec.id);
+    return make_run_row(std::move(rec), m.latest, m.min_of_metric, w);
+  }
+  void update(RunRow& row, db::RunRecord&& rec) {
+    const auto& m = summary_(rec.id);
+    const std::int64_t w = weights_(rec.id);
+    set_run_state(row, std::move(rec), m.latest, m.min_of_metric, w);
+  }
+
+ private:
+  IdWalk<db::RunMetricSummary> summary_;
+  IdWalk<std::int64_t> weights_;
 };
 
 // Rows of the runs with first <= id <= last, made as SQLite hands them over.
-std::vector<RunRow> rows_of(db::RunStore& store, std::int64_t first, std::int64_t last, std::size_t expected,
-                            const std::map<std::int64_t, db::RunMetricSummary>& summaries) {
-  SummaryWalk summary_of(summaries);
+std::vector<RunRow> rows_of(db::RunStore& store, std::int64_t first, std::int64_t last, std::size_t expected) {
+  const RunExtras extras(store, first, last);
+  ExtrasWalk walk(extras);
   std::vector<RunRow> rows;
   rows.reserve(expected);
-  store.for_each_run(first, last, /*with_config=*/true, [&](db::RunRecord&& rec) {
-    const auto& m = summary_of(rec.id);
-    rows.push_back(make_run_row(std::move(rec), m.latest, m.min_of_metric));
-  });
+  store.for_each_run(first, last, /*with_config=*/true,
+                     [&](db::RunRecord&& rec) { rows.push_back(walk.make(std::move(rec))); });
   return rows;
 }
 
 }  // namespace
 
 std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>& previous) {
-  const auto summaries = store.metric_summaries("val_loss");
   if (previous.empty()) {
     const auto ids = store.run_ids();
-    return rows_of(store, kFirstId, kLastId, ids ? static_cast<std::size_t>(ids->count) : 0, summaries);
+    return rows_of(store, kFirstId, kLastId, ids ? static_cast<std::size_t>(ids->count) : 0);
   }
 
+  const RunExtras extras(store, kFirstId, kLastId);
   auto records = store.list_runs(kFirstId, kLastId, /*with_config=*/false);
   // Match each record to its earlier row (both in id order); the rest need their configs.
   std::vector<const RunRow*> earlier(records.size(), nullptr);
@@ -212,22 +245,21 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
   }
   std::vector<db::RunRecord> fresh;
   if (new_lo <= new_hi) fresh = store.list_runs(new_lo, new_hi, /*with_config=*/true);
-  SummaryWalk summary_of(summaries);
+  ExtrasWalk walk(extras);
   std::vector<RunRow> rows;
   rows.reserve(records.size());
   std::size_t f = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     db::RunRecord& rec = records[i];
-    const auto& m = summary_of(rec.id);
     if (earlier[i] != nullptr) {
       rows.push_back(*earlier[i]);
-      set_run_state(rows.back(), std::move(rec), m.latest, m.min_of_metric);
+      walk.update(rows.back(), std::move(rec));
       continue;
     }
     while (f < fresh.size() && fresh[f].id < rec.id) ++f;
     // A run deleted between the two reads has no config here; it drops out at the next reload.
     if (f < fresh.size() && fresh[f].id == rec.id) rec.config_json = std::move(fresh[f].config_json);
-    rows.push_back(make_run_row(std::move(rec), m.latest, m.min_of_metric));
+    rows.push_back(walk.make(std::move(rec)));
   }
   return rows;
 }
@@ -249,8 +281,7 @@ std::vector<RunRow> rows_in_parts(db::RunStore* store, const std::string& db_pat
   const auto expected = static_cast<std::size_t>(std::max<std::int64_t>(count, 0) / parts + 1);
   std::vector<std::string> errors(static_cast<std::size_t>(parts));
   auto read_part = [&](db::RunStore& part_store, int i) {
-    const auto summaries = part_store.metric_summaries("val_loss", cut[i], cut[i + 1] - 1);
-    part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected, summaries);
+    part_rows[i] = rows_of(part_store, cut[i], cut[i + 1] - 1, expected);
   };
   std::vector<std::thread> helpers;
   helpers.reserve(static_cast<std::size_t>(parts));
@@ -292,10 +323,9 @@ std::vector<RunRow> load_run_rows_parallel(db::RunStore& store, const std::strin
 }
 
 std::vector<RunRow> load_run_rows_between(db::RunStore& store, std::int64_t first_id, std::int64_t last_id) {
-  const auto summaries = store.metric_summaries("val_loss", first_id, last_id);
   const auto span =
       last_id >= first_id ? static_cast<std::size_t>(std::min<std::int64_t>(last_id - first_id + 1, 1 << 20)) : 0;
-  return rows_of(store, first_id, last_id, span, summaries);
+  return rows_of(store, first_id, last_id, span);
 }
 
 std::vector<RunRow> load_run_rows_between(const std::string& db_path, std::int64_t first_id, std::int64_t last_id,

@@ -39,6 +39,7 @@ struct RunRow {
   std::string device, precision;
   std::int64_t seed = 0;
   std::int64_t attempts = 0;  // claims so far; a claim may rewrite train.device in the config
+  std::int64_t weights = 0;   // stored weight snapshots (the Run tab opens them in the lab)
   db::RunStatus status = db::RunStatus::Queued;
   std::int64_t step = 0, steps_total = 0, params = 0;
   double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
@@ -49,14 +50,17 @@ struct RunRow {
   std::string suite_key, name_key, kind_key;
 };
 
-// One row from a stored run, its latest metric values (RunStore::latest_metrics) and its lowest
-// val_loss (NaN when none). Missing config fields stay 0 / "".
-RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss);
+// One row from a stored run, its latest metric values (RunStore::latest_metrics), its lowest
+// val_loss (NaN when none) and its number of stored weight snapshots. Missing config fields stay
+// 0 / "".
+RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss,
+                    std::int64_t weights = 0);
 
-// Rows of every run in id order, from RunStore::list_runs and metric_summaries("val_loss"). The
-// rows of an earlier load (`previous`, in id order) lend what never changes for a run (its
-// parsed config and the keys made from it), so a reload while a worker writes parses only the
-// configs of runs it has not seen: two scans of small columns, whatever the number of runs.
+// Rows of every run in id order, from RunStore::list_runs, metric_summaries("val_loss") and
+// artifact_counts("weights"). The rows of an earlier load (`previous`, in id order) lend what
+// never changes for a run (its parsed config and the keys made from it), so a reload while a
+// worker writes parses only the configs of runs it has not seen: three scans of small columns,
+// whatever the number of runs.
 std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>& previous = {});
 
 // The first load (nothing to reuse) split by id range over `parts` threads, each part but the
@@ -89,7 +93,24 @@ std::string label_from_name(std::string_view suite, std::string_view name);
 // "model.attention.causal" -> "true", strings without quotes. "" if the key is absent.
 std::string config_value(const FlatConfig& config, std::string_view dotted_key);
 
-enum class RunColumn { Suite, Name, Kind, D, H, DP, R, L, V, Device, Status, Step, BestVal, Params, TokensPerS };
+enum class RunColumn {
+  Suite,
+  Name,
+  Kind,
+  D,
+  H,
+  DP,
+  R,
+  L,
+  V,
+  Device,
+  Status,
+  Step,
+  BestVal,
+  Params,
+  TokensPerS,
+  Weights
+};
 
 // Stable sort by one column. Text columns compare naturally ("heads=8" before "heads=16"), the
 // status by its life cycle (queued, running, done, failed, cancelled); NaN goes last both ways.

@@ -97,7 +97,17 @@ void ExplorerRun::draw(ExplorerSession& session) {
   if (detail->request.run_id != row->id) {
     ImGui::TextDisabled("reading the run's stored steps...");
   } else if (detail->weights_steps.empty()) {
-    ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
+    ImGui::PushTextWrapPos(0.0f);
+    // A worker stores weights at every checkpoint: a finished run without any lost them to an export.
+    if (row->status == db::RunStatus::Done)
+      ImGui::TextDisabled(
+          "No weights were kept for this run: a results export (like the results shipped with Headroom) keeps the "
+          "final weights of a few runs per suite. The filter weights>0 lists the runs the lab can open.");
+    else if (row->status == db::RunStatus::Failed || row->status == db::RunStatus::Cancelled)
+      ImGui::TextDisabled(
+          "No stored weights: the run stopped before its first checkpoint, or an export left them out.");
+    else ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
+    ImGui::PopTextWrapPos();
   } else {
     const auto& steps = detail->weights_steps;
     const int last = static_cast<int>(steps.size()) - 1;

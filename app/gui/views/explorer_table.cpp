@@ -78,7 +78,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     RunColumn id;
     float width;
   };
-  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},
+  static const Column kColumns[] = {{"suite", RunColumn::Suite, 140},
                                     {"name", RunColumn::Name, 230},
                                     {"kind", RunColumn::Kind, 95},
                                     {"d", RunColumn::D, 40},
@@ -90,26 +90,33 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                     {"device", RunColumn::Device, 84},
                                     {"status", RunColumn::Status, 62},
                                     {"step", RunColumn::Step, 86},
-                                    {"best val", RunColumn::BestVal, 62},
+                                    {"best val", RunColumn::BestVal, 72},
                                     {"params", RunColumn::Params, 58},
-                                    {"tok/s", RunColumn::TokensPerS, 56}};
+                                    {"tok/s", RunColumn::TokensPerS, 56},
+                                    {"weights", RunColumn::Weights, 56}};
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable | ImGuiTableFlags_RowBg |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
   // A narrow window (1024 px) would leave the run names two letters wide: it drops the columns that
   // say least, in this order, until the names have room.
-  static const RunColumn kDropOrder[] = {RunColumn::TokensPerS, RunColumn::Device, RunColumn::L,
-                                         RunColumn::V,          RunColumn::R,      RunColumn::Suite};
+  static const RunColumn kDropOrder[] = {RunColumn::TokensPerS, RunColumn::Device,  RunColumn::L,    RunColumn::V,
+                                         RunColumn::R,          RunColumn::Weights, RunColumn::Suite};
   const float cell = ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f;
+  // A column is at least as wide as its header and the room ImGui keeps beside it for the sort
+  // arrow (0.65 of the font size and a frame padding), or "params" reads "para...".
+  const float arrow = std::floor(ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x);
+  const auto width_of = [&](const Column& c) {
+    return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
+  };
   float need = 200.0f * ui_scale;  // the names' least width
   for (const auto& c : kColumns)
-    if (c.id != RunColumn::Name) need += c.width * ui_scale + cell;
+    if (c.id != RunColumn::Name) need += width_of(c) + cell;
   const float avail = ImGui::GetContentRegionAvail().x;
   std::vector<RunColumn> dropped;
   for (RunColumn id : kDropOrder) {
     if (need <= avail) break;
     for (const auto& c : kColumns)
-      if (c.id == id) need -= c.width * ui_scale + cell;
+      if (c.id == id) need -= width_of(c) + cell;
     dropped.push_back(id);
   }
   columns_dropped_ = static_cast<int>(dropped.size());
@@ -119,7 +126,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     ImGuiTableColumnFlags f =
         c.id == RunColumn::Name ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed;
     if (std::find(dropped.begin(), dropped.end(), c.id) != dropped.end()) f |= ImGuiTableColumnFlags_Disabled;
-    ImGui::TableSetupColumn(c.name, f, c.id == RunColumn::Name ? 0.0f : c.width * ui_scale, static_cast<ImGuiID>(c.id));
+    ImGui::TableSetupColumn(c.name, f, c.id == RunColumn::Name ? 0.0f : width_of(c), static_cast<ImGuiID>(c.id));
   }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
@@ -208,6 +215,14 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::TextUnformatted(human_count(static_cast<double>(r.params)).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(format_number(r.tokens_per_s, "%.0f").c_str());
+      ImGui::TableNextColumn();
+      if (r.weights > 0) {
+        ImGui::Text("%lld", static_cast<long long>(r.weights));
+        tooltip("weights stored at " + std::to_string(r.weights) + (r.weights == 1 ? " step" : " steps") +
+                ": the Run tab opens them in the lab");
+      } else {
+        ImGui::TextDisabled("-");
+      }
     }
   }
   ImGui::EndTable();

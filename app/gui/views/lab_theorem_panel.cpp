@@ -123,7 +123,7 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     // The plot reads its series at EndPlot(): every array must live until then (ASan found this
     // one declared inside the `if`, out of scope by EndPlot()).
     const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
-    if (t->causal) widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(90, 170, 230, 255));
+    if (t->causal) widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(235, 190, 60, 255));
     widgets::EndPlot();
   }
 }
