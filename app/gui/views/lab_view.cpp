@@ -389,8 +389,11 @@ void LabView::draw() {
   }
   ImGui::BeginChild("##lab_main", ImVec2(0, 0), false);
   if (!problems_.empty()) {
-    for (const auto& p : problems_) problem_text("Impossible " + p.field + ": " + p.message);
-    ImGui::TextDisabled("Showing the last model that works.");
+    // Most messages name their field first ("d_model = -5 is impossible: ..."); the rest get it.
+    for (const auto& p : problems_)
+      problem_text(p.message.rfind(p.field, 0) == 0 ? p.message : p.field + ": " + p.message);
+    ImGui::TextDisabled(snap_ && snap_->valid ? "Showing the last model that works."
+                                              : "Nothing to show until the controls describe a possible model.");
     ImGui::Separator();
   }
   drawn_panel_.clear();
