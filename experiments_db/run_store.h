@@ -26,6 +26,14 @@ namespace headroom::db {
 // Every writing method opens its own transaction, and since transactions nest
 // (see Transaction) all of them can also run inside one the caller holds.
 // On a ReadOnly connection the writing methods throw a DbError.
+// Where two stored run configs (JSON) differ, as "model.width is 16 in the first, 32 in the
+// second"; nullopt when they are the same run. train.device does not count: a claim rewrites it
+// with the device that trained the run. Text that is not JSON is compared as text.
+// `where_first` / `where_second` name the two in the message ("in the DB", "here").
+std::optional<std::string> run_config_difference(const std::string& first, const std::string& second,
+                                                 const std::string& where_first = "in the first",
+                                                 const std::string& where_second = "in the second");
+
 class RunStore {
  public:
   // Seconds since the Unix epoch. Injectable so tests can age heartbeats.
@@ -206,8 +214,11 @@ class RunStore {
   // both files hold a run with the same name (shards enqueue every run but
   // train only theirs) the run that got further wins: done beats not done,
   // then the higher current_step, then the status order failed > cancelled >
-  // running > queued; on a tie the existing run stays. Foreign, damaged or
-  // newer files are refused with the same messages as Connection::open.
+  // running > queued; on a tie the existing run stays. Two runs of one name
+  // with different configurations (run_config_difference) are different
+  // experiments: the merge is refused and nothing of the other file is
+  // written. Foreign, damaged or newer files are refused with the same
+  // messages as Connection::open.
   MergeReport merge_from(const std::string& other_path);
 
  private:

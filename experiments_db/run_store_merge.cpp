@@ -3,6 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "experiments_db/db_error.h"
 #include "experiments_db/metric_blocks.h"
 #include "experiments_db/run_store.h"
@@ -35,7 +37,42 @@ std::optional<std::string> nonempty(const std::string& text) {
   return text;
 }
 
+void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>* out) {
+  if (!j.is_object()) {
+    (*out)[prefix] = j;
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+}
+
 }  // namespace
+
+std::optional<std::string> run_config_difference(const std::string& first, const std::string& second,
+                                                 const std::string& where_first, const std::string& where_second) {
+  auto a_json = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
+  auto b_json = nlohmann::json::parse(second, nullptr, /*allow_exceptions=*/false);
+  if (a_json.is_discarded() || b_json.is_discarded()) {
+    if (first == second) return std::nullopt;
+    return std::string("the configs differ, and one is not JSON");
+  }
+  std::map<std::string, nlohmann::json> a, b;
+  flatten(a_json, "", &a);
+  flatten(b_json, "", &b);
+  a.erase("train.device");
+  b.erase("train.device");
+  const auto say = [&](const std::string& key, const std::string& x, const std::string& y) {
+    return key + " is " + x + " " + where_first + ", " + y + " " + where_second;
+  };
+  for (const auto& [key, value] : a) {
+    const auto it = b.find(key);
+    if (it == b.end()) return say(key, value.dump(), "absent");
+    if (it->second != value) return say(key, value.dump(), it->second.dump());
+  }
+  for (const auto& [key, value] : b)
+    if (!a.count(key)) return key + " is absent " + where_first + ", " + value.dump() + " " + where_second;
+  return std::nullopt;
+}
 
 MergeReport RunStore::merge_from(const std::string& other_path) {
   std::error_code error;
@@ -88,6 +125,11 @@ MergeReport RunStore::merge_from(const std::string& other_path) {
 
   for (const RunRecord& run : incoming.list_runs()) {
     if (std::optional<RunRecord> existing = find_run(run.name)) {
+      if (const auto difference = run_config_difference(existing->config_json, run.config_json)) {
+        throw DbError(other_path + ": its run " + run.name + " is another experiment than the run of that name in " +
+                      connection_.path() + " (" + *difference +
+                      "); nothing of it was merged. Merge files of the same suites and scales, or keep them apart");
+      }
       if (!got_further(run, *existing)) {
         ++report.runs_skipped;
         continue;

@@ -160,6 +160,7 @@ int run_inspect(const InspectOptions& o) {
   }
 
   std::optional<std::string> device;
+  if (!o.dump.empty() && !output_file_ok(o.dump, "inspect", "--dump")) return kExitBadInput;
   if (!o.dump.empty() && !(device = resolve_device_flag(o.device, "inspect"))) return kExitBadInput;
 
   const auto costs = attention_costs(*spec, o.n, m);

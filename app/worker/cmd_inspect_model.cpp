@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/worker/cmd_inspect_model.h"
+#include "app/worker/worker_common.h"
 #include "app/worker/worker_cli.h"
 #include "core/hf/hf_config.h"
 #include "core/io/safetensors.h"
@@ -159,6 +160,7 @@ int run_inspect_model(const InspectModelOptions& o) {
     std::cerr << me << "--model needs the input: --text \"...\" (through the model's tokenizer) or --ids 3,1,4\n";
     return kExitBadInput;
   }
+  if (!o.dump.empty() && !output_file_ok(o.dump, "inspect", "--dump")) return kExitBadInput;
   try {
     torch::NoGradGuard no_grad;
     const core::HfModel model = core::load_hf_model(o.model);

@@ -197,6 +197,18 @@ int run_suite(const QueueOptions& o) {
     if (!o.quiet)
       std::cout << "suite " << suite.name << " (" << suite.scale << "): " << suite.runs.size() << " runs in " << o.db
                 << "\n  reproduces: " << suite.reproduces << "\n";
+    // Running a suite again retries its failed runs (this shard's), from their last checkpoints:
+    // otherwise a second `run` would find nothing queued and exit 0 over a suite that never
+    // finished. Cancelled runs stay cancelled: someone chose that.
+    if (!o.enqueue_only) {
+      for (const auto& r : suite.runs) {
+        if (r.shard_key % shard.count != shard.index) continue;
+        const auto existing = store.find_run(r.name);
+        if (!existing || existing->status != db::RunStatus::Failed || !store.requeue(existing->id)) continue;
+        std::cerr << "headroom-worker run: " << r.name << " failed before (" << existing->error_text
+                  << "); trying it again\n";
+      }
+    }
   }
   if (o.enqueue_only) return kExitOk;
   // N processes share the cores: each trains on cores / N threads (children inherit the setting).

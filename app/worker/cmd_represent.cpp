@@ -1,6 +1,8 @@
 // `headroom-worker represent`: LRB Theorem 1 on the user's X and P — the construction when
 // d_p >= n - 1 (and X has full column rank), the best fit otherwise; full or causal attention.
 // `--sweep` measures the thresholds on drawn targets instead (docs/causal_threshold.md).
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -11,6 +13,7 @@
 
 #include "app/worker/csv_matrix.h"
 #include "app/worker/worker_cli.h"
+#include "app/worker/worker_common.h"
 #include "core/analysis/reachability.h"
 #include "core/analysis/representation.h"
 
@@ -98,9 +101,10 @@ int run_sweep(const RepresentOptions& o) {
   s.fit.restarts = o.restarts;
   std::ofstream csv;
   if (!o.csv.empty()) {
+    if (!output_file_ok(o.csv, "represent", "--csv")) return kExitBadInput;
     csv.open(o.csv);
     if (!csv) {
-      std::cerr << "headroom-worker represent: cannot write --csv " << o.csv << "\n";
+      std::cerr << "headroom-worker represent: cannot write --csv " << o.csv << ": " << std::strerror(errno) << "\n";
       return kExitBadInput;
     }
     csv << "mask,pattern,n,d_p,targets,reached,median_log_error,worst_log_error,median_max_logit,log_errors\n"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -251,6 +252,35 @@ int run_export_results(const std::string& path, const std::string& out, int weig
 int run_merge(const std::string& out, const std::vector<std::string>& inputs) {
   for (const auto& in : inputs)
     if (!require_existing("merge", in)) return kExitBadInput;
+  // Every input is read before OUT is created or changed: a foreign, damaged or newer file, or
+  // two runs of one name that are different experiments, stop the merge with nothing written.
+  std::map<std::string, std::pair<std::string, std::string>> configs;  // run name -> (config, file)
+  const auto collect = [&](const std::string& path) {
+    auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);
+    db::RunStore store(conn);
+    for (const auto& run : store.list_runs()) {
+      const auto [it, fresh] = configs.emplace(run.name, std::make_pair(run.config_json, path));
+      if (fresh) continue;
+      if (const auto difference = db::run_config_difference(it->second.first, run.config_json)) {
+        std::cerr << "headroom-worker merge: run " << run.name << " is one experiment in " << it->second.second
+                  << " and another in " << path << " (" << *difference
+                  << "); nothing was merged. Merge files of the same suites and scales, or keep them apart\n";
+        return false;
+      }
+    }
+    return true;
+  };
+  std::error_code ec;
+  for (const auto& in : inputs) {
+    if (std::filesystem::equivalent(out, in, ec)) {
+      std::cerr << "headroom-worker merge: " << in << " is the database being merged into; merge other files (e.g. "
+                << "shard outputs) into it instead\n";
+      return kExitBadInput;
+    }
+  }
+  if (std::filesystem::exists(out, ec) && !collect(out)) return kExitBadInput;
+  for (const auto& in : inputs)
+    if (!collect(in)) return kExitBadInput;
   auto conn = db::Connection::open(out, db::OpenMode::Create);
   db::RunStore store(conn);
   for (const auto& in : inputs) {

@@ -1,5 +1,6 @@
 #include "app/worker/run_config.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -7,21 +8,31 @@
 
 #include "core/data/corpus.h"
 #include "core/data/synthetic.h"
+#include "core/data/tokenizer.h"
 #include "core/io/spec_json.h"
+#include "experiments_db/run_store.h"
 
 namespace headroom::worker {
 
 int data_vocab_size(const std::string& corpus, const std::string& tokenizer) {
-  if (core::is_synthetic_corpus(corpus)) return core::kSyntheticVocab;
-  if (tokenizer == "bytes") return 256;
+  // The tokenizer is checked whatever the corpus: a config stores it, and a synthetic task
+  // (which has its own vocabulary) must not carry a tokenizer that no other corpus could take.
+  int vocab = 256;
   if (tokenizer.rfind("bpe:", 0) == 0) {
+    vocab = 0;
     try {
       size_t used = 0;
       const int v = std::stoi(tokenizer.substr(4), &used);
-      if (used == tokenizer.size() - 4 && v > 0) return v;
+      if (used == tokenizer.size() - 4) vocab = v;
     } catch (const std::exception&) {}
+    if (vocab < core::kMinBpeVocab || vocab > core::kMaxBpeVocab)
+      throw std::invalid_argument("tokenizer '" + tokenizer + "': a BPE vocabulary must be " +
+                                  std::to_string(core::kMinBpeVocab) + ".." + std::to_string(core::kMaxBpeVocab) +
+                                  " (VB used 257, 500, 2000), e.g. bpe:2000");
+  } else if (tokenizer != "bytes") {
+    throw std::invalid_argument("unknown tokenizer '" + tokenizer + "': use bytes or bpe:<V> (e.g. bpe:2000)");
   }
-  throw std::invalid_argument("unknown tokenizer '" + tokenizer + "': use bytes or bpe:<V> (e.g. bpe:2000)");
+  return core::is_synthetic_corpus(corpus) ? core::kSyntheticVocab : vocab;
 }
 
 nlohmann::json to_json(const RunConfig& c) {
@@ -39,11 +50,19 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (!j.contains("model")) throw std::invalid_argument(at("model: missing"));
   RunConfig c;
   c.train = core::train_spec_from_json(j.value("train", nlohmann::json::object()), at("train"));
-  if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus) &&
-      access(c.train.corpus.c_str(), R_OK) != 0)
-    throw std::invalid_argument(
-        at("train.corpus: no such file ") + c.train.corpus +
-        "; use kjv or linux-docs (built in), a readable UTF-8 text file, or one of copy, reverse, induction, recall");
+  if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus)) {
+    // Checked here, before anything is enqueued, not when a worker first reads the file.
+    struct stat st {};
+    std::string problem;
+    if (stat(c.train.corpus.c_str(), &st) != 0 || access(c.train.corpus.c_str(), R_OK) != 0)
+      problem = "no such file, or it is not readable";
+    else if (!S_ISREG(st.st_mode)) problem = "not a regular file (a folder?)";
+    else if (st.st_size < 2) problem = "the file is empty";
+    if (!problem.empty())
+      throw std::invalid_argument(
+          at("train.corpus: ") + c.train.corpus + ": " + problem +
+          "; use kjv or linux-docs (built in), a UTF-8 text file, or one of copy, reverse, induction, recall");
+  }
   int vocab = 0;
   try {
     vocab = data_vocab_size(c.train.corpus, c.train.tokenizer);
@@ -66,20 +85,6 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   return c;
 }
 
-namespace {
-
-// "a.b.c" -> value for every leaf of `j`.
-void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>* out) {
-  if (!j.is_object()) {
-    (*out)[prefix] = j;
-    return;
-  }
-  for (auto it = j.begin(); it != j.end(); ++it)
-    flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
-}
-
-}  // namespace
-
 std::optional<std::string> config_difference(const std::string& stored, const RunConfig& wanted) {
   nlohmann::json before;
   try {
@@ -87,20 +92,8 @@ std::optional<std::string> config_difference(const std::string& stored, const Ru
   } catch (const std::exception& e) {
     return std::string("the stored config does not read as a run config (") + e.what() + ")";
   }
-  nlohmann::json now = to_json(wanted);
-  before["train"].erase("device");
-  now["train"].erase("device");
-  std::map<std::string, nlohmann::json> a, b;
-  flatten(before, "", &a);
-  flatten(now, "", &b);
-  for (const auto& [key, value] : b) {
-    const auto it = a.find(key);
-    if (it == a.end()) return key + " is absent in the DB, " + value.dump() + " here";
-    if (it->second != value) return key + " is " + it->second.dump() + " in the DB, " + value.dump() + " here";
-  }
-  for (const auto& [key, value] : a)
-    if (!b.count(key)) return key + " is " + value.dump() + " in the DB, absent here";
-  return std::nullopt;
+  // Both read through RunConfig, so defaults the stored text left out compare as themselves.
+  return db::run_config_difference(before.dump(), to_json(wanted).dump(), "in the DB", "here");
 }
 
 }  // namespace headroom::worker

@@ -166,6 +166,37 @@ void say_once_if_no_fused_core() {
     std::cerr << "headroom-worker: note: " << why << "\n" << std::flush;
 }
 
+// Refuses, before anything is allocated, a CPU run whose weights, gradients and AdamW moments
+// (16 bytes a parameter in fp32) alone exceed this machine's memory: allocating them would fail or
+// wake the OOM killer, which gives no message at all. Activations come on top.
+void check_fits_in_memory(const db::RunRecord& run, const std::string& device) {
+  if (device.rfind("cpu", 0) != 0 || run.param_count <= 0) return;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;
+  const double need = 16.0 * static_cast<double>(run.param_count), have = double(pages) * double(page);
+  if (need <= have) return;
+  std::ostringstream m;
+  m.precision(3);
+  m << "the model has " << run.param_count << " parameters: its weights, gradients and AdamW state need "
+    << need / double(1 << 30) << " GiB (16 bytes a parameter), more than this machine's " << have / double(1 << 30)
+    << " GiB; make model.width, model.depth or model.vocab smaller, or train on a GPU with enough memory";
+  throw std::runtime_error(m.str());
+}
+
+// One line for a training error: LibTorch's exceptions carry a stack trace of ~25 frames, which
+// belongs neither on a terminal nor in the DB's error column; running out of memory says so.
+std::string describe_error(const std::exception& e) {
+  std::string text = e.what();
+  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) text = c10->what_without_backtrace();
+  if (const auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  if (text.find("can't allocate memory") != std::string::npos || text.find("out of memory") != std::string::npos)
+    text =
+        "out of memory: the model, batch or context is too large for this device; make train.batch, "
+        "model.context, model.width or model.depth smaller (" +
+        text + ")";
+  return text;
+}
+
 }  // namespace
 
 RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const ExecOptions& o, std::string* error) {
@@ -176,6 +207,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     // This worker's device, whatever the run last trained on (the claim wrote it into the stored
     // config): checkpoints load onto any device.
     config.train.device = o.device;
+    check_fits_in_memory(run, o.device);
     core::Trainer tr(config.model, config.train, data_for(config.train));
     if (tr.device().is_cpu()) say_once_if_no_fused_core();
     const bool th_kind = core::is_talking_heads_family(config.model.attention.kind);
@@ -317,11 +349,11 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
                           "` resumes it from its last checkpoint",
                       e.sqlite_code());
   } catch (const std::exception& e) {
-    err = e.what();
+    err = describe_error(e);
   }
   if (error) *error = err;
   store.fail(run.id, o.worker_id, err);
-  if (!o.quiet) std::cerr << run.name << ": failed: " << err << "\n";
+  std::cerr << run.name << ": failed: " << err << "\n";  // --quiet hides progress, never a failure
   return RunOutcome::Failed;
 }
 

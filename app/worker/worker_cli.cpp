@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
 #include <vector>
 
 namespace headroom::worker {
@@ -19,6 +20,20 @@ int run_worker_cli(int argc, char** argv) {
                                    register_run(root),     register_enqueue(root),   register_serve(root),
                                    register_status(root),  register_export(root),    register_merge(root)};
 
+  // CLI11 answers a misspelt command with "A subcommand is required"; name it and the commands.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& c : commands) {
+      known = known || c.app->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + c.app->get_name();
+    }
+    if (!known) {
+      std::cerr << "headroom-worker: unknown command '" << argv[1] << "'; the commands are " << names
+                << " (headroom-worker --help says what each does)\n";
+      return kExitBadInput;
+    }
+  }
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

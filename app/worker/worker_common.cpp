@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -34,6 +35,26 @@ Shard parse_shard(const std::string& text) {
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+bool output_file_ok(const std::string& path, const char* command, const char* flag) {
+  namespace fs = std::filesystem;
+  const auto fail = [&](const std::string& why) {
+    std::cerr << "headroom-worker " << command << ": " << flag << " " << path << ": " << why << "\n";
+    return false;
+  };
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return fail("is a folder; give a file path inside it");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return fail("the folder " + parent.string() + " does not exist; create it or give another path");
+  if (std::ifstream in(path, std::ios::binary); in) {
+    char head[16] = {};
+    in.read(head, sizeof head);
+    if (in.gcount() == 16 && std::string(head, 16) == std::string("SQLite format 3\0", 16))
+      return fail("is an SQLite database (an experiments DB?), which this would overwrite; give a new path");
+  }
+  return true;
+}
 
 int lower_priority(int niceness) {
   // On Linux niceness belongs to each thread, and threads inherit it when created. Some exist

@@ -54,4 +54,10 @@ std::optional<std::string> resolve_device_flag(const std::string& request, const
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();
 
+// Whether `path` may take a new output file (`flag`'s, e.g. "--dump"): not a folder, in a folder
+// that exists, and not an SQLite file, which holds runs and must never be overwritten by a JSON
+// or CSV (any other file is replaced, as a re-run expects). Otherwise says why on stderr as
+// `headroom-worker command: ...` and returns false.
+bool output_file_ok(const std::string& path, const char* command, const char* flag);
+
 }  // namespace headroom::worker

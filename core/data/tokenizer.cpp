@@ -209,9 +209,10 @@ std::string last_error_line(const std::string& err) {
 std::unique_ptr<Tokenizer> make_byte_tokenizer() { return std::make_unique<ByteTokenizer>(); }
 
 std::unique_ptr<Tokenizer> make_bpe_tokenizer(const Corpus& corpus, int vocab) {
-  if (vocab < 16 || vocab > 65536)
-    throw std::invalid_argument("BPE vocabulary " + std::to_string(vocab) +
-                                " is out of range: use 16..65536 (VB used 257, 500, 2000)");
+  if (vocab < kMinBpeVocab || vocab > kMaxBpeVocab)
+    throw std::invalid_argument("BPE vocabulary " + std::to_string(vocab) + " is out of range: use " +
+                                std::to_string(kMinBpeVocab) + ".." + std::to_string(kMaxBpeVocab) +
+                                " (VB used 257, 500, 2000)");
   char fp[32];
   std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(corpus.fingerprint));
   const std::string prefix = cache_dir() + "/bpe-" + fp + "-" + std::to_string(vocab);

@@ -17,6 +17,8 @@ std::unique_ptr<Tokenizer> make_byte_tokenizer();
 // Trains (or loads from the cache) a BPE model with `vocab` pieces on corpus.train.
 // Throws std::invalid_argument when V is impossible for the corpus (too small for its
 // characters, or larger than sentencepiece can build from it).
+// BPE vocabularies sentencepiece can train here (VB used 257, 500, 2000).
+constexpr int kMinBpeVocab = 16, kMaxBpeVocab = 65536;
 std::unique_ptr<Tokenizer> make_bpe_tokenizer(const Corpus& corpus, int vocab);
 
 // "bytes" or "bpe:<V>" (e.g. "bpe:2000"). The corpus is needed for BPE only.

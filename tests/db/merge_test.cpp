@@ -193,5 +193,40 @@ TEST(Merge, RefusesItselfAndForeignFilesUntouched) {
   EXPECT_TRUE(store.list_runs().empty());
 }
 
+TEST(Merge, ARunOfTheSameNameWithAnotherConfigIsAnotherExperimentAndNothingIsMerged) {
+  TempDir dir;
+  const auto make = [&](const std::string& file, const std::string& config) {
+    Connection connection = Connection::open(dir.path(file), OpenMode::Create);
+    RunStore store(connection);
+    NewRun run = run_in(store.ensure_suite("s", "toml", "quick"), "s/a");
+    run.config_json = config;
+    store.enqueue_run(run);
+    train(store, "s/a", 100, 1.0);
+  };
+  make("cpu.sqlite", R"({"model": {"width": 16}, "train": {"device": "cpu", "lr": 0.001}})");
+  make("gpu.sqlite", R"({"model": {"width": 16}, "train": {"device": "cuda:0", "lr": 0.001}})");
+  make("wider.sqlite", R"({"model": {"width": 32}, "train": {"device": "cpu", "lr": 0.001}})");
+
+  Connection connection = Connection::open(dir.path("cpu.sqlite"), OpenMode::ReadWrite);
+  RunStore store(connection);
+  const auto before = exported(store);
+  try {
+    store.merge_from(dir.path("wider.sqlite"));
+    ADD_FAILURE() << "merged another experiment of the same name";
+  } catch (const DbError& error) {
+    EXPECT_NE(std::string(error.what()).find("model.width is 16 in the first, 32 in the second"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(exported(store), before);
+  EXPECT_EQ(store.list_runs().size(), 1u);
+  // The device a run trained on is not part of the experiment: the same run from a GPU merges.
+  const MergeReport report = store.merge_from(dir.path("gpu.sqlite"));
+  EXPECT_EQ(report.runs_skipped, 1);
+
+  EXPECT_EQ(run_config_difference(R"({"a": 1})", R"({"a": 1, "b": 2})"), "b is absent in the first, 2 in the second");
+  EXPECT_EQ(run_config_difference("not json", "not json"), std::nullopt);
+  EXPECT_NE(run_config_difference("not json", "{}"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace headroom::db

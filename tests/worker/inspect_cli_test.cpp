@@ -118,6 +118,28 @@ Reference th_reference(const headroom::core::StFile& f, const json& spec, double
 
 }  // namespace
 
+TEST(InspectCli, OutputFilesNeverOverwriteADatabase) {
+  const std::string db = temp_path("keep_me.sqlite");
+  std::remove(db.c_str());
+  auto args = train_args(db, "keep");
+  args[args.size() - 12] = "10";  // 10 steps
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  const size_t before = file_hash(db);
+  for (const auto& cmd : std::vector<std::vector<std::string>>{
+           {"inspect", "--attention", "multi-head", "--d-model", "16", "--heads", "2", "--n", "8", "--dump", db},
+           {"represent", "--sweep", "2:2", "--targets", "1", "--restarts", "1", "--csv", db}}) {
+    const auto r = run_worker(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd[0];
+    EXPECT_NE(r.err.find("is an SQLite database (an experiments DB?), which this would overwrite; give a new path"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(file_hash(db), before) << cmd[0] << " overwrote the DB";
+  }
+  const auto r = run_worker({"represent", "--sweep", "2:2", "--targets", "1", "--csv", "/no/such/folder/x.csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the folder /no/such/folder does not exist"), std::string::npos) << r.err;
+}
+
 TEST(InspectCli, DumpMatchesThPseudoCodeForEveryKind) {
   const std::vector<std::string> kinds = {"multi-head",   "fixed-head",   "talking-heads",   "logits-proj",
                                           "weights-proj", "dynamic-proj", "general-bilinear"};

@@ -220,6 +220,8 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   const size_t before = file_hash(db);
 
   const std::string base = tiny_suite("bad", "steps = 5\n");
+  const std::string empty_corpus = temp_path("empty_corpus.txt");
+  write_text(empty_corpus, "");
   struct Case {
     std::string name, toml, expect;
   };
@@ -229,6 +231,12 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
       {"impossible", base + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [3]\n", "not divisible"},
       {"missing_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/no/such/corpus.txt\"\n",
        "no such file"},
+      {"corpus_is_a_folder", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/tmp\"\n", "not a regular file"},
+      {"empty_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + empty_corpus + "\"\n",
+       "the file is empty"},
+      {"tiny_bpe", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"bpe:3\"\n", "16..65536"},
+      {"synthetic_task_bad_tokenizer", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"words\"\n",
+       "unknown tokenizer 'words'"},
       {"syntax", base + "[[grid]\nlabel = \"a\"\n", "not valid TOML"},
       {"unknown_table", base + "[grids]\nlabel = \"a\"\n", "unknown table"},
   };
@@ -277,12 +285,96 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
     EXPECT_EQ(file_hash(db), before) << flag;
   }
 
+  r = run_worker({"bogus", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'bogus'; the commands are inspect, represent, train"), std::string::npos)
+      << r.err;
+
   r = run_worker({"serve", "--db", temp_path("nope.sqlite")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such experiments database"), std::string::npos);
   r = run_worker(train_args("/proc/forbidden/x.sqlite", "a"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("/proc/forbidden/x.sqlite"), std::string::npos) << r.err;
+}
+
+TEST(TrainCli, ARunTooLargeForMemoryFailsWithOneLineEvenWhenQuiet) {
+  // 16 bytes a parameter for weights, gradients and AdamW: ~0.8 TB, refused before allocating.
+  const std::string db = temp_path("too_large.sqlite");
+  std::remove(db.c_str());
+  auto r = run_worker({"train", "--db",      db,      "--name",   "huge", "--corpus", "copy", "--steps",
+                       "2",     "--d-model", "65536", "--heads",  "1",    "--layers", "1",    "--context",
+                       "8",     "--batch",   "1",     "--device", "cpu",  "--quiet"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("huge: failed: the model has "), std::string::npos) << "--quiet hid the failure: " << r.err;
+  EXPECT_NE(r.err.find("GiB (16 bytes a parameter), more than this machine's"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line, no stack trace: " << r.err;
+
+  // Activations too large for any machine: LibTorch's allocation error, without its stack trace.
+  r = run_worker({"train",   "--db",      db,          "--name",  "long",    "--corpus", "copy",
+                  "--steps", "2",         "--d-model", "16",      "--heads", "2",        "--layers",
+                  "1",       "--context", "65536",     "--batch", "64",      "--device", "cpu"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("long: failed: out of memory: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
+  const auto runs = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) EXPECT_EQ(run["error"].get<std::string>().find('\n'), std::string::npos) << run;
+}
+
+TEST(TrainCli, RunningASuiteAgainRetriesItsFailedRuns) {
+  const std::string db = temp_path("retry.sqlite"), suite = temp_path("retry.toml");
+  std::remove(db.c_str());
+  // Fails on any CPU (see above), quickly: the second `run` must not report success over it.
+  write_text(suite, tiny_suite("retry",
+                               "steps = 2\n[[grid]]\nlabel = \"a\"\n\"model.width\" = [65536]\n"
+                               "\"model.attention.heads\" = [1]\n"));
+  auto r = run_worker({"run", suite, "--db", db, "--device", "cpu", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  r = run_worker({"run", suite, "--db", db, "--device", "cpu", "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << "a suite whose run failed is not done: " << r.err;
+  EXPECT_NE(r.err.find("failed before (the model has "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("trying it again"), std::string::npos) << r.err;
+  const auto runs = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["status"], "failed");
+  EXPECT_EQ(runs[0]["attempts"], 2);
+}
+
+TEST(TrainCli, MergeRefusesTwoExperimentsOfOneNameAndBadInputsBeforeWritingAnything) {
+  const std::string a = temp_path("merge_a.sqlite"), b = temp_path("merge_b.sqlite"),
+                    out = temp_path("merge_out.sqlite");
+  for (const auto& f : {a, b, out}) std::remove(f.c_str());
+  const std::vector<std::string> small = {"--corpus",  "copy", "--steps", "3", "--heads",  "2",   "--layers", "1",
+                                          "--context", "8",    "--batch", "2", "--device", "cpu", "--quiet"};
+  auto train = [&](const std::string& db, const std::string& width) {
+    std::vector<std::string> args = {"train", "--db", db, "--name", "same", "--d-model", width};
+    args.insert(args.end(), small.begin(), small.end());
+    ASSERT_EQ(run_worker(args).exit_code, 0);
+  };
+  train(a, "16");
+  train(b, "32");
+  const size_t a_bytes = file_hash(a);
+  auto r = run_worker({"merge", a, b});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run same is one experiment in " + a + " and another in " + b), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(a), a_bytes) << "the refused merge changed the target";
+
+  r = run_worker({"merge", out, a, b});  // a conflict between two inputs: no output file
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const std::string text = temp_path("merge_text.sqlite");
+  write_text(text, "not a database\n");
+  r = run_worker({"merge", out, a, text});  // a foreign input after a good one: no output file
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run_worker({"merge", a, a});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is the database being merged into"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(a), a_bytes) << "merging a file into itself changed it";
+
+  EXPECT_EQ(run_worker({"merge", out, a}).exit_code, 0);  // and a good merge still works
 }
 
 namespace {
