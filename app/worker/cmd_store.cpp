@@ -144,6 +144,9 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
 // runs outside a suite count as one suite), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots
 // per run, evenly spaced over training, the first and the last always among them. The source is only read.
+int compact_export(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
+                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of);
+
 int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
                        std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
   if (!require_existing("export", path)) return kExitBadInput;
@@ -174,6 +177,21 @@ int run_export_results(const std::string& path, const std::string& out, int weig
     std::cerr << "headroom-worker export: cannot copy " << path << " to " << out << ": " << *err << "\n";
     return kExitFailure;
   }
+  try {
+    return compact_export(path, out, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
+  } catch (const std::exception& e) {
+    // A half-made copy is no export: it goes, so the same command can run again once the cause
+    // is fixed. SQLite reads a damaged source without complaint until it reaches the bad page.
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((out + suffix).c_str());
+    std::cerr << "headroom-worker export: " << path << " could not be exported (" << e.what() << "); if " << path
+              << " is damaged, `sqlite3 " << path << " 'PRAGMA integrity_check'` says where. Nothing was written\n";
+    return kExitFailure;
+  }
+}
+
+// The export itself, on the fresh copy `out` of `path`.
+int compact_export(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
+                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
   auto conn = db::Connection::open(out, db::OpenMode::ReadWrite);
   db::RunStore store(conn);
   int64_t dropped = 0;

@@ -377,6 +377,22 @@ TEST(TrainCli, MergeRefusesTwoExperimentsOfOneNameAndBadInputsBeforeWritingAnyth
   EXPECT_EQ(run_worker({"merge", out, a}).exit_code, 0);  // and a good merge still works
 }
 
+TEST(TrainCli, AnExportOfADamagedSourceLeavesNoHalfMadeFile) {
+  // The shipped results with 20 pages overwritten in the artifacts' region: SQLite opens it and
+  // copies it, and meets the damage only when the export reads the weights.
+  const std::string source = temp_path("damaged_source.sqlite"), out = temp_path("damaged_export.sqlite");
+  std::remove(out.c_str());
+  std::string bytes = file_bytes(std::string(HEADROOM_SOURCE_DIR) + "/assets/results/headroom_results.sqlite");
+  ASSERT_GT(bytes.size(), 4096u * 3020);
+  bytes.replace(4096 * 3000, 4096 * 20, std::string(4096 * 20, '\xff'));
+  write_text(source, bytes);
+  auto r = run_worker({"export", "--db", source, "--results-only", "--out", out});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(source + " could not be exported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Nothing was written"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "a half-made export was left behind";
+}
+
 namespace {
 // (kind, dtype of the first tensor) per artifact, read straight from the file.
 std::vector<std::pair<std::string, std::string>> artifact_kinds(const std::string& db) {

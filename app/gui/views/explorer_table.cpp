@@ -78,7 +78,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     RunColumn id;
     float width;
   };
-  static const Column kColumns[] = {{"suite", RunColumn::Suite, 140},
+  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},
                                     {"name", RunColumn::Name, 230},
                                     {"kind", RunColumn::Kind, 95},
                                     {"d", RunColumn::D, 40},
@@ -87,7 +87,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                     {"r", RunColumn::R, 40},
                                     {"L", RunColumn::L, 26},
                                     {"V", RunColumn::V, 48},
-                                    {"device", RunColumn::Device, 84},
+                                    {"device", RunColumn::Device, 80},
                                     {"status", RunColumn::Status, 62},
                                     {"step", RunColumn::Step, 86},
                                     {"best val", RunColumn::BestVal, 72},
@@ -108,7 +108,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const auto width_of = [&](const Column& c) {
     return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
   };
-  float need = 200.0f * ui_scale;  // the names' least width
+  float need = 190.0f * ui_scale;  // the names' least width
   for (const auto& c : kColumns)
     if (c.id != RunColumn::Name) need += width_of(c) + cell;
   const float avail = ImGui::GetContentRegionAvail().x;
