@@ -170,9 +170,12 @@ int run_suite(const QueueOptions& o) {
     db::RunStore store(conn);
     // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
     // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
+    std::vector<db::RunRecord> failed;  // this shard's runs that failed before: `run` retries them
     for (const auto& r : suite.runs) {
       const auto existing = store.find_run(r.name);
       if (!existing) continue;
+      if (existing->status == db::RunStatus::Failed && r.shard_key % shard.count == shard.index)
+        failed.push_back(*existing);
       if (const auto difference = config_difference(existing->config_json, r.parsed)) {
         std::cerr << "headroom-worker " << (o.enqueue_only ? "enqueue" : "run") << ": run " << r.name << " in " << o.db
                   << " was enqueued with a different configuration (" << *difference
@@ -201,13 +204,10 @@ int run_suite(const QueueOptions& o) {
     // otherwise a second `run` would find nothing queued and exit 0 over a suite that never
     // finished. Cancelled runs stay cancelled: someone chose that.
     if (!o.enqueue_only) {
-      for (const auto& r : suite.runs) {
-        if (r.shard_key % shard.count != shard.index) continue;
-        const auto existing = store.find_run(r.name);
-        if (!existing || existing->status != db::RunStatus::Failed || !store.requeue(existing->id)) continue;
-        std::cerr << "headroom-worker run: " << r.name << " failed before (" << existing->error_text
-                  << "); trying it again\n";
-      }
+      for (const auto& run : failed)
+        if (store.requeue(run.id))
+          std::cerr << "headroom-worker run: " << run.name << " failed before (" << run.error_text
+                    << "); trying it again\n";
     }
   }
   if (o.enqueue_only) return kExitOk;

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <map>
 #include <stdexcept>
 
 #include "core/data/corpus.h"
