@@ -109,10 +109,20 @@ struct CurveBucket {
   double last_wall_seconds = 0;
 };
 
+// Where a run's clock stood at one logged point: tokens trained and seconds spent in training
+// steps so far (NaN seconds: not logged).
+struct MetricClock {
+  std::int64_t tokens = 0;
+  double wall_seconds = std::numeric_limits<double>::quiet_NaN();
+};
+
 // One run's metrics at a glance (RunStore::metric_summaries).
 struct RunMetricSummary {
   std::map<std::string, double> latest;  // value at the highest step of each metric
   double min_of_metric = std::numeric_limits<double>::quiet_NaN();
+  // The clock at the highest step of that same metric (every point carries it), so tokens over
+  // seconds is the run's mean throughput up to there. NaN seconds when not read or not logged.
+  MetricClock clock_at_last;
 };
 
 struct StepRange {

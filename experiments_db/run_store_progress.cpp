@@ -259,23 +259,44 @@ std::map<std::string, double> RunStore::latest_metrics(std::int64_t run_id) {
 }
 
 std::map<std::int64_t, RunMetricSummary> RunStore::metric_summaries(const std::string& min_metric,
-                                                                    std::int64_t first_id, std::int64_t last_id) {
+                                                                    std::int64_t first_id, std::int64_t last_id,
+                                                                    bool read_clocks) {
   // One pass over the series' summary columns (kept by every write; schema version 2).
   std::map<std::int64_t, RunMetricSummary> out;
+  // The clock of min_metric's last point: one look-up of the metrics' primary key per run, for
+  // that series only (with `s.name = ?3` beside the key SQLite sought the point of every series:
+  // 3x the statement's time at 100,000 runs; with the CASE, 1.4 us a run).
   Statement select = connection_.prepare(
-      "SELECT run_id, name, last_value, min_value FROM metric_series "
-      "WHERE last_step IS NOT NULL AND run_id BETWEEN ?1 AND ?2");
+      "SELECT s.run_id, s.name, s.last_value, s.min_value, p.tokens, p.wall_seconds FROM metric_series s "
+      "LEFT JOIN metrics p ON p.series_id = (CASE WHEN s.name = ?3 THEN s.id END) AND p.step = s.last_step "
+      "WHERE s.last_step IS NOT NULL AND s.run_id BETWEEN ?1 AND ?2");
   select.bind(1, first_id);
   select.bind(2, last_id);
+  // An empty name matches no series: no clock is read.
+  select.bind(3, read_clocks ? min_metric : std::string());
   auto hint = out.end();
   while (select.step()) {
     const std::int64_t run_id = select.column_int64(0);
     if (hint == out.end() || hint->first != run_id) hint = out.try_emplace(hint, run_id);
     std::string name = select.column_text(1);
-    if (name == min_metric) hint->second.min_of_metric = select.column_nullable_double(3);
+    if (name == min_metric) {
+      hint->second.min_of_metric = select.column_nullable_double(3);
+      if (!select.column_is_null(4))
+        hint->second.clock_at_last = {select.column_int64(4), select.column_nullable_double(5)};
+    }
     hint->second.latest.emplace(std::move(name), select.column_nullable_double(2));
   }
   return out;
+}
+
+std::optional<MetricClock> RunStore::last_clock(std::int64_t run_id, const std::string& metric) {
+  Statement select = connection_.prepare(
+      "SELECT p.tokens, p.wall_seconds FROM metric_series s "
+      "JOIN metrics p ON p.series_id = s.id AND p.step = s.last_step WHERE s.run_id = ?1 AND s.name = ?2");
+  select.bind(1, run_id);
+  select.bind(2, metric);
+  if (!select.step()) return std::nullopt;
+  return MetricClock{select.column_int64(0), select.column_nullable_double(1)};
 }
 
 std::optional<StepRange> RunStore::metric_step_range(std::int64_t run_id, const std::string& metric) {

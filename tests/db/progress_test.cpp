@@ -425,6 +425,7 @@ TEST(Summaries, LatestOfEveryMetricAndTheMinimumOfOneForAllRuns) {
   EXPECT_TRUE(std::isnan(s.at(other).min_of_metric));  // only NaN logged
   EXPECT_DOUBLE_EQ(s.at(other).latest.at("lr"), 0.5);
   EXPECT_EQ(s.count(silent), 0u);  // nothing logged: no entry
+
   // The same answers as the per-run calls.
   EXPECT_EQ(s.at(f.run).latest, f.store.latest_metrics(f.run));
 }
@@ -440,12 +441,17 @@ std::map<std::int64_t, RunMetricSummary> summaries_from_points(Connection& conne
   std::map<std::int64_t, RunMetricSummary> out;
   Statement select = connection.prepare(
       "SELECT s.run_id, s.name, (SELECT value FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1), "
-      "(SELECT min(value) FROM metrics WHERE series_id = s.id) FROM metric_series s "
+      "(SELECT min(value) FROM metrics WHERE series_id = s.id), "
+      "(SELECT tokens FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1), "
+      "(SELECT wall_seconds FROM metrics WHERE series_id = s.id ORDER BY step DESC LIMIT 1) FROM metric_series s "
       "WHERE EXISTS (SELECT 1 FROM metrics WHERE series_id = s.id)");
   while (select.step()) {
     auto& run = out[select.column_int64(0)];
     run.latest[select.column_text(1)] = select.column_nullable_double(2);
-    if (select.column_text(1) == min_metric) run.min_of_metric = select.column_nullable_double(3);
+    if (select.column_text(1) == min_metric) {
+      run.min_of_metric = select.column_nullable_double(3);
+      run.clock_at_last = {select.column_int64(4), select.column_nullable_double(5)};
+    }
   }
   return out;
 }
@@ -470,6 +476,12 @@ void expect_same(const std::map<std::int64_t, RunMetricSummary>& got,
     } else {
       EXPECT_EQ(g.min_of_metric, w.min_of_metric) << "run " << run;
     }
+    EXPECT_EQ(g.clock_at_last.tokens, w.clock_at_last.tokens) << "run " << run;
+    if (std::isnan(w.clock_at_last.wall_seconds)) {
+      EXPECT_TRUE(std::isnan(g.clock_at_last.wall_seconds)) << "run " << run;
+    } else {
+      EXPECT_EQ(g.clock_at_last.wall_seconds, w.clock_at_last.wall_seconds) << "run " << run;
+    }
   }
 }
 
@@ -479,7 +491,11 @@ TEST(Summaries, StayTrueThroughRewritesTrimsAndMerges) {
   std::uniform_real_distribution<double> value(0.0, 10.0);
   for (int commit = 0; commit < 20; ++commit) {
     std::vector<MetricRow> rows;
-    for (int i = 0; i < 40; ++i) rows.push_back({i % 3 ? "val_loss" : "acc", commit * 30 + i, 0, 0, value(rng)});
+    // Every point carries the run's clock (tokens, seconds), which the summary reads at the last one.
+    for (int i = 0; i < 40; ++i) {
+      const std::int64_t step = commit * 30 + i;
+      rows.push_back({i % 3 ? "val_loss" : "acc", step, step * 64, 0.01 * double(step) + commit, value(rng)});
+    }
     if (commit % 4 == 3) rows.push_back({"val_loss", 5, 0, 0, 1e-3 * commit});  // an old step rewritten
     f.store.append_metrics(f.run, rows);
     expect_same(f.store.metric_summaries("val_loss"), summaries_from_points(f.connection, "val_loss"));
@@ -503,7 +519,7 @@ TEST(Summaries, StayTrueThroughRewritesTrimsAndMerges) {
     run.name = "from-shard";
     run.config_json = "{}";
     const std::int64_t id = shard.enqueue_run(run);
-    shard.append_metrics(id, {{"val_loss", 3, 0, 0, 2.5}, {"val_loss", 9, 0, 0, 4.0}, {"acc", 9, 0, 0, 0.5}});
+    shard.append_metrics(id, {{"val_loss", 3, 96, 1.5, 2.5}, {"val_loss", 9, 288, 4.5, 4.0}, {"acc", 9, 0, 0, 0.5}});
   }
   f.store.merge_from(other_dir.path("shard.sqlite"));
   const auto merged = f.store.metric_summaries("val_loss");
@@ -511,6 +527,18 @@ TEST(Summaries, StayTrueThroughRewritesTrimsAndMerges) {
   const auto shard_run = f.store.find_run("from-shard").value().id;
   EXPECT_EQ(merged.at(shard_run).min_of_metric, 2.5);
   EXPECT_EQ(merged.at(shard_run).latest.at("val_loss"), 4.0);
+  EXPECT_EQ(merged.at(shard_run).clock_at_last.tokens, 288);
+  EXPECT_EQ(merged.at(shard_run).clock_at_last.wall_seconds, 4.5);
+  // Without clocks (the explorer's reloads), and one run's clock on its own.
+  constexpr auto kAll = std::numeric_limits<std::int64_t>::max();
+  const auto without = f.store.metric_summaries("val_loss", -kAll, kAll, /*read_clocks=*/false);
+  EXPECT_TRUE(std::isnan(without.at(shard_run).clock_at_last.wall_seconds));
+  EXPECT_EQ(without.at(shard_run).min_of_metric, 2.5);
+  const auto clock = f.store.last_clock(shard_run, "val_loss");
+  ASSERT_TRUE(clock.has_value());
+  EXPECT_EQ(clock->tokens, 288);
+  EXPECT_EQ(clock->wall_seconds, 4.5);
+  EXPECT_FALSE(f.store.last_clock(shard_run, "no such metric").has_value());
 }
 
 }  // namespace

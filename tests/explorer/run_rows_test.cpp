@@ -158,7 +158,58 @@ void expect_same_rows(const std::vector<RunRow>& got, const std::vector<RunRow>&
     EXPECT_TRUE(same(g.best_val_loss, w.best_val_loss)) << g.best_val_loss << " vs " << w.best_val_loss;
     EXPECT_TRUE(same(g.last_val_loss, w.last_val_loss));
     EXPECT_TRUE(same(g.last_train_loss, w.last_train_loss));
+    EXPECT_TRUE(same(g.tokens_per_s, w.tokens_per_s));
   }
+}
+
+// Windows of 1,000 tokens, each logged (tokens_per_s and val_loss) at the end of its seconds.
+void log_windows(ScratchDb& db, std::int64_t run, int first_window, const std::vector<double>& seconds,
+                 double wall_before) {
+  std::vector<db::MetricRow> points;
+  double wall = wall_before;
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    wall += seconds[i];
+    const std::int64_t window = first_window + static_cast<std::int64_t>(i) + 1;
+    points.push_back({"tokens_per_s", window * 10, window * 1000, wall, 1000.0 / seconds[i]});
+    points.push_back({"val_loss", window * 10, window * 1000, wall, 3.0});
+  }
+  db.store().append_metrics(run, points);
+}
+
+TEST(RunRows, TokensPerSecondIsTheRunsMeanNotItsLastWindow) {
+  // Runs that shared a GPU: 1,000 tok/s for two windows, then 4,000 alone. The table shows what
+  // each averaged, tokens trained over seconds in steps at its last evaluation.
+  ScratchDb db;
+  const auto suite = db.store().ensure_suite("th-heads", testing::suite_toml("th_heads.toml"), "quick");
+  ConfigSpec c;
+  const auto done = db.add_run(suite, "th-heads/multi-head/heads=2", c);
+  log_windows(db, done, 0, {1.0, 1.0, 0.25}, 0.0);
+  db.finish("th-heads/multi-head/heads=2");
+  c.heads = 4;
+  const auto running = db.add_run(suite, "th-heads/multi-head/heads=4", c);
+  db.start("th-heads/multi-head/heads=4");
+  log_windows(db, running, 0, {1.0, 1.0}, 0.0);
+  // A run stored without its clock (wall seconds not logged) keeps the window's rate.
+  c.heads = 8;
+  const auto clockless = db.add_run(suite, "th-heads/multi-head/heads=8", c);
+  db.store().append_metrics(clockless,
+                            {{"tokens_per_s", 10, 0, std::nan(""), 777.0}, {"val_loss", 10, 0, std::nan(""), 2.0}});
+  c.heads = 16;
+  db.add_run(suite, "th-heads/multi-head/heads=16", c);  // queued: nothing logged
+
+  const std::vector<RunRow> rows = load_run_rows(db.store());
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_DOUBLE_EQ(rows[0].tokens_per_s, 3000.0 / 2.25);
+  EXPECT_DOUBLE_EQ(rows[1].tokens_per_s, 1000.0);
+  EXPECT_DOUBLE_EQ(rows[2].tokens_per_s, 777.0);
+  EXPECT_TRUE(std::isnan(rows[3].tokens_per_s));
+
+  // The running run speeds up when the done one leaves the GPU; a reload (which reads clocks only
+  // for runs that are not done) follows it and agrees with a load from scratch.
+  log_windows(db, running, 2, {0.25, 0.25}, 2.0);
+  const std::vector<RunRow> reloaded = load_run_rows(db.store(), rows);
+  EXPECT_DOUBLE_EQ(reloaded[1].tokens_per_s, 4000.0 / 2.5);
+  expect_same_rows(reloaded, load_run_rows(db.store()));
 }
 
 TEST(RunRows, AReloadReusesParsedConfigsAndStillShowsEveryChange) {

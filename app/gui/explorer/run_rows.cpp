@@ -116,6 +116,11 @@ void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string,
   row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
 }
 
+double mean_tokens_per_s(const db::MetricClock& clock) {
+  if (!(clock.wall_seconds > 0) || clock.tokens <= 0) return kNaN;
+  return double(clock.tokens) / clock.wall_seconds;
+}
+
 RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss,
                     std::int64_t weights) {
   RunRow row;
@@ -178,13 +183,23 @@ class IdWalk {
   V none_;
 };
 
+// The run's mean rate where its clock was logged: the last window's rate misleads for runs that
+// shared a device (a run whose last window ran alone showed 3x its neighbours' rate).
+void set_mean_rate(RunRow& row, const db::MetricClock& clock) {
+  const double mean = mean_tokens_per_s(clock);
+  if (!std::isnan(mean)) row.tokens_per_s = mean;
+}
+
+// The metric whose last point's clock gives a run's mean rate (logged at the last step).
+constexpr const char* kClockMetric = "val_loss";
+
 // What a load reads per run besides the runs table, for the runs with first <= id <= last.
 struct RunExtras {
   std::map<std::int64_t, db::RunMetricSummary> summaries;
   std::map<std::int64_t, std::int64_t> weights;
 
-  RunExtras(db::RunStore& store, std::int64_t first, std::int64_t last)
-      : summaries(store.metric_summaries("val_loss", first, last)),
+  RunExtras(db::RunStore& store, std::int64_t first, std::int64_t last, bool read_clocks = true)
+      : summaries(store.metric_summaries(kClockMetric, first, last, read_clocks)),
         weights(store.artifact_counts("weights", first, last)) {}
 };
 
@@ -195,12 +210,15 @@ class ExtrasWalk {
   RunRow make(db::RunRecord&& rec) {
     const auto& m = summary_(rec.id);
     const std::int64_t w = weights_(rec.id);
-    return make_run_row(std::move(rec), m.latest, m.min_of_metric, w);
+    RunRow row = make_run_row(std::move(rec), m.latest, m.min_of_metric, w);
+    set_mean_rate(row, m.clock_at_last);
+    return row;
   }
   void update(RunRow& row, db::RunRecord&& rec) {
     const auto& m = summary_(rec.id);
     const std::int64_t w = weights_(rec.id);
     set_run_state(row, std::move(rec), m.latest, m.min_of_metric, w);
+    set_mean_rate(row, m.clock_at_last);
   }
 
  private:
@@ -227,7 +245,9 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
     return rows_of(store, kFirstId, kLastId, ids ? static_cast<std::size_t>(ids->count) : 0);
   }
 
-  const RunExtras extras(store, kFirstId, kLastId);
+  // Clocks are read run by run below, only for the runs whose rate can have changed (a finished
+  // run's cannot): at 100,000 runs reading them all cost 190 ms a reload.
+  const RunExtras extras(store, kFirstId, kLastId, /*read_clocks=*/false);
   auto records = store.list_runs(kFirstId, kLastId, /*with_config=*/false);
   // Match each record to its earlier row (both in id order); the rest need their configs.
   std::vector<const RunRow*> earlier(records.size(), nullptr);
@@ -251,15 +271,23 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
   std::size_t f = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     db::RunRecord& rec = records[i];
+    const bool settled =
+        earlier[i] != nullptr && earlier[i]->status == db::RunStatus::Done && rec.status == db::RunStatus::Done;
     if (earlier[i] != nullptr) {
       rows.push_back(*earlier[i]);
       walk.update(rows.back(), std::move(rec));
-      continue;
+    } else {
+      while (f < fresh.size() && fresh[f].id < rec.id) ++f;
+      // A run deleted between the two reads has no config here; it drops out at the next reload.
+      if (f < fresh.size() && fresh[f].id == rec.id) rec.config_json = std::move(fresh[f].config_json);
+      rows.push_back(walk.make(std::move(rec)));
     }
-    while (f < fresh.size() && fresh[f].id < rec.id) ++f;
-    // A run deleted between the two reads has no config here; it drops out at the next reload.
-    if (f < fresh.size() && fresh[f].id == rec.id) rec.config_json = std::move(fresh[f].config_json);
-    rows.push_back(walk.make(std::move(rec)));
+    RunRow& row = rows.back();
+    if (settled) {
+      row.tokens_per_s = earlier[i]->tokens_per_s;
+    } else if (const auto clock = store.last_clock(row.id, kClockMetric)) {
+      set_mean_rate(row, *clock);
+    }
   }
   return rows;
 }

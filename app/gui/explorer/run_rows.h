@@ -42,13 +42,20 @@ struct RunRow {
   std::int64_t weights = 0;   // stored weight snapshots (the Run tab opens them in the lab)
   db::RunStatus status = db::RunStatus::Queued;
   std::int64_t step = 0, steps_total = 0, params = 0;
-  double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN, tokens_per_s = kNaN;
+  double best_val_loss = kNaN, last_val_loss = kNaN, last_train_loss = kNaN;
+  // Tokens per second of training steps: the mean over the run where its clock was logged
+  // (load_run_rows: tokens trained / seconds in steps at the last val_loss), else the rate of the
+  // last logged window (make_run_row, from the metric tokens_per_s).
+  double tokens_per_s = kNaN;
   std::string error_text;  // why it failed (empty unless status is failed)
   FlatConfig config;       // config_json flattened (empty if it was not a JSON object)
   double created_at = 0;   // with id and name: tells a reload that a row is the same run
   // natural_sort_key of suite, name and kind: sorting 100,000 rows compares these bytewise.
   std::string suite_key, name_key, kind_key;
 };
+
+// Tokens trained over seconds spent in training steps; NaN where the clock was not logged.
+double mean_tokens_per_s(const db::MetricClock& clock);
 
 // One row from a stored run, its latest metric values (RunStore::latest_metrics), its lowest
 // val_loss (NaN when none) and its number of stored weight snapshots. Missing config fields stay

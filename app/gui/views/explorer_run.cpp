@@ -89,9 +89,10 @@ void ExplorerRun::draw(ExplorerSession& session) {
     ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());
     ImGui::PopTextWrapPos();
   }
-  ImGui::Text("step %lld of %lld; train loss %.4f, val loss %.4f (best %.4f); %.0f tokens/s; %lld parameters",
-              static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
-              row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
+  ImGui::Text(
+      "step %lld of %lld; train loss %.4f, val loss %.4f (best %.4f); %.0f tokens/s on average; %lld parameters",
+      static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
+      row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
 
   const auto detail = drawn_;
   if (detail->request.run_id != row->id) {

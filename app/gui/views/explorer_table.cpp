@@ -215,6 +215,9 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::TextUnformatted(human_count(static_cast<double>(r.params)).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(format_number(r.tokens_per_s, "%.0f").c_str());
+      tooltip(
+          "mean over the run: tokens trained / seconds in training steps (the Curves tab's tokens_per_s "
+          "is the rate of each logged window)");
       ImGui::TableNextColumn();
       if (r.weights > 0) {
         ImGui::Text("%lld", static_cast<long long>(r.weights));
