@@ -452,7 +452,8 @@ nlohmann::json ExplorerView::state() const {
                       {"suites", worker_bar_.suite_files().size()},
                       {"enqueue", worker_bar_.choice()},
                       {"table_columns_dropped", table_.columns_dropped()},
-                      {"error", rows ? rows->error : ""}};
+                      {"error", rows ? rows->error : ""},
+                      {"message", session_.message}};
   return {{"explorer", j}};
 }
 

@@ -102,8 +102,8 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     ImGui::Text("This layer's input (n x d) has measured rank %d.", l.input_rank);
     if (c.layer == 0)
       ImGui::TextDisabled(
-          "Layer 0's input is LayerNorm(token + position): rank <= r + r_pos (+1 for the LayerNorm bias) = %d, "
-          "so the input also caps layer 0.",
+          "Layer 0's input is LayerNorm(token + position): rank <= min(n, d, r + r_pos + 1) = %d (the +1: "
+          "LayerNorm's bias), so the input also caps layer 0.",
           s.input_rank_cap);
     else
       ImGui::TextDisabled(

@@ -147,6 +147,12 @@ nlohmann::json LabView::state() const {
                        {"ranks", ranks},         {"rank_cap", snap_->layers.empty() ? 0 : snap_->layers[0].rank_cap},
                        {"open_ms", r.open_ms},   {"compute_ms", snap_->compute_ms}};
   }
+  if (stored_) {
+    const bool loaded = stored_->index >= 0 && stored_->index < static_cast<int>(stored_->steps.size());
+    j["stored_run"] = {{"name", stored_->run.run_name},
+                       {"step", loaded ? stored_->steps[static_cast<size_t>(stored_->index)] : -1}};
+  }
+  if (!stored_message_.empty()) j["stored_run_problem"] = stored_message_;
   if (!problems_.empty()) {
     j["problems"] = nlohmann::json::array();
     for (const auto& p : problems_) j["problems"].push_back({{"field", p.field}, {"message", p.message}});

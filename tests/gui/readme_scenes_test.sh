@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# readme_scenes_test.sh HEADROOM PNG_CHECK OUTDIR
+# The README's screenshots stay reproducible: scripts/readme_images.sh shoots every scene in
+# docs/images/scenes/ into OUTDIR, and each picture is whole and shows what its scene asked for
+# (the stored run it opens is open in the lab, the explorer read its DB without an error or a
+# scene message, nothing blocked the UI thread).
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/gui_test_lib.sh"
+require_xvfb
+headroom=$1 png_check=$2 out=$3
+source_dir="$(cd "$here/../.." && pwd)"
+rm -rf "$out" && mkdir -p "$out/png" "$out/state"
+HEADROOM="$headroom" OUT_DIR="$out/png" STATE_DIR="$out/state" bash "$source_dir/scripts/readme_images.sh" ||
+  fail "readme_images.sh exited with $?"
+count=0
+for scene in "$source_dir"/docs/images/scenes/*.json; do
+  name=$(basename "$scene" .json)
+  "$png_check" "$out/png/$name.png" 1280 800 || fail "$name: screenshot check failed"
+  python3 - "$scene" "$out/state/$name.json" <<'PY' || fail "$name: state check failed (state in $out/state/$name.json)"
+import json, sys
+scene, state = (json.load(open(p)) for p in sys.argv[1:3])
+problems = []
+if state.get("blocking_io_on_ui_thread", 0) != 0:
+    problems.append("blocking I/O on the UI thread")
+ex = state.get("explorer", {})
+for key in ("error", "message"):
+    if ex.get(key):
+        problems.append(f"explorer {key}: {ex[key]}")
+want = scene.get("explorer", {}).get("open_in_lab")
+if want:
+    got = state.get("stored_run", {})
+    if got.get("name") != want or got.get("step", -1) < 0 or state.get("view") != "Lab":
+        problems.append(f"the lab should show the stored run {want}; state says {got}, view {state.get('view')}")
+if state.get("problems") or state.get("stored_run_problem"):
+    problems.append(f"lab problems: {state.get('problems')} {state.get('stored_run_problem')}")
+for p in problems:
+    print("FAIL:", p)
+sys.exit(1 if problems else 0)
+PY
+  count=$((count + 1))
+done
+[ "$count" -ge 1 ] || fail "no scenes in docs/images/scenes"
+echo "PASS: $count README scenes"
