@@ -45,12 +45,18 @@ int run_status(const std::string& path, bool json) {
   for (const auto& r : runs) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
+    // Tokens per second over the whole run, as the explorer's table shows it (the metric
+    // tokens_per_s is the last logged window's rate).
+    double mean_rate = NAN;
+    if (const auto clock = store.last_clock(r.id, "val_loss"); clock && clock->wall_seconds > 0)
+      mean_rate = static_cast<double>(clock->tokens) / clock->wall_seconds;
     nlohmann::ordered_json j = {{"id", r.id},
                                 {"name", r.name},
                                 {"suite", r.suite_name},
                                 {"status", db::to_string(r.status)},
                                 {"step", r.current_step},
                                 {"metrics", metrics},
+                                {"mean_tokens_per_s", finite_or_null(mean_rate)},
                                 {"worker", r.worker},
                                 {"attempts", r.attempts},
                                 {"param_count", r.param_count},

@@ -32,6 +32,23 @@ std::map<std::string, json> stored_configs(const std::string& db) {
   return out;
 }
 
+// The lowest and highest tokens_per_s window a run logged.
+std::pair<double, double> window_rates(const std::string& db, const std::string& run) {
+  std::pair<double, double> out{NAN, NAN};
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(h,
+                     "SELECT min(m.value), max(m.value) FROM metrics m JOIN metric_series s ON m.series_id = s.id "
+                     "JOIN runs r ON s.run_id = r.id WHERE r.name = ?1 AND s.name = 'tokens_per_s'",
+                     -1, &s, nullptr);
+  sqlite3_bind_text(s, 1, run.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(s) == SQLITE_ROW) out = {sqlite3_column_double(s, 0), sqlite3_column_double(s, 1)};
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return out;
+}
+
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
@@ -58,7 +75,15 @@ TEST(DeviceCli, ARunRecordsWhereItTrainedAndInWhichPrecision) {
   EXPECT_EQ(configs.at("bf16")["train"]["precision"], "bf16");
   const auto runs = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
   ASSERT_EQ(runs.size(), 2u);
-  for (const auto& run : runs) EXPECT_EQ(run["status"], "done") << run.dump();
+  for (const auto& run : runs) {
+    EXPECT_EQ(run["status"], "done") << run.dump();
+    // The run's mean rate is a seconds-weighted mean of its windows' rates, so it lies between them.
+    const auto [lo, hi] = window_rates(db, run["name"].get<std::string>());
+    ASSERT_TRUE(run["mean_tokens_per_s"].is_number()) << run.dump();
+    const double mean = run["mean_tokens_per_s"].get<double>();
+    EXPECT_GE(mean, lo * (1 - 1e-9)) << run.dump();
+    EXPECT_LE(mean, hi * (1 + 1e-9)) << run.dump();
+  }
 }
 
 TEST(DeviceCli, ADeviceThisMachineLacksIsRefusedBeforeTheDbIsTouched) {
