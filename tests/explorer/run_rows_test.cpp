@@ -162,6 +162,27 @@ void expect_same_rows(const std::vector<RunRow>& got, const std::vector<RunRow>&
   }
 }
 
+TEST(RunRows, TheTrainedExampleIsTheTalkingHeadsRunWithTheMostHeadsThatHasWeights) {
+  const auto row = [](std::int64_t id, const char* kind, int h, std::int64_t weights, db::RunStatus status) {
+    RunRow r;
+    r.id = id, r.kind = kind, r.h = h, r.weights = weights, r.status = status;
+    return r;
+  };
+  using S = db::RunStatus;
+  std::vector<RunRow> rows = {row(1, "multi-head", 32, 1, S::Done),        row(2, "talking-heads", 4, 1, S::Done),
+                              row(3, "talking-heads", 64, 0, S::Done),      // no weights stored
+                              row(4, "talking-heads", 128, 1, S::Running),  // not finished
+                              row(5, "talking-heads", 16, 1, S::Done),     row(6, "talking-heads", 16, 2, S::Done)};
+  ASSERT_NE(trained_example(rows), nullptr);
+  EXPECT_EQ(trained_example(rows)->id, 5);  // the most heads among finished talking-heads runs; ties: lowest id
+  rows.erase(rows.begin() + 1, rows.end());
+  ASSERT_NE(trained_example(rows), nullptr);
+  EXPECT_EQ(trained_example(rows)->id, 1);  // no talking-heads run: any kind
+  rows[0].weights = 0;
+  EXPECT_EQ(trained_example(rows), nullptr);
+  EXPECT_EQ(trained_example({}), nullptr);
+}
+
 // Windows of 1,000 tokens, each logged (tokens_per_s and val_loss) at the end of its seconds.
 void log_windows(ScratchDb& db, std::int64_t run, int first_window, const std::vector<double>& seconds,
                  double wall_before) {

@@ -15,10 +15,10 @@ JSON
 # Enough frames to outlast the drag on any machine (open_window); Ctrl+Q ends the run once the drag
 # is done (a fixed frame count raced the drag when frames got faster).
 open_window "$out" "$headroom" --scene "$out/scene.json" --state-out "$out/state.json"
-# The heads slider is the second slider of the controls: y = 170 at 1280x800; 8 of 1..64 sits
-# near x = 44. Drag it to the right.
-xdotool mousemove --window "$win" 44 170 mousedown 1 sleep 0.2 mousemove --window "$win" 90 170 sleep 0.2 \
-  mousemove --window "$win" 140 170 sleep 0.2 mouseup 1
+# The heads slider is the second slider of the controls, under the untrained model's "Open a
+# trained run" offer: y = 220 at 1280x800; 8 of 1..64 sits near x = 44. Drag it to the right.
+xdotool mousemove --window "$win" 44 220 mousedown 1 sleep 0.2 mousemove --window "$win" 90 220 sleep 0.2 \
+  mousemove --window "$win" 140 220 sleep 0.2 mouseup 1
 sleep 1  # let the engine publish the new model and a frame draw its maps
 xdotool key --window "$win" ctrl+q
 wait $app || { echo "FAIL: headroom exited with $?"; exit 1; }

@@ -366,6 +366,16 @@ std::string config_value(const FlatConfig& config, std::string_view dotted_key) 
   return std::string(config.value(dotted_key));
 }
 
+const RunRow* trained_example(const std::vector<RunRow>& rows) {
+  const RunRow* best = nullptr;
+  const auto rank = [](const RunRow& r) { return std::make_pair(r.kind == "talking-heads" ? 1 : 0, r.h); };
+  for (const auto& r : rows) {
+    if (r.status != db::RunStatus::Done || r.weights <= 0) continue;
+    if (!best || rank(r) > rank(*best) || (rank(r) == rank(*best) && r.id < best->id)) best = &r;
+  }
+  return best;
+}
+
 int natural_compare(std::string_view a, std::string_view b) {
   const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::size_t i = 0, j = 0;

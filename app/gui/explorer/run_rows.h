@@ -123,6 +123,11 @@ enum class RunColumn {
 // status by its life cycle (queued, running, done, failed, cancelled); NaN goes last both ways.
 void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascending);
 
+// The run the lab opens for "Open a trained run": a finished run with stored weights, the
+// talking-heads run with the most heads first (it shows most: maps per head, P_l / P_w), else the
+// run with the most heads, ties to the lowest id. nullptr when no run has weights.
+const RunRow* trained_example(const std::vector<RunRow>& rows);
+
 // Natural, case-insensitive order: digit runs compare as numbers. Negative, zero or positive.
 int natural_compare(std::string_view a, std::string_view b);
 // A string whose bytewise order is natural_compare's order: letters lower-cased, and each digit

@@ -168,6 +168,15 @@ void ExplorerView::apply_scene_selection() {
       if (!session_.selected.empty()) session_.focused = *session_.selected.begin();
     }
   }
+  // The lab's "Open a trained run", once the shipped results are read: one of their runs with
+  // stored weights, at its last stored step.
+  if (context_.request_trained_example && session_.rows->open && !partial) {
+    context_.request_trained_example = false;
+    const explorer::RunRow* example =
+        session_.loader->db_path() == explorer::results_db_path() ? explorer::trained_example(rows) : nullptr;
+    if (example) session_.open_in_lab(*example, example->step);
+    else session_.message = "this database holds no finished run with stored weights for the lab to open";
+  }
   // A scene's "open_in_lab": that run's last stored weights, as the Run tab's button does.
   if (!scene_open_in_lab_.empty() && session_.rows->open && !rows.empty() && !partial) {
     for (const auto& r : rows)

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "app/gui/explorer/data_paths.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
@@ -241,10 +242,32 @@ void LabView::take_stored(const LabSnapshot& s) {
   else stored_message_ = "the stored model is not one the lab's controls can show";
 }
 
+// An untrained model's maps are random: say so, and offer a trained one from the results Headroom
+// ships (the explorer opens them and hands one run back), so a first look shows learned heads.
+void LabView::draw_untrained_offer() {
+  if (focus_.active || !stored_opening_.empty() || c_.training || !snap_ || !snap_->valid ||
+      snap_->training.step != 0 || explorer::results_db_path().empty())
+    return;
+  ImGui::TextDisabled("Untrained: random weights.");
+  if (ImGui::SmallButton("Open a trained run")) {
+    context_.request_open_results = true;
+    context_.request_trained_example = true;
+    context_.select_view = "Explorer";
+  }
+  tooltip(
+      "Opens the papers' results shipped with Headroom in the explorer and brings one of their trained runs here\n"
+      "(the talking-heads run with the most heads): its maps, spectra and P_l / P_w after training on KJV.\n"
+      "Train (below) trains this model instead.");
+  ImGui::Spacing();
+}
+
 void LabView::draw_stored_run() {
   if (!stored_opening_.empty()) ImGui::TextDisabled("opening %s...", stored_opening_.c_str());
   if (!stored_message_.empty()) problem_text(stored_message_);
-  if (!stored_) return;
+  if (!stored_) {
+    draw_untrained_offer();
+    return;
+  }
   ImGui::Spacing();
   ImGui::TextUnformatted("Stored run");
   ImGui::Separator();
@@ -261,7 +284,9 @@ void LabView::draw_stored_run() {
   if (stored_posted_ > stored_seen_)
     ImGui::TextDisabled("loading step %lld...",
                         static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
-  else ImGui::TextDisabled("%d stored steps, vocabulary %s", last + 1, stored_->run.tokenizer.c_str());
+  else
+    ImGui::TextDisabled("%d stored %s, vocabulary %s", last + 1, last == 0 ? "step" : "steps",
+                        stored_->run.tokenizer.c_str());
   if (ImGui::SmallButton("Leave stored run")) stored_.reset();
   tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
 }

@@ -51,6 +51,7 @@ class LabView : public View {
   void open_stored(const StoredCheckpoint& checkpoint);
   void take_stored(const LabSnapshot& s);  // a snapshot answering open_stored updates the controls
   void draw_stored_run();
+  void draw_untrained_offer();
   void open_model(const std::string& dir);  // a real checkpoint: the engine reads it
   bool real_model_open() const { return snap_ && !snap_->real.dir.empty(); }
   void draw_controls_column(float width);
