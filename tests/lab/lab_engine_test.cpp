@@ -116,6 +116,14 @@ TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
     for (const auto& sp : layer.spectra) EXPECT_LE(sp.rank, 4);
     EXPECT_FALSE(layer.has_P_l);
     EXPECT_GT(layer.input_rank, 0);
+    // Each head's role is read off its own weights, causal as the model is.
+    ASSERT_EQ(layer.roles.size(), 16u);
+    for (size_t h = 0; h < 16; ++h) {
+      const auto want = core::head_role(layer.W[h].data(), 28, true);
+      EXPECT_EQ(layer.roles[h].kind, want.kind) << "head " << h;
+      EXPECT_DOUBLE_EQ(layer.roles[h].previous, want.previous) << "head " << h;
+      EXPECT_EQ(layer.roles[h].queries, 26);
+    }
   }
   ASSERT_FALSE(s->bottlenecks.empty());
   EXPECT_EQ(s->bottlenecks[0].id, "lrb-head-rank");

@@ -49,6 +49,13 @@ Matrix to_matrix(const torch::Tensor& t) {
   return m;
 }
 
+// Each head's role, read off its weights (rows: queries over keys).
+std::vector<core::HeadRole> roles_of(const std::vector<Matrix>& W, bool causal) {
+  std::vector<core::HeadRole> roles;
+  for (const auto& w : W) roles.push_back(core::head_role(w.data(), w.rows, causal));
+  return roles;
+}
+
 std::vector<Matrix> per_head(const torch::Tensor& t) {  // [B, H, n, m] -> H matrices of batch 0
   std::vector<Matrix> out;
   auto b0 = t[0].to(torch::kFloat32).contiguous();
@@ -334,6 +341,7 @@ struct LabEngine::Impl {
       lv.L = t.L.is_same(t.J) ? lv.J : per_head(t.L);
       lv.W = per_head(t.W);
       lv.U = t.U.is_same(t.W) ? lv.W : per_head(t.U);
+      lv.roles = roles_of(lv.W, a.causal);
       auto c1 = Clock::now();
       auto* block = model->blocks[l]->as<core::TransformerBlockImpl>();
       const auto& attn = *block->attn;
@@ -620,6 +628,7 @@ struct LabEngine::Impl {
       lv.L = lv.J;
       lv.W = per_head(trace.attention[l].W);
       lv.U = lv.W;
+      lv.roles = roles_of(lv.W, real_info.causal);
       lv.spectra = core::factored_spectra(trace.factors[l].A, trace.factors[l].B);
       lv.rank_cap = std::min(s->n, real_info.d_k);
       inputs.push_back(trace.attention_in[l][0]);

@@ -9,6 +9,7 @@
 
 #include "app/gui/stored_checkpoint.h"
 #include "core/analysis/bottleneck_report.h"
+#include "core/analysis/head_roles.h"
 #include "core/analysis/spectrum.h"
 #include "core/attention/attention_costs.h"
 #include "core/data/synthetic.h"
@@ -66,6 +67,7 @@ struct Projection {
 
 struct LayerView {
   std::vector<Matrix> J, L, W, U;       // per head, n x n (rows: queries, cols: keys)
+  std::vector<core::HeadRole> roles;    // per head of W: what it mostly attends to (core::head_role)
   std::vector<core::Spectrum> spectra;  // per softmax head: singular spectrum of L (masked -> 0)
   int rank_cap = 0;                     // theory: min(n, d_k) (mixed: min(n, h_k d_k))
   int input_rank = 0;                   // measured rank of this layer's attention input (n x d)

@@ -98,6 +98,40 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
   (void)ctx;
 }
 
+// Which heads do one thing, read off W (core::head_role): the lab's answer to "what is head 3
+// doing?", in one line above the maps, each head's mean weights in its tooltip.
+void draw_head_roles(const LayerView& layer) {
+  using core::HeadRoleKind;
+  if (layer.roles.empty() || layer.roles[0].queries == 0) return;  // too short a sequence to tell
+  std::string line;
+  for (const HeadRoleKind kind :
+       {HeadRoleKind::Previous, HeadRoleKind::Self, HeadRoleKind::Next, HeadRoleKind::First, HeadRoleKind::Broad}) {
+    std::string heads;
+    int count = 0;
+    for (size_t h = 0; h < layer.roles.size(); ++h)
+      if (layer.roles[h].kind == kind) heads += (count++ ? " " : "") + std::to_string(h);
+    if (count > 0)
+      line += (line.empty() ? "" : "; ") + std::string(core::to_string(kind)) + (count == 1 ? ": head " : ": heads ") +
+              heads;
+  }
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", line.empty() ? "No head puts half its weight on one key or spreads it evenly."
+                                         : ("What heads do: " + line + ".").c_str());
+  ImGui::PopTextWrapPos();
+  std::string tip =
+      "Read off each head's weights W, averaged over the queries 2..n-1 (there the previous token, the query\n"
+      "itself and the first token are different keys): a key with at least half the weight names the head;\n"
+      "a head spreading its weight nearly evenly (entropy >= 90% of uniform) is broad; others are mixed.\n";
+  char row[192];
+  for (size_t h = 0; h < layer.roles.size(); ++h) {
+    const auto& r = layer.roles[h];
+    std::snprintf(row, sizeof row, "\nhead %zu: previous %.2f, self %.2f, next %.2f, first %.2f, entropy %.2f: %s", h,
+                  r.previous, r.self, r.next, r.first, r.entropy, core::to_string(r.kind));
+    tip += row;
+  }
+  tooltip(tip);
+}
+
 }  // namespace
 
 void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
@@ -159,6 +193,7 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   const bool grouped = real && s.real.kv_heads < s.real.heads;
   const auto& layer = s.layers[c.layer];
   const auto& maps = stage_maps(layer, c.stage);
+  if (c.stage == MapStage::W) draw_head_roles(layer);
   std::vector<const char*> labels;
   for (const auto& t : s.tokens) labels.push_back(t.c_str());
   std::vector<const float*> ptrs;
