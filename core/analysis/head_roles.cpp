@@ -24,9 +24,10 @@ HeadRole head_role(const float* w, int n, bool causal) {
   r.queries = last_query - first_query + 1;
   for (double* m : {&r.previous, &r.self, &r.next, &r.first, &r.entropy}) *m /= r.queries;
   // The key with the largest mean weight names the role if it takes at least kRoleShare.
-  const std::pair<HeadRoleKind, double> candidates[] = {
-      {HeadRoleKind::Previous, r.previous}, {HeadRoleKind::Self, r.self}, {HeadRoleKind::Next, r.next},
-      {HeadRoleKind::First, r.first}};
+  const std::pair<HeadRoleKind, double> candidates[] = {{HeadRoleKind::Previous, r.previous},
+                                                        {HeadRoleKind::Self, r.self},
+                                                        {HeadRoleKind::Next, r.next},
+                                                        {HeadRoleKind::First, r.first}};
   std::pair<HeadRoleKind, double> best = candidates[0];
   for (const auto& c : candidates)
     if (c.second > best.second) best = c;

@@ -78,6 +78,7 @@ HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace) {
     layer.layer = static_cast<int>(l);
     layer.input_rank = tensor_spectrum(trace.attention_in[l][0]).rank;
     const auto spectra = factored_spectra(trace.factors[l].A, trace.factors[l].B);
+    const torch::Tensor W = trace.attention[l].W[0].to(torch::kFloat).contiguous();  // [heads, n, n]
     for (size_t h = 0; h < spectra.size(); ++h) {
       HfHeadStats s;
       s.head = static_cast<int>(h);
@@ -87,6 +88,8 @@ HfHeadReport analyze_heads(const HfModel& model, const HfTrace& trace) {
       s.deficit = r.n - s.rank;
       const auto& sv = spectra[h].singular_values;
       s.top_singular_values.assign(sv.begin(), sv.begin() + static_cast<long>(std::min(kTopSingularValues, sv.size())));
+      if (static_cast<int64_t>(h) < W.size(0))
+        s.role = head_role(W[static_cast<int64_t>(h)].data_ptr<float>(), r.n, r.causal);
       ++layer.rank_histogram[s.rank];
       layer.heads.push_back(std::move(s));
     }

@@ -12,6 +12,7 @@
 
 #include "core/analysis/bottleneck_report.h"
 #include "core/hf/hf_config.h"
+#include "core/analysis/head_roles.h"
 #include "core/model/model_spec.h"
 
 namespace headroom::core {
@@ -23,6 +24,7 @@ struct HfHeadStats {
   int cap = 0;                              // min(n, d_k): no head can exceed it, whatever its weights
   int deficit = 0;                          // n - rank: how far below a full-rank n x n logit matrix it is
   std::vector<double> top_singular_values;  // descending, at most 8
+  HeadRole role;                            // what its weights W mostly do on this input (head_role)
 };
 
 struct HfLayerStats {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "core/analysis/head_roles.h"
 #include "core/hf/hf_writer.h"
 #include "core/io/safetensors.h"
 #include "tests/hf/hf_test_util.h"
@@ -110,11 +111,25 @@ TEST(InspectModelCli, BertTokenizesTheTextItselfAndDumpsALayer) {
   EXPECT_EQ(file.metadata.at("layer"), "1");
   EXPECT_EQ(file.at("W").shape, std::vector<int64_t>({9, 9, 3}));
   EXPECT_EQ(file.at("X").shape, std::vector<int64_t>({9, 12}));
+  // Each head's role is read off the weights the dump holds ([n, m, heads]), as full attention.
+  const auto w = file.at("W").as_f32();
+  for (const auto& h : j["per_layer"][1]["heads"]) {
+    const int head = h["head"];
+    std::vector<float> map(81);
+    for (int q = 0; q < 9; ++q)
+      for (int k = 0; k < 9; ++k) map[q * 9 + k] = w[(q * 9 + k) * 3 + head];
+    const auto want = headroom::core::head_role(map.data(), 9, false);
+    EXPECT_EQ(h["role"], headroom::core::to_string(want.kind)) << h.dump();
+    EXPECT_NEAR(h["mean_weights"]["previous"].get<double>(), want.previous, 1e-6) << h.dump();
+    EXPECT_NEAR(h["mean_weights"]["next"].get<double>(), want.next, 1e-6) << h.dump();
+    EXPECT_NEAR(h["mean_weights"]["entropy"].get<double>(), want.entropy, 1e-6) << h.dump();
+  }
 
   auto r = run_worker({"inspect", "--model", model, "--text", "In the beginning"});  // the text report
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("BERT (bert)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("layer 1:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("what heads do"), std::string::npos) << r.out;
 }
 
 TEST(InspectModelCli, BadDirectoriesAndInputsAreOneLineNamingTheProblem) {
