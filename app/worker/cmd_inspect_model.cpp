@@ -118,7 +118,7 @@ ordered_json to_json(const core::HfHeadReport& r, const Tokens& tokens, const co
                        {"cap", h.cap},
                        {"deficit", h.deficit},
                        {"top_singular_values", h.top_singular_values},
-                       {"role", core::to_string(h.role.kind)},
+                       {"role", core::role_label(h.role)},
                        {"mean_weights",
                         {{"previous", h.role.previous},
                          {"self", h.role.self},
@@ -153,19 +153,14 @@ void print_text(const core::HfHeadReport& r, const Tokens& tokens, const core::H
     for (const auto& h : l.heads) std::cout << " " << h.rank;
     std::cout << "   (input rank " << l.input_rank << ")\n";
   }
-  // What heads do on this input (core::head_role), the heads with a role of each kind.
-  std::cout << "  what heads do (a key with >= half the weight over queries 2..n-" << (r.causal ? 1 : 2)
-            << ", or broad):\n";
+  // What heads do on this input (core::head_role), grouped by role.
+  std::cout << "  what heads do (an offset or the first token with >= half the weight over queries 2..n-"
+            << (r.causal ? 1 : 2) << ", or broad):\n";
   for (const auto& l : r.layers_stats) {
-    std::string line;
-    for (const auto kind : {core::HeadRoleKind::Previous, core::HeadRoleKind::Self, core::HeadRoleKind::Next,
-                            core::HeadRoleKind::First, core::HeadRoleKind::Broad}) {
-      std::string heads;
-      for (const auto& h : l.heads)
-        if (h.role.kind == kind) heads += " " + std::to_string(h.head);
-      if (!heads.empty()) line += std::string(line.empty() ? "" : ";") + " " + core::to_string(kind) + ":" + heads;
-    }
-    std::cout << "  layer " << l.layer << ":" << (line.empty() ? " no head does one thing" : line) << "\n";
+    std::vector<core::HeadRole> roles;
+    for (const auto& h : l.heads) roles.push_back(h.role);
+    const std::string line = core::describe_roles(roles);
+    std::cout << "  layer " << l.layer << ": " << (line.empty() ? "no head does one thing" : line) << "\n";
   }
   if (r.bottlenecks.empty()) std::cout << "  bottlenecks: none at this n\n";
   for (const auto& b : r.bottlenecks) std::cout << "  [" << b.paper << " " << b.section << "] " << b.message << "\n";

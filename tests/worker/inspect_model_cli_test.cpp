@@ -119,7 +119,7 @@ TEST(InspectModelCli, BertTokenizesTheTextItselfAndDumpsALayer) {
     for (int q = 0; q < 9; ++q)
       for (int k = 0; k < 9; ++k) map[q * 9 + k] = w[(q * 9 + k) * 3 + head];
     const auto want = headroom::core::head_role(map.data(), 9, false);
-    EXPECT_EQ(h["role"], headroom::core::to_string(want.kind)) << h.dump();
+    EXPECT_EQ(h["role"], headroom::core::role_label(want)) << h.dump();
     EXPECT_NEAR(h["mean_weights"]["previous"].get<double>(), want.previous, 1e-6) << h.dump();
     EXPECT_NEAR(h["mean_weights"]["next"].get<double>(), want.next, 1e-6) << h.dump();
     EXPECT_NEAR(h["mean_weights"]["entropy"].get<double>(), want.entropy, 1e-6) << h.dump();

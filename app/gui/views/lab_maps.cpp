@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "app/gui/ui_util.h"
@@ -101,32 +102,24 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
 // Which heads do one thing, read off W (core::head_role): the lab's answer to "what is head 3
 // doing?", in one line above the maps, each head's mean weights in its tooltip.
 void draw_head_roles(const LayerView& layer) {
-  using core::HeadRoleKind;
   if (layer.roles.empty() || layer.roles[0].queries == 0) return;  // too short a sequence to tell
-  std::string line;
-  for (const HeadRoleKind kind :
-       {HeadRoleKind::Previous, HeadRoleKind::Self, HeadRoleKind::Next, HeadRoleKind::First, HeadRoleKind::Broad}) {
-    std::string heads;
-    int count = 0;
-    for (size_t h = 0; h < layer.roles.size(); ++h)
-      if (layer.roles[h].kind == kind) heads += (count++ ? " " : "") + std::to_string(h);
-    if (count > 0)
-      line += (line.empty() ? "" : "; ") + std::string(core::to_string(kind)) + (count == 1 ? ": head " : ": heads ") +
-              heads;
-  }
+  const std::string line = core::describe_roles(layer.roles);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", line.empty() ? "No head puts half its weight on one key or spreads it evenly."
                                          : ("What heads do: " + line + ".").c_str());
   ImGui::PopTextWrapPos();
   std::string tip =
-      "Read off each head's weights W, averaged over the queries 2..n-1 (there the previous token, the query\n"
-      "itself and the first token are different keys): a key with at least half the weight names the head;\n"
-      "a head spreading its weight nearly evenly (entropy >= 90% of uniform) is broad; others are mixed.\n";
-  char row[192];
+      "Read off each head's weights W over the queries 2..n-1: the offset (self, previous token, k back) or\n"
+      "the first token with at least half the mean weight names the head (an offset counts where a third of\n"
+      "those queries can read it); a head spreading its weight nearly evenly (entropy >= 90% of uniform) is\n"
+      "broad; others are mixed. Mean weights per head:\n";
+  char row[224];
   for (size_t h = 0; h < layer.roles.size(); ++h) {
     const auto& r = layer.roles[h];
-    std::snprintf(row, sizeof row, "\nhead %zu: previous %.2f, self %.2f, next %.2f, first %.2f, entropy %.2f: %s", h,
-                  r.previous, r.self, r.next, r.first, r.entropy, core::to_string(r.kind));
+    std::snprintf(row, sizeof row, "\nhead %zu: self %.2f, previous %.2f, next %.2f, first %.2f, entropy %.2f: %s", h,
+                  r.self, r.previous, r.next, r.first, r.entropy, core::role_label(r).c_str());
+    if (r.kind == core::HeadRoleKind::Offset && (r.offset > 1 || r.offset < -1))
+      std::snprintf(row + std::strlen(row), sizeof row - std::strlen(row), " (%.2f)", r.share);
     tip += row;
   }
   tooltip(tip);
