@@ -230,8 +230,17 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   if (c.enlarged_head >= 0) {
     ImGui::SameLine();
     ImGui::BeginChild("##enlarged");
-    const std::string title = "layer " + std::to_string(c.layer) + ", head " + std::to_string(c.enlarged_head) + " (" +
-                              to_string(c.stage) + ") - click to close";
+    std::string title = "layer " + std::to_string(c.layer) + ", head " + std::to_string(c.enlarged_head) + " (" +
+                        to_string(c.stage) + ")";
+    // Its role where the weights name one (the line above the grid): "previous token, 0.93".
+    const auto head = static_cast<size_t>(c.enlarged_head);
+    if (c.stage == MapStage::W && head < layer.roles.size() && layer.roles[head].kind != core::HeadRoleKind::Mixed) {
+      char share[16];
+      std::snprintf(share, sizeof share, "%.2f", layer.roles[head].share);
+      title += ": " + core::role_label(layer.roles[head]) +
+               (layer.roles[head].kind == core::HeadRoleKind::Broad ? ", entropy " : ", ") + share;
+    }
+    title += " - click to close";
     style.title = title.c_str();
     style.size = ImVec2(0, 0);
     if (widgets::Heatmap("##big", maps[c.enlarged_head].data(), s.n, s.n, style)) c.enlarged_head = -1;
