@@ -19,6 +19,9 @@ namespace headroom::db {
 inline constexpr std::string_view kCheckpointArtifact = "checkpoint";
 // P_l / P_w mixing matrices of a talking-heads run, for replay in the GUI.
 inline constexpr std::string_view kTalkingHeadsArtifact = "talking_heads";
+// The metric the worker logs at a run's last step too: the clock at its last point is the run's
+// (its mean rate: the explorer's tok/s, status's mean_tokens_per_s).
+inline constexpr const char* kClockMetric = "val_loss";
 
 struct SuiteRecord {
   std::int64_t id = 0;
@@ -114,6 +117,11 @@ struct CurveBucket {
 struct MetricClock {
   std::int64_t tokens = 0;
   double wall_seconds = std::numeric_limits<double>::quiet_NaN();
+  // Tokens trained per second spent in training steps up to this point; NaN without a clock.
+  double tokens_per_second() const {
+    return wall_seconds > 0 && tokens > 0 ? static_cast<double>(tokens) / wall_seconds
+                                          : std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 // One run's metrics at a glance (RunStore::metric_summaries).

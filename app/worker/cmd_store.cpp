@@ -47,9 +47,8 @@ int run_status(const std::string& path, bool json) {
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
     // Tokens per second over the whole run, as the explorer's table shows it (the metric
     // tokens_per_s is the last logged window's rate).
-    double mean_rate = NAN;
-    if (const auto clock = store.last_clock(r.id, "val_loss"); clock && clock->wall_seconds > 0)
-      mean_rate = static_cast<double>(clock->tokens) / clock->wall_seconds;
+    const auto clock = store.last_clock(r.id, db::kClockMetric);
+    const double mean_rate = clock ? clock->tokens_per_second() : NAN;
     nlohmann::ordered_json j = {{"id", r.id},
                                 {"name", r.name},
                                 {"suite", r.suite_name},

@@ -116,11 +116,6 @@ void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string,
   row.tokens_per_s = metric_or_nan(latest, "tokens_per_s");
 }
 
-double mean_tokens_per_s(const db::MetricClock& clock) {
-  if (!(clock.wall_seconds > 0) || clock.tokens <= 0) return kNaN;
-  return double(clock.tokens) / clock.wall_seconds;
-}
-
 RunRow make_run_row(db::RunRecord rec, const std::map<std::string, double>& latest, double best_val_loss,
                     std::int64_t weights) {
   RunRow row;
@@ -186,12 +181,9 @@ class IdWalk {
 // The run's mean rate where its clock was logged: the last window's rate misleads for runs that
 // shared a device (a run whose last window ran alone showed 3x its neighbours' rate).
 void set_mean_rate(RunRow& row, const db::MetricClock& clock) {
-  const double mean = mean_tokens_per_s(clock);
+  const double mean = clock.tokens_per_second();
   if (!std::isnan(mean)) row.tokens_per_s = mean;
 }
-
-// The metric whose last point's clock gives a run's mean rate (logged at the last step).
-constexpr const char* kClockMetric = "val_loss";
 
 // What a load reads per run besides the runs table, for the runs with first <= id <= last.
 struct RunExtras {
@@ -199,7 +191,7 @@ struct RunExtras {
   std::map<std::int64_t, std::int64_t> weights;
 
   RunExtras(db::RunStore& store, std::int64_t first, std::int64_t last, bool read_clocks = true)
-      : summaries(store.metric_summaries(kClockMetric, first, last, read_clocks)),
+      : summaries(store.metric_summaries(db::kClockMetric, first, last, read_clocks)),
         weights(store.artifact_counts("weights", first, last)) {}
 };
 
@@ -285,7 +277,7 @@ std::vector<RunRow> load_run_rows(db::RunStore& store, const std::vector<RunRow>
     RunRow& row = rows.back();
     if (settled) {
       row.tokens_per_s = earlier[i]->tokens_per_s;
-    } else if (const auto clock = store.last_clock(row.id, kClockMetric)) {
+    } else if (const auto clock = store.last_clock(row.id, db::kClockMetric)) {
       set_mean_rate(row, *clock);
     }
   }

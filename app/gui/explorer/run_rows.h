@@ -54,9 +54,6 @@ struct RunRow {
   std::string suite_key, name_key, kind_key;
 };
 
-// Tokens trained over seconds spent in training steps; NaN where the clock was not logged.
-double mean_tokens_per_s(const db::MetricClock& clock);
-
 // One row from a stored run, its latest metric values (RunStore::latest_metrics), its lowest
 // val_loss (NaN when none) and its number of stored weight snapshots. Missing config fields stay
 // 0 / "".

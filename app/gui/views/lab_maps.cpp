@@ -108,6 +108,7 @@ void draw_head_roles(const LayerView& layer) {
   ImGui::TextDisabled("%s", line.empty() ? "No head puts half its weight on one key or spreads it evenly."
                                          : ("What heads do: " + line + ".").c_str());
   ImGui::PopTextWrapPos();
+  if (!ImGui::IsItemHovered()) return;  // the per-head table only for a frame that shows it
   std::string tip =
       "Read off each head's weights W over the queries 2..n-1: the offset (self, previous token, k back) or\n"
       "the first token with at least half the mean weight names the head (an offset counts where a third of\n"
