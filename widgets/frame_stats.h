@@ -6,11 +6,12 @@
 namespace headroom::widgets {
 
 struct FrameStats {
-  int heatmaps_drawn = 0;   // Heatmap() calls that were visible (not clipped) this frame
-  int heatmap_uploads = 0;  // textures (re)uploaded this frame: data pointer/version/range changed
-  int plots_drawn = 0;      // line plots and spectra drawn
-  int plot_points = 0;      // points left after decimation, summed over all series
-  int textures_alive = 0;   // heatmap textures currently cached
+  int heatmaps_drawn = 0;         // Heatmap() calls that were visible (not clipped) this frame
+  int heatmap_uploads = 0;        // textures (re)uploaded this frame: data pointer/version/range changed
+  int plots_drawn = 0;            // line plots and spectra drawn
+  int plot_points = 0;            // points left after decimation, summed over all series
+  int attention_lines_drawn = 0;  // AttentionLines() segments drawn this frame
+  int textures_alive = 0;         // heatmap textures currently cached
 };
 
 // Call once per frame after ImGui::NewFrame(): resets the counters and frees the

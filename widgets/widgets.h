@@ -2,6 +2,7 @@
 // The library takes plain data (pointers + sizes) and never includes core/, torch or SQL.
 #pragma once
 
+#include "widgets/attention_lines.h"
 #include "widgets/axis_ticks.h"
 #include "widgets/colormap.h"
 #include "widgets/decimate.h"

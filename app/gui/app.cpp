@@ -613,6 +613,7 @@ int App::finish() {
     in.heatmaps_drawn = last_stats_.heatmaps_drawn;
     in.heatmap_uploads = last_stats_.heatmap_uploads;
     in.plots_drawn = last_stats_.plots_drawn;
+    in.attention_lines_drawn = last_stats_.attention_lines_drawn;
     in.blocking_io_on_ui_thread = io::blocking_calls_on_ui_thread();
     in.presentation = presentation_;
     for (const auto& v : views_) in.views.push_back(v->name());

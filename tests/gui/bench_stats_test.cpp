@@ -36,6 +36,7 @@ TEST(AppState, ContractFieldsAndMergedViewState) {
   in.window_height = 800;
   in.frames = 5;
   in.heatmaps_drawn = 17;
+  in.attention_lines_drawn = 230;
   in.views = {"Widgets demo", "About"};
   const nlohmann::json j = hg::build_app_state(in, {{{"model", {{"heads", 8}}}}, {{"view", "hijack"}}, nullptr});
   EXPECT_EQ(j["view"], "Widgets demo");  // views cannot override contract fields
@@ -43,6 +44,7 @@ TEST(AppState, ContractFieldsAndMergedViewState) {
   EXPECT_EQ(j["window"]["height"], 800);
   EXPECT_EQ(j["frames"], 5);
   EXPECT_EQ(j["heatmaps_drawn"], 17);
+  EXPECT_EQ(j["widgets"]["attention_lines"], 230);
   EXPECT_EQ(j["model"]["heads"], 8);
   EXPECT_FALSE(j.contains("screenshot"));
 }

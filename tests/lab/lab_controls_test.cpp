@@ -224,3 +224,30 @@ TEST(LabControls, HeadsSwitchedOffRoundTripToggleAndReachTheRequestOnlyWhereTheM
     EXPECT_NE(error.find("lab.heads_off"), std::string::npos) << error;
   }
 }
+
+TEST(LabControls, TheLinesViewRoundTripsAndRefusesWhatItCannotShow) {
+  LabControls c;
+  EXPECT_EQ(c.map_view, MapView::Heatmaps);  // a new lab shows heatmaps
+  c.map_view = MapView::Lines;
+  c.lines_query = 7;
+  c.lines_hidden = {1, 3};
+  LabControls back;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(to_json(c), &back, &error)) << error;
+  EXPECT_EQ(back.map_view, MapView::Lines);
+  EXPECT_EQ(back.lines_query, 7);
+  EXPECT_EQ(back.lines_hidden, (std::vector<int>{1, 3}));
+  EXPECT_EQ(to_json(c)["map_view"], "lines");
+
+  for (const auto& [bad, key] : std::vector<std::pair<const char*, const char*>>{
+           {R"({"map_view": "bars"})", "lab.map_view: use maps"},
+           {R"({"map_view": 1})", "lab.map_view: expected string"},
+           {R"({"lines_hidden": [-1]})", "lab.lines_hidden: expected a list of head numbers"},
+           {R"({"lines_hidden": ["a"]})", "lab.lines_hidden"},
+           {R"({"lines_query": 1.5})", "lab.lines_query"}}) {
+    LabControls untouched;
+    EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
+    EXPECT_NE(error.find(key), std::string::npos) << error;
+    EXPECT_EQ(untouched.map_view, MapView::Heatmaps);  // nothing half-read
+  }
+}

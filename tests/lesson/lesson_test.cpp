@@ -284,7 +284,7 @@ TEST(LessonErrors, UnknownHighlightControl) {
             "heads_k, heads_v, standard_head_size, head_size, embed_rank, pos_rank, vocab, layers, context, causal, "
             "seed, input, "
             "text, task, synthetic_n, training, lr, layer, stage, theorem_n, theorem_dp, theorem_causal, pattern, "
-            "importance");
+            "importance, map_view");
   EXPECT_EQ(parse_error(one_step("view = \"Explorer\"\nhighlight = [\"d\"]\n")),
             "lessons/x.toml:6: step 1 (\"A\"): highlight: the Explorer view has no controls to highlight; remove "
             "highlight or set view = \"Lab\"");

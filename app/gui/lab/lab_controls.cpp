@@ -43,6 +43,8 @@ const char* to_string(MapStage s) {
   return "?";
 }
 
+const char* to_string(MapView v) { return v == MapView::Lines ? "lines" : "maps"; }
+
 namespace {
 
 // A JSON whole number that an int holds as it is.
@@ -193,6 +195,9 @@ nlohmann::json to_json(const LabControls& c) {
           {"layer", c.layer},
           {"stage", to_string(c.stage)},
           {"enlarged_head", c.enlarged_head},
+          {"map_view", to_string(c.map_view)},
+          {"lines_query", c.lines_query},
+          {"lines_hidden", c.lines_hidden},
           {"heads_off", c.heads_off},
           {"importance", c.importance},
           {"pattern", to_string(c.pattern)},
@@ -330,6 +335,25 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     }
   }
   get_bool("importance", c.importance);
+  if (j.contains("map_view")) {
+    const auto v = j["map_view"].get<std::string>();
+    if (v != "maps" && v != "lines") {
+      *error = "lab.map_view: use maps (a heatmap per head) or lines (lines between the tokens)";
+      return false;
+    }
+    c.map_view = v == "lines" ? MapView::Lines : MapView::Heatmaps;
+  }
+  get_int("lines_query", c.lines_query);
+  if (j.contains("lines_hidden")) {
+    c.lines_hidden.clear();
+    for (const auto& h : j["lines_hidden"]) {
+      if (!fits_int(h) || h.get<int>() < 0) {
+        *error = "lab.lines_hidden: expected a list of head numbers >= 0, e.g. [1, 3]; got " + h.dump();
+        return false;
+      }
+      c.lines_hidden.push_back(h.get<int>());
+    }
+  }
   if (j.contains("pattern")) {
     const auto p = j["pattern"].get<std::string>();
     bool found = false;

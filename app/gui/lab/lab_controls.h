@@ -12,9 +12,11 @@
 namespace headroom::gui {
 
 enum class LabTab { Heads, Rank, Projections, Theorem, Separation };
-enum class MapStage { J, L, W, U };  // TH §4's intermediates
+enum class MapStage { J, L, W, U };      // TH §4's intermediates
+enum class MapView { Heatmaps, Lines };  // Attention maps tab: a map per head, or lines between tokens
 const char* to_string(LabTab t);
 const char* to_string(MapStage s);
+const char* to_string(MapView v);
 
 struct LabControls {
   // model
@@ -44,6 +46,9 @@ struct LabControls {
   int layer = 0;
   MapStage stage = MapStage::W;
   int enlarged_head = -1;
+  MapView map_view = MapView::Heatmaps;
+  int lines_query = -1;           // lines view: the pinned query token (-1: none)
+  std::vector<int> lines_hidden;  // lines view: heads not drawn
   // head ablation (Attention maps tab): (layer, head) pairs switched off; each head's importance
   std::vector<std::pair<int, int>> heads_off;
   bool importance = false;

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/lab_panels.h"
 #include "app/gui/views/lesson_highlight.h"
+#include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
 
 namespace headroom::gui {
@@ -126,6 +130,113 @@ void draw_head_roles(const LayerView& layer) {
   tooltip(tip);
 }
 
+// One line per shown head for the focused token: its three strongest keys (a query) or readers
+// (a key), in the head's colour.
+void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::vector<bool>& shown, int token,
+                      bool key) {
+  const int n = s.n;
+  auto label = [&](int i) {
+    return "'" + (i < static_cast<int>(s.tokens.size()) ? s.tokens[static_cast<size_t>(i)] : std::to_string(i)) +
+           "' (" + std::to_string(i) + ")";
+  };
+  ImGui::TextUnformatted(((key ? "key " : "query ") + label(token) + (key ? " is read by" : " reads")).c_str());
+  char row[64];
+  for (size_t h = 0; h < layer.W.size(); ++h) {
+    if (!shown[h]) continue;
+    const Matrix& m = layer.W[h];
+    if (m.rows != n || m.cols != n) continue;
+    std::vector<std::pair<float, int>> top;  // weight, the other token
+    for (int i = 0; i < n; ++i) {
+      const float w = m.v[static_cast<size_t>(key ? i : token) * n + (key ? token : i)];
+      if (w >= 0.005f) top.push_back({w, i});
+    }
+    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string text;
+    for (size_t i = 0; i < std::min<size_t>(3, top.size()); ++i) {
+      std::snprintf(row, sizeof row, "%s%.2f ", i ? ", " : "", top[i].first);
+      text += row + label(top[i].second);
+    }
+    if (text.empty()) text = key ? "no query reads it" : "nothing above 0.005";
+    ImGui::PushStyleColor(ImGuiCol_Text, widgets::head_color(static_cast<int>(h), static_cast<int>(layer.W.size())));
+    ImGui::Text("head %zu", h);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text.c_str());
+  }
+}
+
+// BertViz's head view: a toggle per head in its colour, the lines, and the focused token's reads.
+void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& c, LinesViewDrawn* drawn) {
+  const int heads = static_cast<int>(layer.W.size());
+  if (heads == 0 || s.n <= 0) return;
+  if (c.lines_query >= s.n) c.lines_query = -1;  // a shorter input since it was pinned
+  std::vector<bool> shown(static_cast<size_t>(heads), true);
+  for (int h : c.lines_hidden)
+    if (h >= 0 && h < heads) shown[static_cast<size_t>(h)] = false;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("heads");
+  for (int h = 0; h < heads; ++h) {
+    const std::string text = std::to_string(h);
+    same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+    const ImVec4 col = ImGui::ColorConvertU32ToFloat4(widgets::head_color(h, heads));
+    const ImVec4 dim(col.x * 0.35f, col.y * 0.35f, col.z * 0.35f, 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_Button, shown[static_cast<size_t>(h)] ? col : dim);
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          shown[static_cast<size_t>(h)] ? ImVec4(0, 0, 0, 1) : ImVec4(0.6f, 0.6f, 0.6f, 1));
+    if (ImGui::SmallButton((text + "##show").c_str())) {
+      auto it = std::find(c.lines_hidden.begin(), c.lines_hidden.end(), h);
+      if (it == c.lines_hidden.end()) {
+        c.lines_hidden.push_back(h);
+      } else {
+        c.lines_hidden.erase(it);
+      }
+    }
+    ImGui::PopStyleColor(2);
+  }
+  same_line_if_fits(labelled_width(0, "all") + labelled_width(0, "none"));
+  if (ImGui::SmallButton("all")) c.lines_hidden.clear();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("none")) {
+    c.lines_hidden.clear();
+    for (int h = 0; h < heads; ++h) c.lines_hidden.push_back(h);
+  }
+  tooltip("Click a head to hide or show its lines.");
+
+  std::vector<const float*> maps;
+  for (const auto& m : layer.W) maps.push_back(m.data());
+  std::vector<const char*> tokens;
+  for (const auto& t : s.tokens) tokens.push_back(t.c_str());
+  const bool labelled = static_cast<int>(tokens.size()) == s.n;
+  auto flags = std::make_unique<bool[]>(static_cast<size_t>(heads));
+  for (int h = 0; h < heads; ++h) flags[static_cast<size_t>(h)] = shown[static_cast<size_t>(h)];
+
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  ImGui::BeginChild("##lines", ImVec2(std::max(200.0f, avail_w * 0.5f), 0));
+  widgets::AttentionLinesStyle style;
+  style.tokens = labelled ? tokens.data() : nullptr;
+  const auto r = widgets::AttentionLines("##head_view", maps.data(), heads, flags.get(), s.n, c.lines_query, style);
+  if (r.clicked_query >= 0) c.lines_query = r.clicked_query == c.lines_query ? -1 : r.clicked_query;
+  if (drawn)
+    *drawn = {true,           r.origin.x,       r.origin.y, r.geometry.size.x, r.geometry.size.y,
+              r.geometry.top, r.geometry.row_h, s.n,        r.focus_query,     r.focus_key};
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("##lines_focus");
+  ImGui::PushTextWrapPos(0.0f);
+  if (r.focus_query >= 0 || r.focus_key >= 0) {
+    draw_lines_focus(s, layer, shown, r.focus_query >= 0 ? r.focus_query : r.focus_key, r.focus_query < 0);
+    if (c.lines_query >= 0)
+      ImGui::TextDisabled(r.hovered >= 0 ? "query %d is pinned" : "pinned: click it again to unpin", c.lines_query);
+  } else {
+    ImGui::TextDisabled(
+        "Every query's lines from weight %.2g. Hover a token to keep only its lines: on the left what a query "
+        "reads, on the right who reads a key. Click a query to pin it.",
+        style.min_weight);
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+}
+
 }  // namespace
 
 void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
@@ -146,7 +257,7 @@ void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
   ImGui::PopID();
 }
 
-void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, LinesViewDrawn* lines) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
   const bool th = core::is_talking_heads_family(s.spec.attention.kind);
@@ -161,7 +272,9 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
       stages += labelled_width(ImGui::GetFrameHeight(), n) + ImGui::GetStyle().ItemSpacing.x;
     same_line_if_fits(stages);
   }
-  if (th) {
+  if (c.map_view == MapView::Lines) {
+    // Lines are drawn from the weights W only: no stage to choose.
+  } else if (th) {
     int stage = static_cast<int>(c.stage);
     ImGui::BeginGroup();  // one item, so a lesson's highlight frames all four
     for (int i = 0; i < 4; ++i) {
@@ -182,10 +295,37 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     c.stage = stage == 0 ? MapStage::L : MapStage::W;
     highlight_item("stage");
   }
+  // Heatmaps or lines between the tokens.
+  same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "maps") + labelled_width(ImGui::GetFrameHeight(), "lines") +
+                    ImGui::CalcTextSize("view").x + 3 * ImGui::GetStyle().ItemSpacing.x);
+  int view = static_cast<int>(c.map_view);
+  ImGui::BeginGroup();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("view");
+  ImGui::SameLine();
+  ImGui::RadioButton("maps", &view, static_cast<int>(MapView::Heatmaps));
+  ImGui::SameLine();
+  ImGui::RadioButton("lines", &view, static_cast<int>(MapView::Lines));
+  ImGui::EndGroup();
+  c.map_view = static_cast<MapView>(view);
+  highlight_item("map_view");
+  tooltip(
+      "maps: a heatmap per head (query rows, key columns); lines: BertViz's head view, the tokens joined by "
+      "lines as opaque as each head's weights");
+  if (c.map_view == MapView::Lines)
+    help_marker(
+        "BertViz's head view: the tokens twice, queries on the left and keys on the right. A line from query i "
+        "to key j is as opaque as the head's weight W[i][j] (softmax of the logits), one colour per head. Hover a "
+        "token to keep only its lines: what a query reads, or who reads a key. Click a query to pin it.");
   const bool real = !s.real.dir.empty();  // a real checkpoint: no ablation (the lab's own models only)
   if (!real) draw_head_ablation(s, c, ctx);
   const bool grouped = real && s.real.kv_heads < s.real.heads;
   const auto& layer = s.layers[c.layer];
+  if (c.map_view == MapView::Lines) {
+    draw_head_roles(layer);
+    draw_lines_view(s, layer, c, lines);
+    return;
+  }
   const auto& maps = stage_maps(layer, c.stage);
   if (c.stage == MapStage::W) draw_head_roles(layer);
   std::vector<const char*> labels;

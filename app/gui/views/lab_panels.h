@@ -16,8 +16,16 @@ void draw_lab_summary(const LabSnapshot& s);
 // Which layer a panel shows: a radio button per layer up to 8 (a slider's grab would hide the value
 // of a two-layer model), a slider beyond; `id` tells the panels' pickers apart (lab_maps.cpp).
 void layer_picker(const char* id, int* layer, int layers, float ui_scale);
-// Every head's map at the chosen stage, one enlarged on click (lab_maps.cpp).
-void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+// Where the lines view was drawn last (screen pixels), for --state-out and the tests that click it.
+struct LinesViewDrawn {
+  bool drawn = false;
+  float x = 0, y = 0, width = 0, height = 0;
+  float top = 0, row_h = 0;  // token i's row is centred at y + top + (i + 0.5) row_h
+  int tokens = 0, focus_query = -1, focus_key = -1;
+};
+// Every head's map at the chosen stage, one enlarged on click, or the lines between the tokens
+// (BertViz's head view; *lines says where) (lab_maps.cpp).
+void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, LinesViewDrawn* lines = nullptr);
 // Each head's singular spectrum against the rank cap (lab_rank.cpp).
 void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 // VB eq. 9's separation-rank bound against the width, for this embedding rank (lab_separation.cpp).

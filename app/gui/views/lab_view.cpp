@@ -154,6 +154,15 @@ nlohmann::json LabView::state() const {
                        {"step", loaded ? stored_->steps[static_cast<size_t>(stored_->index)] : -1}};
   }
   if (!stored_message_.empty()) j["stored_run_problem"] = stored_message_;
+  if (lines_drawn_.drawn) {
+    const LinesViewDrawn& l = lines_drawn_;
+    j["lines_view"] = {{"rect", {l.x, l.y, l.width, l.height}},
+                       {"top", l.top},
+                       {"row_h", l.row_h},
+                       {"tokens", l.tokens},
+                       {"focus_query", l.focus_query},
+                       {"focus_key", l.focus_key}};
+  }
   if (!problems_.empty()) {
     j["problems"] = nlohmann::json::array();
     for (const auto& p : problems_) j["problems"].push_back({{"field", p.field}, {"message", p.message}});
@@ -385,7 +394,7 @@ void LabView::draw_focused_panel() {
   const std::string& p = focus_.panel;
   drawn_panel_ = p;
   if (p == "summary") return draw_lab_summary(*snap_);
-  if (p == "maps") return draw_lab_maps(*snap_, c_, context_);
+  if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &lines_drawn_);
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
   if (p == "projections") return draw_lab_projections(*snap_, c_, context_);
   if (p == "theorem") return theorem_.draw(c_, context_);
@@ -428,6 +437,7 @@ void LabView::draw() {
     ImGui::Separator();
   }
   drawn_panel_.clear();
+  lines_drawn_ = {};
   if (snap_ && snap_->valid && focused) {
     draw_focused_panel();
     ++frames_shown_;
@@ -447,7 +457,7 @@ void LabView::draw() {
         if (open) {
           if (select_tab_ < 0) c_.tab = tabs[i];
           switch (tabs[i]) {
-            case LabTab::Heads: draw_lab_maps(*snap_, c_, context_); break;
+            case LabTab::Heads: draw_lab_maps(*snap_, c_, context_, &lines_drawn_); break;
             case LabTab::Rank: draw_lab_rank(*snap_, c_, context_); break;
             case LabTab::Projections: draw_lab_projections(*snap_, c_, context_); break;
             case LabTab::Theorem: theorem_.draw(c_, context_); break;

@@ -19,6 +19,7 @@
 #include "app/gui/lab/lab_controls.h"
 #include "app/gui/lab/lab_engine.h"
 #include "app/gui/views/lab_model_panel.h"
+#include "app/gui/views/lab_panels.h"
 #include "app/gui/views/lab_real_model.h"
 #include "app/gui/views/lab_theorem_panel.h"
 #include "app/gui/views/view.h"
@@ -86,6 +87,7 @@ class LabView : public View {
   LessonFocus focus_;
   bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
   std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
+  LinesViewDrawn lines_drawn_;    // the lines view, where the last frame drew it (state())
   std::vector<std::string> highlights_drawn_;
 };
 
