@@ -14,11 +14,11 @@
 namespace headroom::widgets {
 
 namespace {
-constexpr float kPad = 8.0f;          // between a label column and the lines
-constexpr float kLabelGap = 3.0f;     // between zig-zagged label columns
-constexpr float kMinSpan = 40.0f;     // the lines' horizontal extent, at least
-constexpr float kMaxSpan = 420.0f;    // and at most: wider only flattens every line
-constexpr float kRowPerText = 1.15f;  // a row's height per text height, when the height allows
+constexpr float kPad = 8.0f;              // between a label column and the lines
+constexpr float kLabelGap = 3.0f;         // between zig-zagged label columns
+constexpr float kMinSpan = 40.0f;         // the lines' horizontal extent, at least
+constexpr float kMaxSpan = 420.0f;        // and at most: wider only flattens every line
+constexpr float kRowPerText = 1.15f;      // a row's height per text height, when the height allows
 constexpr float kFocusMinWeight = 0.01f;  // a focused token's lines: all but the invisible
 }  // namespace
 

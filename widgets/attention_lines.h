@@ -69,12 +69,12 @@ struct AttentionLinesStyle {
 };
 
 struct AttentionLinesResult {
-  int hovered = -1;        // the token under the mouse, or -1
+  int hovered = -1;          // the token under the mouse, or -1
   bool hovered_key = false;  // on the key side
-  int clicked_query = -1;  // a query token clicked this frame
-  int focus_query = -1;    // the query whose lines are drawn (hovered, else pinned), or -1
-  int focus_key = -1;      // the key whose lines are drawn (hovered on the key side), or -1
-  ImVec2 origin{0, 0};     // where the widget was drawn (screen pixels), with its geometry
+  int clicked_query = -1;    // a query token clicked this frame
+  int focus_query = -1;      // the query whose lines are drawn (hovered, else pinned), or -1
+  int focus_key = -1;        // the key whose lines are drawn (hovered on the key side), or -1
+  ImVec2 origin{0, 0};       // where the widget was drawn (screen pixels), with its geometry
   LinesGeometry geometry;
 };
 

@@ -74,7 +74,7 @@ TEST(AttentionLinesGeometry, LinesSitBetweenTheLabelsAndNeverFlattenPastTheirMax
   auto g = hw::attention_lines_geometry(10, 300, 200, 50, 13);
   EXPECT_GT(g.line_x0, g.label_w);
   EXPECT_GT(g.line_x1, g.line_x0);
-  EXPECT_NEAR(g.size.x, 300.0f, 1e-3);  // fills a narrow width exactly
+  EXPECT_NEAR(g.size.x, 300.0f, 1e-3);                 // fills a narrow width exactly
   EXPECT_NEAR(g.size.x - g.line_x1, g.line_x0, 1e-3);  // symmetric label columns
   const auto wide = hw::attention_lines_geometry(10, 3000, 200, 50, 13);
   EXPECT_LT(wide.size.x, 3000.0f);  // a very wide panel does not stretch the lines

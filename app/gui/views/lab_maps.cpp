@@ -151,17 +151,20 @@ void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::v
       if (w >= 0.005f) top.push_back({w, i});
     }
     std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::string text;
-    for (size_t i = 0; i < std::min<size_t>(3, top.size()); ++i) {
-      std::snprintf(row, sizeof row, "%s%.2f ", i ? ", " : "", top[i].first);
-      text += row + label(top[i].second);
-    }
-    if (text.empty()) text = key ? "no query reads it" : "nothing above 0.005";
     ImGui::PushStyleColor(ImGuiCol_Text, widgets::head_color(static_cast<int>(h), static_cast<int>(layer.W.size())));
     ImGui::Text("head %zu", h);
     ImGui::PopStyleColor();
-    ImGui::SameLine();
-    ImGui::TextUnformatted(text.c_str());
+    // One entry per weight, each whole on a line (a narrow panel moves the next one down).
+    const size_t shown_entries = std::min<size_t>(3, top.size());
+    for (size_t i = 0; i < std::max<size_t>(1, shown_entries); ++i) {
+      std::string entry = key ? "no query reads it" : "nothing above 0.005";
+      if (i < shown_entries) {
+        std::snprintf(row, sizeof row, "%.2f ", top[i].first);
+        entry = row + label(top[i].second) + (i + 1 < shown_entries ? "," : "");
+      }
+      same_line_if_fits(ImGui::CalcTextSize(entry.c_str()).x);
+      ImGui::TextUnformatted(entry.c_str());
+    }
   }
 }
 
