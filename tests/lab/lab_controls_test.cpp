@@ -238,6 +238,8 @@ TEST(LabControls, TheLinesViewRoundTripsAndRefusesWhatItCannotShow) {
   EXPECT_EQ(back.lines_query, 7);
   EXPECT_EQ(back.lines_hidden, (std::vector<int>{1, 3}));
   EXPECT_EQ(to_json(c)["map_view"], "lines");
+  ASSERT_TRUE(controls_from_json(nlohmann::json::parse(R"({"map_view": "all layers"})"), &back, &error)) << error;
+  EXPECT_EQ(back.map_view, MapView::Model);
 
   for (const auto& [bad, key] : std::vector<std::pair<const char*, const char*>>{
            {R"({"map_view": "bars"})", "lab.map_view: use maps"},

@@ -43,7 +43,14 @@ const char* to_string(MapStage s) {
   return "?";
 }
 
-const char* to_string(MapView v) { return v == MapView::Lines ? "lines" : "maps"; }
+const char* to_string(MapView v) {
+  switch (v) {
+    case MapView::Heatmaps: return "maps";
+    case MapView::Lines: return "lines";
+    case MapView::Model: return "all layers";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -337,11 +344,15 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_bool("importance", c.importance);
   if (j.contains("map_view")) {
     const auto v = j["map_view"].get<std::string>();
-    if (v != "maps" && v != "lines") {
-      *error = "lab.map_view: use maps (a heatmap per head) or lines (lines between the tokens)";
+    bool found = false;
+    for (auto view : {MapView::Heatmaps, MapView::Lines, MapView::Model})
+      if (v == to_string(view)) c.map_view = view, found = true;
+    if (!found) {
+      *error =
+          "lab.map_view: use maps (a heatmap per head), lines (lines between the tokens) or all layers (every "
+          "layer's heads at once)";
       return false;
     }
-    c.map_view = v == "lines" ? MapView::Lines : MapView::Heatmaps;
   }
   get_int("lines_query", c.lines_query);
   if (j.contains("lines_hidden")) {

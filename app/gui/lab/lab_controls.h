@@ -12,8 +12,10 @@
 namespace headroom::gui {
 
 enum class LabTab { Heads, Rank, Projections, Theorem, Separation };
-enum class MapStage { J, L, W, U };      // TH §4's intermediates
-enum class MapView { Heatmaps, Lines };  // Attention maps tab: a map per head, or lines between tokens
+enum class MapStage { J, L, W, U };  // TH §4's intermediates
+// Attention maps tab: a map per head of one layer, lines between the tokens (BertViz's head view),
+// or every layer's heads at once (BertViz's model view).
+enum class MapView { Heatmaps, Lines, Model };
 const char* to_string(LabTab t);
 const char* to_string(MapStage s);
 const char* to_string(MapView v);

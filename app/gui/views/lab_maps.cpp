@@ -240,6 +240,77 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
   ImGui::EndChild();
 }
 
+// BertViz's model view: every layer's heads at the chosen stage, a row per layer, small; a click
+// opens that head enlarged in its layer's maps.
+void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+  const int layers = static_cast<int>(s.layers.size());
+  int heads = 0;
+  for (const auto& l : s.layers) heads = std::max(heads, static_cast<int>(stage_maps(l, c.stage).size()));
+  if (layers == 0 || heads == 0) return;
+  ImGui::TextDisabled("%d layers x %d heads (%s); a click opens the head in its layer", layers, heads,
+                      to_string(c.stage));
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float gap = 3.0f * ctx.ui_scale;
+  const float row_label_w = ImGui::CalcTextSize("layer 00").x + st.ItemSpacing.x;
+  const bool weights = c.stage == MapStage::W || c.stage == MapStage::U;
+  const float scale_w = weights ? widgets::ColorScaleWidth(0.0f, 1.0f) + st.ItemSpacing.x : 0.0f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float head_h = ImGui::GetTextLineHeightWithSpacing();
+  // Square tiles as large as both directions allow, never below 12 px (then the panel scrolls).
+  const float tile =
+      std::max(12.0f, std::min((avail.x - row_label_w - scale_w) / heads - gap, (avail.y - head_h) / layers - gap));
+  ImGui::BeginChild("##model_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  char text[32];
+  for (int h = 0; h < heads; ++h) {  // head numbers over the columns, every other one where they crowd
+    std::snprintf(text, sizeof text, "%d", h);
+    const float w = ImGui::CalcTextSize(text).x;
+    if (w + gap <= tile || h % 2 == 0)
+      draw->AddText(ImVec2(origin.x + row_label_w + h * (tile + gap) + 0.5f * (tile - w), origin.y),
+                    ImGui::GetColorU32(ImGuiCol_TextDisabled), text);
+  }
+  widgets::HeatmapStyle style;
+  style.show_axis_labels = false;
+  style.show_scale = false;
+  style.square_cells = false;
+  style.version = s.version;
+  style.colormap = weights ? widgets::Colormap::Viridis : widgets::Colormap::Diverging;
+  style.auto_range = !weights;
+  style.size = ImVec2(tile, tile);
+  std::vector<const char*> labels;
+  for (const auto& t : s.tokens) labels.push_back(t.c_str());
+  const bool labelled = static_cast<int>(labels.size()) == s.n;
+  style.row_labels = labelled ? labels.data() : nullptr;  // the tooltips name the tokens
+  style.col_labels = style.row_labels;
+  style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
+  for (int l = 0; l < layers; ++l) {
+    const auto& maps = stage_maps(s.layers[static_cast<size_t>(l)], c.stage);
+    const float y = origin.y + head_h + l * (tile + gap);
+    std::snprintf(text, sizeof text, "layer %d", l);
+    draw->AddText(ImVec2(origin.x, y + 0.5f * (tile - ImGui::GetTextLineHeight())), ImGui::GetColorU32(ImGuiCol_Text),
+                  text);
+    for (size_t h = 0; h < maps.size(); ++h) {
+      ImGui::SetCursorScreenPos(ImVec2(origin.x + row_label_w + h * (tile + gap), y));
+      std::snprintf(text, sizeof text, "##m%d_%zu", l, h);
+      if (widgets::Heatmap(text, maps[h].data(), s.n, s.n, style)) {
+        c.layer = l;
+        c.enlarged_head = static_cast<int>(h);
+        c.map_view = MapView::Heatmaps;
+      }
+    }
+  }
+  if (weights) {  // one colour scale for every tile
+    ImGui::SetCursorScreenPos(
+        ImVec2(origin.x + row_label_w + heads * (tile + gap) + st.ItemSpacing.x, origin.y + head_h));
+    widgets::ColorScale("##model_scale", style.colormap, 0.0f, 1.0f,
+                        ImVec2(scale_w - st.ItemSpacing.x, std::max(60.0f, layers * (tile + gap) - gap)));
+  }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy(ImVec2(row_label_w + heads * (tile + gap) + scale_w, head_h + layers * (tile + gap)));
+  ImGui::EndChild();
+}
+
 }  // namespace
 
 void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
@@ -265,7 +336,7 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   c.layer = std::clamp(c.layer, 0, layers - 1);
   const bool th = core::is_talking_heads_family(s.spec.attention.kind);
   const char* names[] = {"J raw logits", "L mixed logits", "W weights", "U mixed weights"};
-  if (layers > 1) {  // a one-layer model has nothing to choose
+  if (layers > 1 && c.map_view != MapView::Model) {  // a one-layer model has nothing to choose
     layer_picker("maps", &c.layer, layers, ctx.ui_scale);
     highlight_item("layer");
     // The stage buttons beside the layers when they fit, below them when not (a lesson at 1024 wide).
@@ -298,29 +369,36 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
     c.stage = stage == 0 ? MapStage::L : MapStage::W;
     highlight_item("stage");
   }
-  // Heatmaps or lines between the tokens.
-  same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "maps") + labelled_width(ImGui::GetFrameHeight(), "lines") +
-                    ImGui::CalcTextSize("view").x + 3 * ImGui::GetStyle().ItemSpacing.x);
+  // Heatmaps of one layer, lines between the tokens, or every layer at once.
+  const MapView views[] = {MapView::Heatmaps, MapView::Lines, MapView::Model};
+  float views_w = ImGui::CalcTextSize("view").x + 3 * ImGui::GetStyle().ItemSpacing.x;
+  for (MapView v : views) views_w += labelled_width(ImGui::GetFrameHeight(), to_string(v));
+  same_line_if_fits(views_w);
   int view = static_cast<int>(c.map_view);
   ImGui::BeginGroup();
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("view");
-  ImGui::SameLine();
-  ImGui::RadioButton("maps", &view, static_cast<int>(MapView::Heatmaps));
-  ImGui::SameLine();
-  ImGui::RadioButton("lines", &view, static_cast<int>(MapView::Lines));
+  ImGui::TextDisabled(" view");  // apart from the stage buttons before it
+  for (MapView v : views) {
+    ImGui::SameLine();
+    ImGui::RadioButton(to_string(v), &view, static_cast<int>(v));
+  }
   ImGui::EndGroup();
   c.map_view = static_cast<MapView>(view);
   highlight_item("map_view");
   tooltip(
-      "maps: a heatmap per head (query rows, key columns); lines: BertViz's head view, the tokens joined by "
-      "lines as opaque as each head's weights");
+      "maps: a heatmap per head of one layer (query rows, key columns); lines: BertViz's head view, the tokens "
+      "joined by lines as opaque as each head's weights; all layers: every layer's heads at once, a click opens "
+      "one (BertViz's model view)");
   if (c.map_view == MapView::Lines)
     help_marker(
         "BertViz's head view: the tokens twice, queries on the left and keys on the right. A line from query i "
         "to key j is as opaque as the head's weight W[i][j] (softmax of the logits), one colour per head. Hover a "
         "token to keep only its lines: what a query reads, or who reads a key. Click a query to pin it.");
   const bool real = !s.real.dir.empty();  // a real checkpoint: no ablation (the lab's own models only)
+  if (c.map_view == MapView::Model) {     // switching heads off is per layer: in the layer's own view
+    draw_model_view(s, c, ctx);
+    return;
+  }
   if (!real) draw_head_ablation(s, c, ctx);
   const bool grouped = real && s.real.kv_heads < s.real.heads;
   const auto& layer = s.layers[c.layer];
