@@ -10,6 +10,7 @@
 #include "widgets/draw_util.h"
 #include "widgets/frame_stats.h"
 #include "widgets/heatmap_layout.h"
+#include "widgets/png_export.h"
 
 namespace headroom::widgets {
 
@@ -138,6 +139,10 @@ AttentionLinesResult AttentionLines(const char* id, const float* const* maps, in
   const bool focused = res.focus_query >= 0 || res.focus_key >= 0;
   const auto lines = attention_lines(maps, heads, shown, n, res.focus_query, res.focus_key,
                                      focused ? kFocusMinWeight : style.min_weight);
+  // At most max_lines, the strongest (the set is sorted weakest first).
+  const size_t first = style.max_lines > 0 && lines.size() > static_cast<size_t>(style.max_lines)
+                           ? lines.size() - static_cast<size_t>(style.max_lines)
+                           : 0;
 
   ImDrawList* dl = window->DrawList;
   auto row_y = [&](int i) { return origin.y + g.top + (static_cast<float>(i) + 0.5f) * g.row_h; };
@@ -145,7 +150,8 @@ AttentionLinesResult AttentionLines(const char* id, const float* const* maps, in
   // weight of a shown head: the weights at a glance, before the lines are followed.
   if (focused) {
     std::vector<float> strongest(static_cast<size_t>(n), 0.0f);
-    for (const auto& l : lines) {
+    for (size_t i = first; i < lines.size(); ++i) {
+      const AttentionLine& l = lines[i];
       const int other = res.focus_query >= 0 ? l.key : l.query;
       strongest[other] = std::max(strongest[other], l.weight);
     }
@@ -162,13 +168,14 @@ AttentionLinesResult AttentionLines(const char* id, const float* const* maps, in
                 detail::accent_color(), 0.0f, 0, 1.5f);
   }
   // Lines: one colour per head, as opaque as the weight; thicker for the focused token's few.
-  for (const auto& l : lines) {
+  for (size_t i = first; i < lines.size(); ++i) {
+    const AttentionLine& l = lines[i];
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(head_color(l.head, heads));
     const float alpha = focused ? std::min(1.0f, 0.15f + 0.85f * l.weight) : std::min(1.0f, 0.6f * l.weight);
     dl->AddLine(ImVec2(origin.x + g.line_x0, row_y(l.query)), ImVec2(origin.x + g.line_x1, row_y(l.key)),
                 ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, alpha)), focused ? 1.0f + 2.0f * l.weight : 1.0f);
   }
-  detail::mutable_frame_stats().attention_lines_drawn += static_cast<int>(lines.size());
+  detail::mutable_frame_stats().attention_lines_drawn += static_cast<int>(lines.size() - first);
   // Labels: queries right-aligned on the left, keys left-aligned on the right, zig-zagged where
   // rows are lower than the text; the one in focus always.
   const int self = res.focus_query >= 0 ? res.focus_query : res.focus_key;
@@ -179,6 +186,10 @@ AttentionLinesResult AttentionLines(const char* id, const float* const* maps, in
     const ImU32 col = detail::text_color(i == self ? 1.0f : 0.85f);
     dl->AddText(ImVec2(origin.x + g.query_label_x(i, w), y), col, t);
     dl->AddText(ImVec2(origin.x + g.key_label_x(i), y), col, t);
+  }
+  if (ImGui::BeginPopupContextItem()) {
+    if (ImGui::MenuItem("Export PNG")) request_panel_export(bb.Min, bb.Max, timestamped_png_name("", "lines"));
+    ImGui::EndPopup();
   }
   return res;
 }

@@ -2,6 +2,7 @@
 // right, and a line from query i to key j for each shown head, as opaque as that head's weight
 // W[i][j]. Hovering a token keeps only its lines (a query's reads, or a key's readers); a click
 // on a query pins it. Heads have one colour each (head_color), so several heads read side by side.
+// Right-click: Export PNG.
 //
 // The geometry and the set of lines are pure functions, tested without a window; the widget
 // draws with ImGui's draw list only (no GL), so it also runs in a headless ImGui frame.
@@ -65,6 +66,7 @@ struct AttentionLinesStyle {
   // 16 heads of 54 tokens drew ~8,000 lines and a software renderer took 260 ms a frame; at 0.1,
   // 760 lines in 14 ms). A focused token's lines are drawn from 0.01.
   float min_weight = 0.1f;
+  int max_lines = 4000;  // at most this many lines, the strongest (<= 0: no limit)
   int max_label_chars = 12;
 };
 

@@ -154,7 +154,8 @@ class AttentionLinesFrame : public ::testing::Test {
   void TearDown() override { ImGui::DestroyContext(); }
 
   // One frame with the widget at the window's origin (no padding), the mouse at `mouse`.
-  hw::AttentionLinesResult frame(const float* const* maps, int heads, int n, int pinned, ImVec2 mouse, bool down) {
+  hw::AttentionLinesResult frame(const float* const* maps, int heads, int n, int pinned, ImVec2 mouse, bool down,
+                                 int max_lines = 4000) {
     headroom::widgets::testing::set_mouse(mouse, 0.0f, down);
     ImGui::NewFrame();
     hw::NewFrame();
@@ -168,7 +169,9 @@ class AttentionLinesFrame : public ::testing::Test {
     for (int i = 0; i < n; ++i) label_w = std::max(label_w, ImGui::CalcTextSize(std::to_string(i).c_str()).x);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     geometry_ = hw::attention_lines_geometry(n, avail.x, avail.y, label_w, ImGui::GetTextLineHeight());
-    const auto r = hw::AttentionLines("##lines", maps, heads, nullptr, n, pinned);
+    hw::AttentionLinesStyle style;
+    style.max_lines = max_lines;
+    const auto r = hw::AttentionLines("##lines", maps, heads, nullptr, n, pinned, style);
     ImGui::End();
     ImGui::Render();
     stats_ = hw::frame_stats();
@@ -218,4 +221,14 @@ TEST_F(AttentionLinesFrame, HoveringAKeyShowsItsReaders) {
   EXPECT_EQ(r.focus_key, 4);
   EXPECT_EQ(r.focus_query, -1);
   EXPECT_EQ(stats_.attention_lines_drawn, 2);
+}
+
+TEST_F(AttentionLinesFrame, TooManyLinesKeepTheStrongest) {
+  const int n = 12;
+  const auto prev = previous_token_head(n), uni = uniform_causal_head(n);
+  const float* maps[] = {prev.data(), uni.data()};
+  frame(maps, 2, n, -1, ImVec2(-100, -100), false, 12);
+  EXPECT_EQ(stats_.attention_lines_drawn, 12);          // of 78 from 0.1
+  frame(maps, 2, n, -1, ImVec2(-100, -100), false, 0);  // no limit
+  EXPECT_EQ(stats_.attention_lines_drawn, 1 + 11 + 11 + 55);
 }
