@@ -244,6 +244,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     int64_t window_tokens = 0;
     double last_loss = NAN, last_val = NAN, last_tps = 0;
     int last_printed_decile = -1;
+    int64_t last_printed_step = -1;
 
     auto add_checkpoint = [&](int64_t step) {
       auto state = tr.save_state();
@@ -275,8 +276,12 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       if (o.tty) {
         std::cout << "\r\033[K" << line << (final_line ? "\n" : "") << std::flush;
       } else {
+        // A line a decile, and the last step's; each step once (the last step's commit printed it).
         const int decile = int(10.0 * step / ts.steps);
-        if (final_line || decile != last_printed_decile) std::cout << line << "\n" << std::flush;
+        if (step != last_printed_step && (final_line || decile != last_printed_decile)) {
+          std::cout << line << "\n" << std::flush;
+          last_printed_step = step;
+        }
         last_printed_decile = decile;
       }
     };

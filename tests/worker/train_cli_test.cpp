@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -160,6 +161,27 @@ TEST(TrainCli, SameNameWithOtherFlagsIsRefused) {
   auto r = run_worker(other);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("different configuration"), std::string::npos) << r.err;
+}
+
+TEST(TrainCli, PipedProgressPrintsEachStepOnceAndTheLastStep) {
+  const std::string db = temp_path("progress.sqlite");
+  std::remove(db.c_str());
+  auto args = train_args(db, "progress");
+  ASSERT_EQ(args.back(), "--quiet");
+  args.pop_back();
+  const auto r = run_worker(args);  // stdout is a pipe: a line a decile
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> steps;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find("  step ");
+    if (at != std::string::npos) steps.push_back(line.substr(at + 7, line.find(' ', at + 7) - at - 7));
+  }
+  ASSERT_FALSE(steps.empty()) << r.out;
+  EXPECT_EQ(steps.back(), "300/300") << r.out;
+  EXPECT_LE(steps.size(), 11u) << r.out;
+  EXPECT_EQ(std::set<std::string>(steps.begin(), steps.end()).size(), steps.size()) << "a step printed twice:\n"
+                                                                                    << r.out;
 }
 
 TEST(TrainCli, TwoWorkerProcessesRunEachJobExactlyOnce) {
