@@ -2,7 +2,8 @@
 # The GPU half of bench/run_train_bench.sh (run it as `bench/run_train_bench.sh --device cuda`):
 # the worker's training step (bench_train --device cuda) against the same LM in PyTorch
 # (bench/train_bench.py on this machine's python3 with CUDA) on one GPU, interleaved ROUNDS times;
-# prints the README's table of medians. BUILD names the build folder (default build-cuda).
+# prints the README's table of medians. BUILD names the build folder (default build-cuda); ROWS, a
+# list of row labels (e.g. "base-th base-th-kernel"), runs only those, for a short GPU lease.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"
@@ -21,6 +22,7 @@ results="${RESULTS:-$(mktemp)}"
 row() {  # label, then the command; tags each JSON line with the row's label
   local label="$1"; shift
   local out
+  if [ -n "${ROWS:-}" ] && [[ " $ROWS " != *" $label "* ]]; then return 0; fi
   if ! out=$("$@" | tail -n 1); then echo "bench: row $label failed: $*" >&2; return 0; fi
   echo "{\"row\": \"$label\", ${out#\{}" >>"$results"
 }
@@ -59,7 +61,8 @@ def med(rs, key="tokens_per_s"):
     v = [r[key] for r in rs if key in r]
     return statistics.median(v) if v else float("nan")
 torch_line = next((r["torch"] for r in rows if "torch" in r), "?")
-print(f"GPU training step, tokens/s, medians of {len(pick('ref', 'headroom'))} rounds ({torch_line})")
+rounds = max((len(pick(r["row"], "headroom")) for r in rows if r["impl"] == "headroom"), default=0)
+print(f"GPU training step, tokens/s, medians of {rounds} rounds ({torch_line})")
 print("| model | precision | worker | PyTorch | PyTorch mode | worker / PyTorch |")
 print("|---|---|---|---|---|---|")
 names = {"ref": "ref: V 256, n 128, d 256, L 4, h 8, B 32", "ref-h32": "ref, h 32",
@@ -80,6 +83,7 @@ for row in ["ref", "ref-h32", "ref-th32", "ref-th32-folded", "ref-th32-kernel", 
         pm = med(pick(peer, "pytorch", config))
         print(f"| {names[row]} | {prec} | {wm:,.0f} | {pm:,.0f} | {config} | {wm / pm:.2f}x |")
 wb, pb = med(pick("base", "headroom"), "peak_gpu_gib"), med(pick("base", "pytorch", "bf16 sdpa"), "peak_gpu_gib")
-print(f"| peak GPU memory, base bf16 B 32 | | {wb:.2f} GiB | {pb:.2f} GiB | bf16 sdpa | {wb / pb:.2f}x |")
+if wb == wb and pb == pb:  # both measured (not NaN)
+    print(f"| peak GPU memory, base bf16 B 32 | | {wb:.2f} GiB | {pb:.2f} GiB | bf16 sdpa | {wb / pb:.2f}x |")
 PY
 [ -n "${RESULTS:-}" ] || rm -f "$results"

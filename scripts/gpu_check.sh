@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Build, test and benchmark on a GPU machine in one go (issue 11), for a borrowed machine that has
 # PyTorch 2.x with CUDA but none of Headroom's Debian packages: stage them first on a machine with
-# apt (`bash ../shared/gpu/stage.sh libicu-dev libicu72`, which fills .gpu/, and for the linux-docs
-# corpus `bash scripts/stage_corpora.sh`), carry .gpu along and run
+# apt (`bash scripts/stage_gpu.sh` fills .gpu/ with the packages, the linux-docs corpus and its BPE
+# models, and checks that a call can carry them), carry .gpu along and run
 #   bash scripts/gpu_check.sh [steps...]   steps: build tests bench profile fulltests scaling peer suites
 #                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
 # for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
 # SUITES_SCALE (full), SUITES_TIMEOUT (380 s), SUITES_DIR (keep the DBs there to resume in the next
-# call on a warm machine, e.g. build-cuda/suites), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
-# SUITES_SCALE=paper, whose weights are too big to bring back).
+# call on a warm machine, e.g. build-cuda/suites), SUITES_RESUME (a folder of earlier sessions'
+# exports, <suite>_gpu.sqlite: their done runs are kept and only the others train, so a suite larger
+# than one lease finishes over several), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
+# SUITES_SCALE=paper, whose weights are too big to bring back). ROWS: bench rows to run (all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/gpu}"
 mkdir -p "$OUT"
-[ -f .gpu/env.sh ] || { echo "gpu_check: .gpu/env.sh is missing; run ../shared/gpu/stage.sh where apt works" >&2; exit 2; }
+[ -f .gpu/env.sh ] || { echo "gpu_check: .gpu/env.sh is missing; run scripts/stage_gpu.sh where apt works" >&2; exit 2; }
 # shellcheck disable=SC1091
 source .gpu/env.sh
 # The linux-docs corpus, staged by scripts/stage_corpora.sh (the machine has no linux-source-6.1),
@@ -146,6 +148,11 @@ if want suites; then
     workers=${SUITE_WORKERS:-6}
     [ "$entry" != "$suite" ] && workers=${entry#*:}
     names+=("$suite")
+    # An earlier session's export of this suite: its done runs stay done, the rest train here.
+    if [ -n "${SUITES_RESUME:-}" ] && [ -f "$SUITES_RESUME/${suite}_gpu.sqlite" ] && [ ! -f "$work/$suite.sqlite" ]; then
+      cp "$SUITES_RESUME/${suite}_gpu.sqlite" "$work/$suite.sqlite" &&
+        echo "$suite: resuming from $SUITES_RESUME/${suite}_gpu.sqlite" | tee -a "$OUT/suites.txt"
+    fi
     (
       start=$(date +%s)
       OMP_NUM_THREADS=1 timeout "${SUITES_TIMEOUT:-380}" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
