@@ -12,7 +12,7 @@ cat >"$out/scene.json" <<'JSON'
  "text": "In the beginning God created the heaven and the earth."}}
 JSON
 open_window "$out" "$headroom" --scene "$out/scene.json" --state-out "$out/state.json"
-# At 1280x800 the 3 x 4 tiles are ~150 px squares from x = 412, y = 300: layer 1, head 2's centre.
+# At 1280x800 the 3 x 4 tiles are ~130 px squares from x = 412, layer 1 from y = 465: its head 2.
 xdotool mousemove --window "$win" 790 530 click 1 sleep 0.5 mousemove --window "$win" 5 790 sleep 0.3
 xdotool key --window "$win" ctrl+q
 wait $app || fail "headroom exited with $?"

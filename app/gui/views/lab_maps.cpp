@@ -15,6 +15,7 @@
 #include "app/gui/views/lesson_highlight.h"
 #include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
+#include "widgets/heatmap_layout.h"
 
 namespace headroom::gui {
 namespace {
@@ -255,21 +256,19 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   const bool weights = c.stage == MapStage::W || c.stage == MapStage::U;
   const float scale_w = weights ? widgets::ColorScaleWidth(0.0f, 1.0f) + st.ItemSpacing.x : 0.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float head_h = ImGui::GetTextLineHeightWithSpacing();
-  // Square tiles as large as both directions allow, never below 12 px (then the panel scrolls).
-  const float tile =
-      std::max(12.0f, std::min((avail.x - row_label_w - scale_w) / heads - gap, (avail.y - head_h) / layers - gap));
+  const float head_h = ImGui::GetTextLineHeightWithSpacing();  // a head's number over its tile
+  const float layer_gap = 4.0f * gap;
+  // Every layer the same grid of heads, tiles as large as fit: a layer's heads wrap onto more rows
+  // where the height allows (2 layers of 16 heads: 2 rows of 8 each, not one row of 16 thumbnails);
+  // never below 12 px, where the panel scrolls.
+  const widgets::GridLayout grid = widgets::grid_layout(
+      heads, avail.x - row_label_w - scale_w, (avail.y - (layers - 1) * layer_gap) / layers, gap, head_h, 12.0f);
+  const float tile = grid.tile_w;
+  const float layer_h = grid.rows * (grid.tile_h + gap) - gap;
   ImGui::BeginChild("##model_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  char text[32];
-  for (int h = 0; h < heads; ++h) {  // head numbers over the columns, every other one where they crowd
-    std::snprintf(text, sizeof text, "%d", h);
-    const float w = ImGui::CalcTextSize(text).x;
-    if (w + gap <= tile || h % 2 == 0)
-      draw->AddText(ImVec2(origin.x + row_label_w + h * (tile + gap) + 0.5f * (tile - w), origin.y),
-                    ImGui::GetColorU32(ImGuiCol_TextDisabled), text);
-  }
+  char text[48];
   widgets::HeatmapStyle style;
   style.show_axis_labels = false;
   style.show_scale = false;
@@ -284,14 +283,26 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   style.row_labels = labelled ? labels.data() : nullptr;  // the tooltips name the tokens
   style.col_labels = style.row_labels;
   style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
+  const ImU32 number_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   for (int l = 0; l < layers; ++l) {
     const auto& maps = stage_maps(s.layers[static_cast<size_t>(l)], c.stage);
-    const float y = origin.y + head_h + l * (tile + gap);
+    const float y0 = origin.y + l * (layer_h + layer_gap);
     std::snprintf(text, sizeof text, "layer %d", l);
-    draw->AddText(ImVec2(origin.x, y + 0.5f * (tile - ImGui::GetTextLineHeight())), ImGui::GetColorU32(ImGuiCol_Text),
-                  text);
+    draw->AddText(ImVec2(origin.x, y0 + 0.5f * (layer_h - ImGui::GetTextLineHeight())),
+                  ImGui::GetColorU32(ImGuiCol_Text), text);
+    if (l > 0)  // a rule between layers
+      draw->AddLine(ImVec2(origin.x, y0 - 0.5f * layer_gap),
+                    ImVec2(origin.x + row_label_w + grid.cols * (tile + gap) - gap, y0 - 0.5f * layer_gap),
+                    ImGui::GetColorU32(ImGuiCol_Separator));
     for (size_t h = 0; h < maps.size(); ++h) {
-      ImGui::SetCursorScreenPos(ImVec2(origin.x + row_label_w + h * (tile + gap), y));
+      const int col = static_cast<int>(h) % grid.cols, row = static_cast<int>(h) / grid.cols;
+      const float x = origin.x + row_label_w + col * (tile + gap);
+      const float y = y0 + row * (grid.tile_h + gap);
+      std::snprintf(text, sizeof text, "%zu", h);
+      const float w = ImGui::CalcTextSize(text).x;
+      if (w + gap <= tile || h % 2 == 0)  // every other number where they crowd
+        draw->AddText(ImVec2(x + 0.5f * (tile - w), y), number_col, text);
+      ImGui::SetCursorScreenPos(ImVec2(x, y + head_h));
       std::snprintf(text, sizeof text, "##m%d_%zu", l, h);
       if (widgets::Heatmap(text, maps[h].data(), s.n, s.n, style)) {
         c.layer = l;
@@ -300,14 +311,15 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
       }
     }
   }
+  const float grid_w = row_label_w + grid.cols * (tile + gap);
+  const float grid_h = layers * (layer_h + layer_gap) - layer_gap;
   if (weights) {  // one colour scale for every tile
-    ImGui::SetCursorScreenPos(
-        ImVec2(origin.x + row_label_w + heads * (tile + gap) + st.ItemSpacing.x, origin.y + head_h));
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + grid_w + st.ItemSpacing.x, origin.y + head_h));
     widgets::ColorScale("##model_scale", style.colormap, 0.0f, 1.0f,
-                        ImVec2(scale_w - st.ItemSpacing.x, std::max(60.0f, layers * (tile + gap) - gap)));
+                        ImVec2(scale_w - st.ItemSpacing.x, std::max(60.0f, grid_h - head_h)));
   }
   ImGui::SetCursorScreenPos(origin);
-  ImGui::Dummy(ImVec2(row_label_w + heads * (tile + gap) + scale_w, head_h + layers * (tile + gap)));
+  ImGui::Dummy(ImVec2(grid_w + scale_w, grid_h));
   ImGui::EndChild();
 }
 
