@@ -2,6 +2,7 @@
 
 #include <imgui_internal.h>  // FindRenderedTextEnd: the label without its "##id"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +59,12 @@ float labelled_width(float frame_width, const char* label) {
   const char* end = ImGui::FindRenderedTextEnd(label);
   const float text = ImGui::CalcTextSize(label, end).x;
   return frame_width + (text > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + text : 0.0f);
+}
+
+float combo_width(const char* const* items, int count) {
+  float widest = 0.0f;
+  for (int i = 0; i < count; ++i) widest = std::max(widest, ImGui::CalcTextSize(items[i]).x);
+  return widest + 2.0f * ImGui::GetStyle().FramePadding.x + ImGui::GetFrameHeight();
 }
 
 }  // namespace headroom::gui

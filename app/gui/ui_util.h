@@ -24,6 +24,8 @@ void help_marker(const char* text);
 void same_line_if_fits(float width);
 // The width of a framed item of `frame_width` with `label` beside it.
 float labelled_width(float frame_width, const char* label);
+// The width of a combo box whose widest item shows whole (text, padding and the arrow).
+float combo_width(const char* const* items, int count);
 
 // Multi-line text in the problem colour, wrapped at the window's edge.
 void problem_text(const std::string& text);

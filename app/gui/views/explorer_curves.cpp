@@ -42,7 +42,7 @@ bool ExplorerCurves::settled(const ExplorerSession& session) const {
 void ExplorerCurves::draw_controls(float ui_scale) {
   Settings& s = settings;
   static const char* kMetrics[] = {"val_loss", "train_loss", "lr", "grad_norm", "tokens_per_s"};
-  ImGui::SetNextItemWidth(120.0f * ui_scale);
+  ImGui::SetNextItemWidth(combo_width(kMetrics, IM_ARRAYSIZE(kMetrics)));
   if (ImGui::BeginCombo("##metric", s.metric.c_str())) {
     for (const char* m : kMetrics)
       if (ImGui::Selectable(m, s.metric == m)) s.metric = m, zoom_steps_.reset();
@@ -51,7 +51,9 @@ void ExplorerCurves::draw_controls(float ui_scale) {
   ImGui::SameLine();
   static const explorer::XAxis kAxes[] = {explorer::XAxis::Step, explorer::XAxis::Tokens, explorer::XAxis::TrainSeconds,
                                           explorer::XAxis::RelativeHours};
-  ImGui::SetNextItemWidth(150.0f * ui_scale);
+  const char* axis_labels[IM_ARRAYSIZE(kAxes)];
+  for (int i = 0; i < IM_ARRAYSIZE(kAxes); ++i) axis_labels[i] = explorer::x_axis_label(kAxes[i]);
+  ImGui::SetNextItemWidth(combo_width(axis_labels, IM_ARRAYSIZE(kAxes)));
   if (ImGui::BeginCombo("##x_axis", explorer::x_axis_label(s.x_axis))) {
     for (auto a : kAxes)
       if (ImGui::Selectable(explorer::x_axis_label(a), a == s.x_axis)) s.x_axis = a, zoom_steps_.reset();
@@ -64,7 +66,7 @@ void ExplorerCurves::draw_controls(float ui_scale) {
   ImGui::SameLine();
   const char* smoothings[] = {"no smoothing", "EMA (debiased)", "moving average"};
   int sm = static_cast<int>(s.smoothing);
-  ImGui::SetNextItemWidth(140.0f * ui_scale);
+  ImGui::SetNextItemWidth(combo_width(smoothings, 3));
   if (ImGui::Combo("##smoothing", &sm, smoothings, 3)) s.smoothing = static_cast<Smoothing>(sm);
   if (s.smoothing == Smoothing::Ema) {
     ImGui::SameLine();
@@ -79,7 +81,7 @@ void ExplorerCurves::draw_controls(float ui_scale) {
   ImGui::SameLine();
   const char* groupings[] = {"each run", "mean over seeds", "mean by config key"};
   int gr = static_cast<int>(s.grouping);
-  ImGui::SetNextItemWidth(150.0f * ui_scale);
+  ImGui::SetNextItemWidth(combo_width(groupings, 3));
   if (ImGui::Combo("##grouping", &gr, groupings, 3)) s.grouping = static_cast<Grouping>(gr);
   tooltip(
       "Mean over seeds: runs whose configs differ only in train.seed become one mean line with a band.\n"
@@ -93,7 +95,7 @@ void ExplorerCurves::draw_controls(float ui_scale) {
     ImGui::SameLine();
     const char* bands[] = {"min-max band", "+-std band"};
     int b = static_cast<int>(s.band);
-    ImGui::SetNextItemWidth(120.0f * ui_scale);
+    ImGui::SetNextItemWidth(combo_width(bands, 2));
     if (ImGui::Combo("##band", &b, bands, 2)) s.band = static_cast<explorer::BandKind>(b);
   }
 }
