@@ -25,6 +25,7 @@
 #include "core/io/install_paths.h"
 #include "app/gui/settings.h"
 #include "app/gui/theme.h"
+#include "app/gui/ui_util.h"
 #include "app/gui/views/view_registry.h"
 #include "widgets/png_export.h"
 
@@ -618,6 +619,7 @@ int App::finish() {
     in.presentation = presentation_;
     for (const auto& v : views_) in.views.push_back(v->name());
     in.screenshot = screenshot_written_;
+    in.tooltip = last_tooltip();
     std::vector<nlohmann::json> states;
     for (const auto& v : views_) states.push_back(v->state());
     if (lesson_.active()) states.push_back({{"lesson", lesson_state(now_seconds())}});

@@ -29,6 +29,7 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
   j["views"] = in.views;
   j["version"] = HEADROOM_VERSION;
   if (!in.screenshot.empty()) j["screenshot"] = in.screenshot;
+  j["tooltip"] = in.tooltip;
   return j;
 }
 

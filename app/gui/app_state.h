@@ -25,6 +25,7 @@ struct AppStateInputs {
   bool presentation = false;
   std::vector<std::string> views;  // all registered views, in tab order
   std::string screenshot;          // the PNG written, if any
+  std::string tooltip;             // the text of gui::tooltip() in the last frame, "" if none
 };
 
 // Builds the state object. `view_states` are merged in first (e.g. the lab's

@@ -8,8 +8,23 @@
 
 namespace headroom::gui {
 
+namespace {
+std::string g_last_tooltip;
+int g_last_tooltip_frame = -1;
+}  // namespace
+
+void show_tooltip(const char* text) {
+  ImGui::SetTooltip("%s", text);
+  g_last_tooltip = text;
+  g_last_tooltip_frame = ImGui::GetFrameCount();
+}
+
 void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+  if (ImGui::IsItemHovered()) show_tooltip(text);
+}
+
+std::string last_tooltip() {
+  return g_last_tooltip_frame >= ImGui::GetFrameCount() - 1 ? g_last_tooltip : std::string();
 }
 
 void help_marker(const char* text) {

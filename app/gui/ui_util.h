@@ -12,9 +12,14 @@ namespace headroom::gui {
 // Text that explains what is wrong (bad input, a failed run, a file that is not ours).
 inline const ImVec4 kProblem(1.0f, 0.45f, 0.40f, 1.0f);
 
-// A tooltip on the item drawn last.
+// A tooltip on the item drawn last, when it is hovered.
 void tooltip(const char* text);
 inline void tooltip(const std::string& text) { tooltip(text.c_str()); }
+// A tooltip now, whatever is hovered (the caller has decided), recorded like tooltip()'s.
+void show_tooltip(const char* text);
+// The text tooltip() or show_tooltip() showed in the latest frame, "" if none: --state-out
+// reports it, so a test can hover an item and read what it said.
+std::string last_tooltip();
 
 // A grey "(?)" after the item drawn last, with `text` wrapped in its tooltip.
 void help_marker(const char* text);

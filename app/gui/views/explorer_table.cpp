@@ -152,6 +152,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(r.id));
       const bool is_selected = selected.count(r.id) > 0;
+      const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > ImGui::GetContentRegionAvail().x;
       if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected,
                             ImGuiSelectableFlags_SpanAllColumns)) {
         const ImGuiIO& io = ImGui::GetIO();
@@ -176,9 +177,15 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
         session.focused = r.id;
         session.select_tab = static_cast<int>(ExplorerTab::Run);
       }
+      if (suite_clipped && ImGui::IsItemHovered() && (ImGui::TableGetColumnFlags(0) & ImGuiTableColumnFlags_IsHovered))
+        tooltip(r.suite);
       ImGui::PopID();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(session.short_name(r).c_str());
+      // A name wider than its column shows whole in a tooltip (the row's selectable lies over it).
+      const std::string name = session.short_name(r);
+      const bool name_clipped = ImGui::CalcTextSize(name.c_str()).x > ImGui::GetContentRegionAvail().x;
+      ImGui::TextUnformatted(name.c_str());
+      if (name_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.kind.c_str());
       for (int v : {r.d, r.h, r.d_p}) {
