@@ -37,3 +37,23 @@ open_window() {
   [ -n "$win" ] || fail "no window titled Headroom"
   sleep 2
 }
+
+# Ends what open_window started: Ctrl+Q to the window (the app writes its --state-out), waits for
+# it (a non-zero exit fails the test, named by $1) and stops its Xvfb, so a test may open another.
+close_window() {
+  xdotool key --window "$win" ctrl+q
+  wait $app || fail "$1: headroom exited with $?"
+  kill $xvfb_pid 2>/dev/null
+}
+
+# state_equals NAME FILE EXPR EXPECTED: prints EXPR (Python over j, the parsed --state-out FILE)
+# and fails the test unless it equals EXPECTED (a Python literal).
+state_equals() {
+  python3 - "$2" "$3" "$4" <<'PY' || fail "$1: state check failed ($2)"
+import ast, json, sys
+j = json.load(open(sys.argv[1]))
+got, expected = eval(sys.argv[2], {"j": j}), ast.literal_eval(sys.argv[3])
+print(sys.argv[2], "=", repr(got), "expected", repr(expected))
+sys.exit(0 if got == expected else 1)
+PY
+}
