@@ -78,6 +78,13 @@ std::string role_label(const HeadRole& role) {
   return "mixed";
 }
 
+std::string role_short_label(const HeadRole& role) {
+  if (role.kind == HeadRoleKind::Offset && role.offset == 1) return "prev";
+  if (role.kind == HeadRoleKind::Offset && role.offset == -1) return "next";
+  if (role.kind == HeadRoleKind::First) return "first";
+  return role_label(role);
+}
+
 std::string describe_roles(const std::vector<HeadRole>& roles) {
   std::vector<std::pair<std::string, std::vector<size_t>>> groups;
   for (size_t h = 0; h < roles.size(); ++h) {

@@ -38,6 +38,9 @@ HeadRole head_role(const float* w, int n, bool causal);
 // The role in words: "self", "previous token", "3 back", "next token", "2 ahead", "first token",
 // "broad", "mixed".
 std::string role_label(const HeadRole& role);
+// The same in at most 7 characters, for a label over a small map: "self", "prev", "3 back",
+// "next", "2 ahead", "first", "broad", "mixed".
+std::string role_short_label(const HeadRole& role);
 
 // Heads (by index) grouped by role, in the order of each role's first head, mixed heads left out:
 // "previous token: head 3; self: head 2; broad: heads 4 7". "" when every head is mixed.

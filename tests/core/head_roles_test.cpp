@@ -33,6 +33,7 @@ TEST(HeadRoles, APreviousTokenHeadIsNamedWithItsShare) {
   EXPECT_NEAR(r.previous, 0.9, 1e-6);
   EXPECT_EQ(r.queries, n - 2);  // queries 2 .. n-1
   EXPECT_EQ(role_label(r), "previous token");
+  EXPECT_EQ(role_short_label(r), "prev");
 }
 
 TEST(HeadRoles, SelfFirstAndNextHeads) {
@@ -48,6 +49,9 @@ TEST(HeadRoles, SelfFirstAndNextHeads) {
   const auto next = map_of(n, false, 0.8, [n](int i) { return i + 1 < n ? i + 1 : i; });
   const auto r = head_role(next.data(), n, false);
   EXPECT_EQ(role_label(r), "next token");
+  EXPECT_EQ(role_short_label(r), "next");
+  EXPECT_EQ(role_short_label(head_role(self.data(), n, true)), "self");
+  EXPECT_EQ(role_short_label(head_role(first.data(), n, true)), "first");
   EXPECT_NEAR(r.next, 0.8, 1e-6);
   EXPECT_EQ(r.queries, n - 3);  // queries 2 .. n-2
 }
@@ -65,6 +69,7 @@ TEST(HeadRoles, AFixedOffsetFurtherBackIsNamedWhereEnoughQueriesCanReadIt) {
   EXPECT_EQ(r.offset, period);
   EXPECT_NEAR(r.share, 0.9, 1e-6);  // over the queries 13..23, where the key 12 back is not key 0
   EXPECT_EQ(role_label(r), "12 back");
+  EXPECT_EQ(role_short_label(r), "12 back");
   // Full attention: a head reading 3 ahead.
   const auto ahead = map_of(10, false, 0.8, [](int i) { return i + 3 < 10 ? i + 3 : i; });
   EXPECT_EQ(role_label(head_role(ahead.data(), 10, false)), "3 ahead");

@@ -32,6 +32,14 @@ if want:
     got = state.get("stored_run", {})
     if got.get("name") != want or got.get("step", -1) < 0 or state.get("view") != "Lab":
         problems.append(f"the lab should show the stored run {want}; state says {got}, view {state.get('view')}")
+lab = scene.get("lab", {})
+if lab.get("map_view") == "all layers":  # every head in the grid; a trained run's roles over its tiles
+    mv = state.get("model_view", {})
+    heads = state.get("model", {}).get("attention", {}).get("heads", 0)
+    if mv.get("rows", 0) * mv.get("cols", 0) < max(heads, 1):
+        problems.append(f"the model view's grid {mv} holds fewer than the {heads} heads")
+    if lab.get("stage") == "W" and want and mv.get("roles_shown", 0) < 1:
+        problems.append(f"no head of the trained run labelled with its role: {mv}")
 if state.get("problems") or state.get("stored_run_problem"):
     problems.append(f"lab problems: {state.get('problems')} {state.get('stored_run_problem')}")
 for p in problems:

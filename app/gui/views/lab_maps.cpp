@@ -243,7 +243,13 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
 
 // BertViz's model view: every layer's heads at the chosen stage, a row per layer, small; a click
 // opens that head enlarged in its layer's maps.
-void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+// The role over a head's tile in the model view: at W only (what head_role reads), not for mixed heads.
+std::string role_tag(const std::vector<core::HeadRole>& roles, size_t head, MapStage stage) {
+  if (stage != MapStage::W || head >= roles.size() || roles[head].kind == core::HeadRoleKind::Mixed) return {};
+  return core::role_short_label(roles[head]);
+}
+
+void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, ModelViewDrawn* drawn) {
   const int layers = static_cast<int>(s.layers.size());
   int heads = 0;
   for (const auto& l : s.layers) heads = std::max(heads, static_cast<int>(stage_maps(l, c.stage).size()));
@@ -265,6 +271,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
       heads, avail.x - row_label_w - scale_w, (avail.y - (layers - 1) * layer_gap) / layers, gap, head_h, 12.0f);
   const float tile = grid.tile_w;
   const float layer_h = grid.rows * (grid.tile_h + gap) - gap;
+  int drawn_roles = 0;
   ImGui::BeginChild("##model_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -286,6 +293,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   const ImU32 number_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   for (int l = 0; l < layers; ++l) {
     const auto& maps = stage_maps(s.layers[static_cast<size_t>(l)], c.stage);
+    const auto& layer_roles = s.layers[static_cast<size_t>(l)].roles;
     const float y0 = origin.y + l * (layer_h + layer_gap);
     std::snprintf(text, sizeof text, "layer %d", l);
     draw->AddText(ImVec2(origin.x, y0 + 0.5f * (layer_h - ImGui::GetTextLineHeight())),
@@ -300,8 +308,17 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
       const float y = y0 + row * (grid.tile_h + gap);
       std::snprintf(text, sizeof text, "%zu", h);
       const float w = ImGui::CalcTextSize(text).x;
-      if (w + gap <= tile || h % 2 == 0)  // every other number where they crowd
+      // At W, the head's role beside its number where the tile is wide enough ("3 prev").
+      const std::string role = role_tag(layer_roles, h, c.stage);
+      const float role_w = role.empty() ? 0.0f : ImGui::CalcTextSize(role.c_str()).x + st.ItemInnerSpacing.x;
+      if (role_w > 0.0f && w + role_w + gap <= tile) {
+        const float x0 = x + 0.5f * (tile - w - role_w);
+        draw->AddText(ImVec2(x0, y), number_col, text);
+        draw->AddText(ImVec2(x0 + w + st.ItemInnerSpacing.x, y), ImGui::GetColorU32(ImGuiCol_Text), role.c_str());
+        ++drawn_roles;
+      } else if (w + gap <= tile || h % 2 == 0) {  // every other number where they crowd
         draw->AddText(ImVec2(x + 0.5f * (tile - w), y), number_col, text);
+      }
       ImGui::SetCursorScreenPos(ImVec2(x, y + head_h));
       std::snprintf(text, sizeof text, "##m%d_%zu", l, h);
       if (widgets::Heatmap(text, maps[h].data(), s.n, s.n, style)) {
@@ -320,6 +337,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   }
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(grid_w + scale_w, grid_h));
+  if (drawn) *drawn = {true, grid.rows, grid.cols, tile, drawn_roles};
   ImGui::EndChild();
 }
 
@@ -343,7 +361,7 @@ void layer_picker(const char* id, int* layer, int layers, float ui_scale) {
   ImGui::PopID();
 }
 
-void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, LinesViewDrawn* lines) {
+void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, MapsDrawn* drawn) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
   const bool th = core::is_talking_heads_family(s.spec.attention.kind);
@@ -408,7 +426,7 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
         "token to keep only its lines: what a query reads, or who reads a key. Click a query to pin it.");
   const bool real = !s.real.dir.empty();  // a real checkpoint: no ablation (the lab's own models only)
   if (c.map_view == MapView::Model) {     // switching heads off is per layer: in the layer's own view
-    draw_model_view(s, c, ctx);
+    draw_model_view(s, c, ctx, drawn ? &drawn->model : nullptr);
     return;
   }
   if (!real) draw_head_ablation(s, c, ctx);
@@ -416,7 +434,7 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   const auto& layer = s.layers[c.layer];
   if (c.map_view == MapView::Lines) {
     draw_head_roles(layer);
-    draw_lines_view(s, layer, c, lines);
+    draw_lines_view(s, layer, c, drawn ? &drawn->lines : nullptr);
     return;
   }
   const auto& maps = stage_maps(layer, c.stage);

@@ -23,9 +23,20 @@ struct LinesViewDrawn {
   float top = 0, row_h = 0;  // token i's row is centred at y + top + (i + 0.5) row_h
   int tokens = 0, focus_query = -1, focus_key = -1;
 };
-// Every head's map at the chosen stage, one enlarged on click, or the lines between the tokens
-// (BertViz's head view; *lines says where) (lab_maps.cpp).
-void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, LinesViewDrawn* lines = nullptr);
+// How the model view ("all layers") laid out its heads in the last frame.
+struct ModelViewDrawn {
+  bool drawn = false;
+  int rows = 0, cols = 0;  // each layer's grid of heads
+  float tile = 0;          // a map's side, pixels
+  int roles_shown = 0;     // heads labelled with their role (at W, where the tile is wide enough)
+};
+struct MapsDrawn {
+  LinesViewDrawn lines;
+  ModelViewDrawn model;
+};
+// Every head's map at the chosen stage, one enlarged on click, the lines between the tokens
+// (BertViz's head view), or every layer at once (its model view); *drawn says how (lab_maps.cpp).
+void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, MapsDrawn* drawn = nullptr);
 // Each head's singular spectrum against the rank cap (lab_rank.cpp).
 void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 // VB eq. 9's separation-rank bound against the width, for this embedding rank (lab_separation.cpp).

@@ -154,8 +154,12 @@ nlohmann::json LabView::state() const {
                        {"step", loaded ? stored_->steps[static_cast<size_t>(stored_->index)] : -1}};
   }
   if (!stored_message_.empty()) j["stored_run_problem"] = stored_message_;
-  if (lines_drawn_.drawn) {
-    const LinesViewDrawn& l = lines_drawn_;
+  if (maps_drawn_.model.drawn) {
+    const ModelViewDrawn& m = maps_drawn_.model;
+    j["model_view"] = {{"rows", m.rows}, {"cols", m.cols}, {"tile", m.tile}, {"roles_shown", m.roles_shown}};
+  }
+  if (maps_drawn_.lines.drawn) {
+    const LinesViewDrawn& l = maps_drawn_.lines;
     j["lines_view"] = {{"rect", {l.x, l.y, l.width, l.height}},
                        {"top", l.top},
                        {"row_h", l.row_h},
@@ -394,7 +398,7 @@ void LabView::draw_focused_panel() {
   const std::string& p = focus_.panel;
   drawn_panel_ = p;
   if (p == "summary") return draw_lab_summary(*snap_);
-  if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &lines_drawn_);
+  if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &maps_drawn_);
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
   if (p == "projections") return draw_lab_projections(*snap_, c_, context_);
   if (p == "theorem") return theorem_.draw(c_, context_);
@@ -437,7 +441,7 @@ void LabView::draw() {
     ImGui::Separator();
   }
   drawn_panel_.clear();
-  lines_drawn_ = {};
+  maps_drawn_ = {};
   if (snap_ && snap_->valid && focused) {
     draw_focused_panel();
     ++frames_shown_;
@@ -457,7 +461,7 @@ void LabView::draw() {
         if (open) {
           if (select_tab_ < 0) c_.tab = tabs[i];
           switch (tabs[i]) {
-            case LabTab::Heads: draw_lab_maps(*snap_, c_, context_, &lines_drawn_); break;
+            case LabTab::Heads: draw_lab_maps(*snap_, c_, context_, &maps_drawn_); break;
             case LabTab::Rank: draw_lab_rank(*snap_, c_, context_); break;
             case LabTab::Projections: draw_lab_projections(*snap_, c_, context_); break;
             case LabTab::Theorem: theorem_.draw(c_, context_); break;

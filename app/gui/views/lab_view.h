@@ -87,7 +87,7 @@ class LabView : public View {
   LessonFocus focus_;
   bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
   std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
-  LinesViewDrawn lines_drawn_;    // the lines view, where the last frame drew it (state())
+  MapsDrawn maps_drawn_;          // the lines or model view, as the last frame drew it (state())
   std::vector<std::string> highlights_drawn_;
 };
 
