@@ -11,6 +11,7 @@ struct FrameStats {
   int plots_drawn = 0;            // line plots and spectra drawn
   int plot_points = 0;            // points left after decimation, summed over all series
   int attention_lines_drawn = 0;  // AttentionLines() segments drawn this frame
+  int neuron_cells_drawn = 0;     // NeuronView() cells (the query's row and every product) this frame
   int textures_alive = 0;         // heatmap textures currently cached
 };
 

@@ -615,6 +615,7 @@ int App::finish() {
     in.heatmap_uploads = last_stats_.heatmap_uploads;
     in.plots_drawn = last_stats_.plots_drawn;
     in.attention_lines_drawn = last_stats_.attention_lines_drawn;
+    in.neuron_cells_drawn = last_stats_.neuron_cells_drawn;
     in.blocking_io_on_ui_thread = io::blocking_calls_on_ui_thread();
     in.presentation = presentation_;
     for (const auto& v : views_) in.views.push_back(v->name());

@@ -23,7 +23,8 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
   j["heatmaps_drawn"] = in.heatmaps_drawn;
   j["widgets"] = {{"heatmap_uploads", in.heatmap_uploads},
                   {"plots_drawn", in.plots_drawn},
-                  {"attention_lines", in.attention_lines_drawn}};
+                  {"attention_lines", in.attention_lines_drawn},
+                  {"neuron_cells", in.neuron_cells_drawn}};
   j["blocking_io_on_ui_thread"] = in.blocking_io_on_ui_thread;
   j["presentation"] = in.presentation;
   j["views"] = in.views;

@@ -21,6 +21,7 @@ struct AppStateInputs {
   int heatmap_uploads = 0;            // in the last frame
   int plots_drawn = 0;                // in the last frame
   int attention_lines_drawn = 0;      // in the last frame (the lab's lines view)
+  int neuron_cells_drawn = 0;         // in the last frame (the lab's neurons view)
   long blocking_io_on_ui_thread = 0;  // SQL or checkpoint decodes that ran on the UI thread (a bug)
   bool presentation = false;
   std::vector<std::string> views;  // all registered views, in tab order

@@ -40,6 +40,10 @@ if lab.get("map_view") == "all layers":  # every head in the grid; a trained run
         problems.append(f"the model view's grid {mv} holds fewer than the {heads} heads")
     if lab.get("stage") == "W" and want and mv.get("roles_shown", 0) < 1:
         problems.append(f"no head of the trained run labelled with its role: {mv}")
+if lab.get("map_view") == "neurons":  # one head's logits, and cells that add up to them
+    nv = state.get("neurons_view", {})
+    if nv.get("keys", 0) < 1 or nv.get("r", 0) < 1 or nv.get("sum_error", 1.0) > 1e-3:
+        problems.append(f"the neurons view drew {nv}")
 if state.get("problems") or state.get("stored_run_problem"):
     problems.append(f"lab problems: {state.get('problems')} {state.get('stored_run_problem')}")
 for p in problems:

@@ -240,13 +240,20 @@ TEST(LabControls, TheLinesViewRoundTripsAndRefusesWhatItCannotShow) {
   EXPECT_EQ(to_json(c)["map_view"], "lines");
   ASSERT_TRUE(controls_from_json(nlohmann::json::parse(R"({"map_view": "all layers"})"), &back, &error)) << error;
   EXPECT_EQ(back.map_view, MapView::Model);
+  c.map_view = MapView::Neurons;  // the neurons view: its head, and the same pinned query
+  c.neuron_head = 5;
+  ASSERT_TRUE(controls_from_json(to_json(c), &back, &error)) << error;
+  EXPECT_EQ(to_json(c)["map_view"], "neurons");
+  EXPECT_EQ(back.map_view, MapView::Neurons);
+  EXPECT_EQ(back.neuron_head, 5);
 
   for (const auto& [bad, key] : std::vector<std::pair<const char*, const char*>>{
            {R"({"map_view": "bars"})", "lab.map_view: use maps"},
            {R"({"map_view": 1})", "lab.map_view: expected string"},
            {R"({"lines_hidden": [-1]})", "lab.lines_hidden: expected a list of head numbers"},
            {R"({"lines_hidden": ["a"]})", "lab.lines_hidden"},
-           {R"({"lines_query": 1.5})", "lab.lines_query"}}) {
+           {R"({"lines_query": 1.5})", "lab.lines_query"},
+           {R"({"neuron_head": -2})", "lab.neuron_head: expected a head number >= 0"}}) {
     LabControls untouched;
     EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
     EXPECT_NE(error.find(key), std::string::npos) << error;

@@ -157,6 +157,48 @@ TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {
   EXPECT_EQ(l.L.size(), 4u);
 }
 
+namespace {
+
+// Row i of A_h against row j of B_h summed over the r components is the head's logit L_h[i][j]
+// (before the mask): the neurons view draws those products. Worst absolute difference.
+double worst_factor_error(const LayerView& l) {
+  double worst = 0;
+  for (size_t h = 0; h < l.L.size(); ++h) {
+    const Matrix &A = l.A[h], &B = l.B[h], &L = l.L[h];
+    for (int i = 0; i < L.rows; ++i)
+      for (int j = 0; j < L.cols; ++j) {
+        double sum = 0;
+        for (int c = 0; c < A.cols; ++c) sum += double(A.v[size_t(i * A.cols + c)]) * B.v[size_t(j * B.cols + c)];
+        worst = std::max(worst, std::abs(sum - L.v[size_t(i * L.cols + j)]));
+      }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST(LabEngine, EveryKindsLogitsComeWithFactorsWhoseProductsSumToThem) {
+  struct Case {
+    core::AttentionKind kind;
+    int r;  // the inner size: d_k, h_k d_k (mixed), 2 h_k d_k (dynamic), d (bilinear)
+  };
+  for (const Case& c : {Case{core::AttentionKind::MultiHead, 8}, Case{core::AttentionKind::TalkingHeads, 32},
+                        Case{core::AttentionKind::LogitsProj, 32}, Case{core::AttentionKind::DynamicProj, 64},
+                        Case{core::AttentionKind::GeneralBilinear, 32}}) {
+    LabEngine engine;
+    auto s = wait_for(engine, engine.post(request(c.kind, 32, 4)));
+    ASSERT_TRUE(s && s->valid) << core::to_string(c.kind);
+    for (const auto& l : s->layers) {
+      ASSERT_EQ(l.A.size(), l.L.size()) << core::to_string(c.kind);
+      ASSERT_EQ(l.B.size(), l.L.size());
+      EXPECT_EQ(l.A[0].rows, s->n);
+      EXPECT_EQ(l.A[0].cols, c.r) << core::to_string(c.kind);
+      EXPECT_EQ(l.B[0].cols, c.r);
+      EXPECT_LT(worst_factor_error(l), 1e-4) << core::to_string(c.kind);
+    }
+  }
+}
+
 TEST(LabEngine, ImpossibleModelIsExplainedNotApplied) {
   LabEngine engine;
   auto ok = wait_for(engine, engine.post(request(core::AttentionKind::MultiHead, 32, 4)));
@@ -368,6 +410,9 @@ TEST(LabEngine, ARealModelShowsItsHeadsOnTheSentenceThroughItsOwnTokenizer) {
       }
     }
     for (const auto& sp : layer.spectra) EXPECT_LE(sp.rank, layer.rank_cap);
+    ASSERT_EQ(layer.A.size(), 3u);  // the neurons view's factors: scaled q and k, d_k = 4 components
+    EXPECT_EQ(layer.A[0].cols, 4);
+    EXPECT_LT(worst_factor_error(layer), 1e-4);
   }
   // A new sentence is read by the real model; closing it brings the lab's own model back.
   LabRequest r = request(core::AttentionKind::MultiHead, 64, 8);

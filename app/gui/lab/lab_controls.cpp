@@ -48,6 +48,7 @@ const char* to_string(MapView v) {
     case MapView::Heatmaps: return "maps";
     case MapView::Lines: return "lines";
     case MapView::Model: return "all layers";
+    case MapView::Neurons: return "neurons";
   }
   return "?";
 }
@@ -205,6 +206,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"map_view", to_string(c.map_view)},
           {"lines_query", c.lines_query},
           {"lines_hidden", c.lines_hidden},
+          {"neuron_head", c.neuron_head},
           {"heads_off", c.heads_off},
           {"importance", c.importance},
           {"pattern", to_string(c.pattern)},
@@ -345,16 +347,21 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   if (j.contains("map_view")) {
     const auto v = j["map_view"].get<std::string>();
     bool found = false;
-    for (auto view : {MapView::Heatmaps, MapView::Lines, MapView::Model})
+    for (auto view : {MapView::Heatmaps, MapView::Lines, MapView::Model, MapView::Neurons})
       if (v == to_string(view)) c.map_view = view, found = true;
     if (!found) {
       *error =
-          "lab.map_view: use maps (a heatmap per head), lines (lines between the tokens) or all layers (every "
-          "layer's heads at once)";
+          "lab.map_view: use maps (a heatmap per head), lines (lines between the tokens), all layers (every "
+          "layer's heads at once) or neurons (one head's logits as sums of products)";
       return false;
     }
   }
   get_int("lines_query", c.lines_query);
+  get_int("neuron_head", c.neuron_head);
+  if (c.neuron_head < 0) {
+    *error = "lab.neuron_head: expected a head number >= 0, got " + std::to_string(c.neuron_head);
+    return false;
+  }
   if (j.contains("lines_hidden")) {
     c.lines_hidden.clear();
     for (const auto& h : j["lines_hidden"]) {

@@ -15,7 +15,7 @@ enum class LabTab { Heads, Rank, Projections, Theorem, Separation };
 enum class MapStage { J, L, W, U };  // TH §4's intermediates
 // Attention maps tab: a map per head of one layer, lines between the tokens (BertViz's head view),
 // or every layer's heads at once (BertViz's model view).
-enum class MapView { Heatmaps, Lines, Model };
+enum class MapView { Heatmaps, Lines, Model, Neurons };
 const char* to_string(LabTab t);
 const char* to_string(MapStage s);
 const char* to_string(MapView v);
@@ -49,8 +49,9 @@ struct LabControls {
   MapStage stage = MapStage::W;
   int enlarged_head = -1;
   MapView map_view = MapView::Heatmaps;
-  int lines_query = -1;           // lines view: the pinned query token (-1: none)
+  int lines_query = -1;           // lines and neurons views: the pinned query token (-1: none)
   std::vector<int> lines_hidden;  // lines view: heads not drawn
+  int neuron_head = 0;            // neurons view: the head whose logits are taken apart
   // head ablation (Attention maps tab): (layer, head) pairs switched off; each head's importance
   std::vector<std::pair<int, int>> heads_off;
   bool importance = false;

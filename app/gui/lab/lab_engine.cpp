@@ -347,6 +347,8 @@ struct LabEngine::Impl {
       const auto& attn = *block->attn;
       const auto factors = core::logit_factors(attn, trace.attention_in[l][0]);
       lv.spectra = core::factored_spectra(factors.A, factors.B);
+      lv.A = per_head(factors.A.unsqueeze(0));
+      lv.B = per_head(factors.B.unsqueeze(0));
       auto c2 = Clock::now();
       lv.rank_cap = core::logit_rank_cap(a, s->n, s->n);
       auto c3 = Clock::now();
@@ -630,6 +632,8 @@ struct LabEngine::Impl {
       lv.U = lv.W;
       lv.roles = roles_of(lv.W, real_info.causal);
       lv.spectra = core::factored_spectra(trace.factors[l].A, trace.factors[l].B);
+      lv.A = per_head(trace.factors[l].A.unsqueeze(0));
+      lv.B = per_head(trace.factors[l].B.unsqueeze(0));
       lv.rank_cap = std::min(s->n, real_info.d_k);
       inputs.push_back(trace.attention_in[l][0]);
       s->layers.push_back(std::move(lv));

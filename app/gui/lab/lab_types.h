@@ -69,8 +69,13 @@ struct LayerView {
   std::vector<Matrix> J, L, W, U;       // per head, n x n (rows: queries, cols: keys)
   std::vector<core::HeadRole> roles;    // per head of W: what it mostly attends to (core::head_role)
   std::vector<core::Spectrum> spectra;  // per softmax head: singular spectrum of L (masked -> 0)
-  int rank_cap = 0;                     // theory: min(n, d_k) (mixed: min(n, h_k d_k))
-  int input_rank = 0;                   // measured rank of this layer's attention input (n x d)
+  // Per head of L, its logits as factors L_h = A_h B_h^T (core::logit_factors; real models: the
+  // trace's): A_h, B_h are n x r with r = d_k for a head's own logits, h_k d_k for mixed ones, d for
+  // general-bilinear. Row i of A_h against row j of B_h, component by component, is what the
+  // neurons view draws (BertViz's neuron view).
+  std::vector<Matrix> A, B;
+  int rank_cap = 0;    // theory: min(n, d_k) (mixed: min(n, h_k d_k))
+  int input_rank = 0;  // measured rank of this layer's attention input (n x d)
   bool has_P_l = false, has_P_w = false;
   Projection P_l, P_w, P_lw;  // P_lw = P_l x P_w (when both exist)
 };

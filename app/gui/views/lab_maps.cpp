@@ -16,6 +16,7 @@
 #include "widgets/attention_lines.h"
 #include "widgets/heatmap.h"
 #include "widgets/heatmap_layout.h"
+#include "widgets/neuron_view.h"
 
 namespace headroom::gui {
 namespace {
@@ -241,6 +242,102 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
   ImGui::EndChild();
 }
 
+// What a head's logit is a sum of, in words, for the neurons view's caption.
+std::string neuron_caption(const LabSnapshot& s, int r) {
+  const auto& a = s.spec.attention;
+  const std::string rs = std::to_string(r);
+  if (!s.real.dir.empty() || !core::is_talking_heads_family(a.kind)) {
+    if (a.kind == core::AttentionKind::GeneralBilinear)
+      return "TH §6: logit = x_i P_h x_j, a = x_i P_h and b = x_j: d = " + rs + " products.";
+    std::string t = "logit = q_i . k_j / sqrt(d_k): d_k = " + rs + " products a_c b_c.";
+    if (r < s.n)
+      t += " Fewer components than tokens (" + rs + " < n = " + std::to_string(s.n) +
+           "): every logit of the head is built from these few numbers, rank <= " + rs + " (LRB §2.3).";
+    return t;
+  }
+  if (a.kind == core::AttentionKind::WeightsProj)  // P_w only: a head's own logits
+    return "logit = q_i . k_j / sqrt(d_k): d_k = " + rs + " products; P_w mixes the weights afterwards (TH §7.1.3).";
+  std::string t =
+      "The mixed logit L_h = sum_k P_l[k,h] q_k . k_k: a stacks every key head's q scaled by its P_l "
+      "weight, b every key head's k (TH §4): h_k d_k = " +
+      rs + " products, a key head's d_k = " + std::to_string(a.d_k) + " between two rules";
+  if (a.kind == core::AttentionKind::DynamicProj) t += ", the key-dependent term's half of them (TH app. A)";
+  return t + ".";
+}
+
+// BertViz's neuron view: one head, one query; each key's logit as the sum of r products a_c b_c.
+void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls& c, NeuronsViewDrawn* drawn) {
+  const int heads = static_cast<int>(layer.A.size());
+  if (heads == 0 || s.n <= 0 || layer.L.size() != layer.A.size()) {
+    ImGui::TextDisabled("This layer's logits have no factors to take apart.");
+    return;
+  }
+  if (c.neuron_head >= heads) c.neuron_head = 0;
+  if (c.lines_query >= s.n) c.lines_query = -1;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("head");
+  for (int h = 0; h < heads; ++h) {
+    const std::string text = std::to_string(h);
+    same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+    const bool on = h == c.neuron_head;
+    const ImVec4 col = ImGui::ColorConvertU32ToFloat4(widgets::head_color(h, heads));
+    ImGui::PushStyleColor(ImGuiCol_Button, on ? col : ImVec4(col.x * 0.35f, col.y * 0.35f, col.z * 0.35f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, on ? ImVec4(0, 0, 0, 1) : ImVec4(0.6f, 0.6f, 0.6f, 1));
+    if (ImGui::SmallButton((text + "##neuron_head").c_str())) c.neuron_head = h;
+    ImGui::PopStyleColor(2);
+  }
+  const int query = c.lines_query >= 0 ? c.lines_query : s.n - 1;
+  const bool labelled = static_cast<int>(s.tokens.size()) == s.n;
+  const std::string qtok = labelled ? s.tokens[static_cast<size_t>(query)] : std::to_string(query);
+  int q = query;
+  ImGui::SetNextItemWidth(std::min(300.0f, ImGui::GetContentRegionAvail().x * 0.4f));
+  if (ImGui::SliderInt("query", &q, 0, s.n - 1, ("%d '" + qtok + "'").c_str()) && q != query) c.lines_query = q;
+  tooltip("The query whose logits are taken apart (the lines view's pinned query; the last token when none is).");
+  const Matrix &A = layer.A[static_cast<size_t>(c.neuron_head)], &B = layer.B[static_cast<size_t>(c.neuron_head)];
+  const Matrix& L = layer.L[static_cast<size_t>(c.neuron_head)];
+  const Matrix* W =
+      static_cast<size_t>(c.neuron_head) < layer.W.size() ? &layer.W[static_cast<size_t>(c.neuron_head)] : nullptr;
+  const int r = A.cols;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", neuron_caption(s, r).c_str());
+  ImGui::PopTextWrapPos();
+  // Causal: the keys up to the query (the later ones are masked out of the softmax).
+  const bool causal = s.real.dir.empty() ? s.spec.attention.causal : s.real.causal;
+  const int keys = causal ? query + 1 : s.n;
+  std::vector<const char*> labels;
+  for (int j = 0; j < keys && labelled; ++j) labels.push_back(s.tokens[static_cast<size_t>(j)].c_str());
+  widgets::NeuronViewInput in;
+  in.a = A.data() + static_cast<size_t>(query) * r;
+  in.b = B.data();
+  in.logits = L.data() + static_cast<size_t>(query) * L.cols;
+  in.weights = W ? W->data() + static_cast<size_t>(query) * W->cols : nullptr;
+  in.keys = keys;
+  in.r = r;
+  // Mixed logits stack the key heads' components: a rule between them.
+  const int dk = s.spec.attention.d_k;
+  if (s.real.dir.empty() && core::is_talking_heads_family(s.spec.attention.kind) && dk > 0 && r > dk && r % dk == 0)
+    in.group = dk;
+  in.key_labels = labelled ? labels.data() : nullptr;
+  const std::string query_label = "query '" + qtok + "' (a)";
+  in.query_label = query_label.c_str();
+  ImGui::BeginChild("##neurons", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const auto res = widgets::NeuronView("##neuron_view", in);
+  ImGui::EndChild();
+  if (drawn)
+    *drawn = {true,
+              c.neuron_head,
+              query,
+              keys,
+              r,
+              widgets::neuron_sum_error(in),
+              res.origin.x,
+              res.origin.y,
+              res.geometry.keys_y,
+              res.geometry.cell_h,
+              res.geometry.products_x,
+              res.geometry.cell_w};
+}
+
 // BertViz's model view: every layer's heads at the chosen stage, a row per layer, small; a click
 // opens that head enlarged in its layer's maps.
 // The role over a head's tile in the model view: at W only (what head_role reads), not for mixed heads.
@@ -376,8 +473,8 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
       stages += labelled_width(ImGui::GetFrameHeight(), n) + ImGui::GetStyle().ItemSpacing.x;
     same_line_if_fits(stages);
   }
-  if (c.map_view == MapView::Lines) {
-    // Lines are drawn from the weights W only: no stage to choose.
+  if (c.map_view == MapView::Lines || c.map_view == MapView::Neurons) {
+    // Lines are drawn from the weights W, neurons from the logits L and W: no stage to choose.
   } else if (th) {
     int stage = static_cast<int>(c.stage);
     ImGui::BeginGroup();  // one item, so a lesson's highlight frames all four
@@ -400,7 +497,7 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
     highlight_item("stage");
   }
   // Heatmaps of one layer, lines between the tokens, or every layer at once.
-  const MapView views[] = {MapView::Heatmaps, MapView::Lines, MapView::Model};
+  const MapView views[] = {MapView::Heatmaps, MapView::Lines, MapView::Model, MapView::Neurons};
   float views_w = ImGui::CalcTextSize("view").x + 3 * ImGui::GetStyle().ItemSpacing.x;
   for (MapView v : views) views_w += labelled_width(ImGui::GetFrameHeight(), to_string(v));
   same_line_if_fits(views_w);
@@ -418,7 +515,8 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   tooltip(
       "maps: a heatmap per head of one layer (query rows, key columns); lines: BertViz's head view, the tokens "
       "joined by lines as opaque as each head's weights; all layers: every layer's heads at once, a click opens "
-      "one (BertViz's model view)");
+      "one (BertViz's model view); neurons: one head's logits for one query as sums of products of its query's "
+      "and each key's numbers (BertViz's neuron view)");
   if (c.map_view == MapView::Lines)
     help_marker(
         "BertViz's head view: the tokens twice, queries on the left and keys on the right. A line from query i "
@@ -435,6 +533,10 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   if (c.map_view == MapView::Lines) {
     draw_head_roles(layer);
     draw_lines_view(s, layer, c, drawn ? &drawn->lines : nullptr);
+    return;
+  }
+  if (c.map_view == MapView::Neurons) {
+    draw_neurons_view(s, layer, c, drawn ? &drawn->neurons : nullptr);
     return;
   }
   const auto& maps = stage_maps(layer, c.stage);

@@ -30,9 +30,18 @@ struct ModelViewDrawn {
   float tile = 0;          // a map's side, pixels
   int roles_shown = 0;     // heads labelled with their role (at W, where the tile is wide enough)
 };
+// What the neurons view showed in the last frame.
+struct NeuronsViewDrawn {
+  bool drawn = false;
+  int head = -1, query = -1, keys = 0, r = 0;
+  float sum_error = 0;  // worst |sum of the products - the logit shown| over its keys
+  float x = 0, y = 0;   // the widget's origin (screen pixels)
+  float keys_y = 0, cell_h = 0, products_x = 0, cell_w = 0;  // key j's products row from y + keys_y + j cell_h
+};
 struct MapsDrawn {
   LinesViewDrawn lines;
   ModelViewDrawn model;
+  NeuronsViewDrawn neurons;
 };
 // Every head's map at the chosen stage, one enlarged on click, the lines between the tokens
 // (BertViz's head view), or every layer at once (its model view); *drawn says how (lab_maps.cpp).
