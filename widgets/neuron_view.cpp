@@ -19,7 +19,7 @@ constexpr float kPad = 8.0f;  // between the columns
 }  // namespace
 
 NeuronGeometry neuron_view_geometry(int keys, int r, float avail_w, float avail_h, float label_w, float text_h,
-                                    float min_cell, float max_cell, float min_row) {
+                                    float title_w, float min_cell, float max_cell, float min_row) {
   NeuronGeometry g;
   if (keys <= 0 || r <= 0) return g;
   g.label_w = label_w;
@@ -32,7 +32,7 @@ NeuronGeometry neuron_view_geometry(int keys, int r, float avail_w, float avail_
   const float rows = static_cast<float>(keys) + 1.5f;
   g.cell_h = std::clamp(std::floor((avail_h - g.header_h) / rows), min_row, text_h + 2.0f);
   g.products_x = label_w + kPad;
-  g.logit_x = g.products_x + static_cast<float>(r) * g.cell_w + kPad;
+  g.logit_x = g.products_x + std::max(static_cast<float>(r) * g.cell_w, title_w) + kPad;
   g.weight_x = g.logit_x + g.logit_w + kPad;
   g.query_y = g.header_h;
   g.keys_y = g.query_y + 1.5f * g.cell_h;
@@ -117,7 +117,10 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
   }
   const float text_h = ImGui::GetTextLineHeight();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const NeuronGeometry g = neuron_view_geometry(in.keys, in.r, avail.x, avail.y, label_w, text_h);
+  char title[48];
+  std::snprintf(title, sizeof title, "a_c b_c, c = 0..%d", in.r - 1);
+  const NeuronGeometry g =
+      neuron_view_geometry(in.keys, in.r, avail.x, avail.y, label_w, text_h, ImGui::CalcTextSize(title).x);
   const ImVec2 origin = window->DC.CursorPos;
   res.origin = origin;
   res.geometry = g;
@@ -131,8 +134,7 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
   ImDrawList* dl = window->DrawList;
   const ImU32 text = detail::text_color(), dim = detail::text_color(0.55f);
   // Column titles.
-  std::snprintf(buf, sizeof buf, "a_c b_c, c = 0..%d", in.r - 1);
-  dl->AddText(origin + ImVec2(g.products_x, 0), dim, buf);
+  dl->AddText(origin + ImVec2(g.products_x, 0), dim, title);
   dl->AddText(origin + ImVec2(g.logit_x, 0), dim, "logit");
   if (in.weights) dl->AddText(origin + ImVec2(g.weight_x, 0), dim, "weight");
 
@@ -149,12 +151,13 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
   auto cell = [&](float x, float y, float w, ImU32 col) {
     // A 1 px gap between cells where they are wide enough to keep their colour (narrower ones would
     // read as stripes of the background).
-    dl->AddRectFilled(origin + ImVec2(x, y), origin + ImVec2(x + w - (w >= 8 ? 1 : 0), y + g.cell_h - (g.cell_h >= 8 ? 1 : 0)),
-                      col);
+    dl->AddRectFilled(origin + ImVec2(x, y),
+                      origin + ImVec2(x + w - (w >= 8 ? 1 : 0), y + g.cell_h - (g.cell_h >= 8 ? 1 : 0)), col);
   };
   // The query's row: a, on its own scale.
-  dl->AddText(origin + ImVec2(g.label_w - ImGui::CalcTextSize(in.query_label).x, g.query_y + 0.5f * (g.cell_h - text_h)),
-              detail::accent_color(), in.query_label);
+  dl->AddText(
+      origin + ImVec2(g.label_w - ImGui::CalcTextSize(in.query_label).x, g.query_y + 0.5f * (g.cell_h - text_h)),
+      detail::accent_color(), in.query_label);
   for (int c = 0; c < in.r; ++c) cell(g.products_x + c * g.cell_w, g.query_y, g.cell_w, diverging(in.a[c], a_max));
   int cells = in.r;
   for (int j = 0; j < in.keys; ++j) {
@@ -173,8 +176,8 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
     }
     if (in.weights && std::isfinite(in.weights[j])) {
       const float w = std::clamp(in.weights[j], 0.0f, 1.0f);
-      dl->AddRectFilled(origin + ImVec2(g.weight_x, y + 1.0f), origin + ImVec2(g.weight_x + w * g.weight_w, y + g.cell_h - 1.0f),
-                        detail::accent_color(0.8f));
+      dl->AddRectFilled(origin + ImVec2(g.weight_x, y + 1.0f),
+                        origin + ImVec2(g.weight_x + w * g.weight_w, y + g.cell_h - 1.0f), detail::accent_color(0.8f));
       if (row_text) {
         std::snprintf(buf, sizeof buf, "%.2f", in.weights[j]);
         dl->AddText(origin + ImVec2(g.weight_x + 2.0f, y + 0.5f * (g.cell_h - text_h)), text, buf);
@@ -199,8 +202,8 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
       const char* key = labels[h.row].c_str();
       if (h.component >= 0) {
         const int c = h.component;
-        ImGui::SetTooltip("key '%s' (%d), component %d:\na_%d = %.4f, b_%d = %.4f\na_%d b_%d = %.4f of the logit %.4f", key,
-                          h.row, c, c, in.a[c], c, bj[c], c, c, in.a[c] * bj[c], in.logits[h.row]);
+        ImGui::SetTooltip("key '%s' (%d), component %d:\na_%d = %.4f, b_%d = %.4f\na_%d b_%d = %.4f of the logit %.4f",
+                          key, h.row, c, c, in.a[c], c, bj[c], c, c, in.a[c] * bj[c], in.logits[h.row]);
       } else if (h.column == 1) {
         ImGui::SetTooltip("key '%s' (%d): logit = sum of the %d products = %.4f", key, h.row, in.r, in.logits[h.row]);
       } else if (h.column == 2 && in.weights) {

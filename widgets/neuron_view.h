@@ -31,16 +31,18 @@ struct NeuronGeometry {
   ImVec2 size{0, 0};     // what the widget occupies
   float label_w = 0.0f;  // the key labels' column (left)
   float cell_w = 0.0f, cell_h = 0.0f;
-  float header_h = 0.0f;  // the column titles' line
+  float header_h = 0.0f;                                     // the column titles' line
   float products_x = 0.0f, logit_x = 0.0f, weight_x = 0.0f;  // left edges, relative to the origin
   float logit_w = 0.0f, weight_w = 0.0f;
   float query_y = 0.0f;  // the query row's top (a), relative to the origin
   float keys_y = 0.0f;   // the first key row's top
 };
 // Cells as wide as fit between min_cell and max_cell (the widget scrolls beyond), rows as tall as
-// fit between min_row and the text's height.
+// fit between min_row and the text's height. The products' block is at least title_w wide (its
+// title), so that a few wide cells do not run their title into the logit column's.
 NeuronGeometry neuron_view_geometry(int keys, int r, float avail_w, float avail_h, float label_w, float text_h,
-                                    float min_cell = 3.0f, float max_cell = 28.0f, float min_row = 4.0f);
+                                    float title_w = 0.0f, float min_cell = 3.0f, float max_cell = 28.0f,
+                                    float min_row = 4.0f);
 
 // What is under p (relative to the widget's origin): a key row (0..keys-1), or -2 for the query's
 // row, and a component (0..r-1), or -1 outside the products (then *column says which column:

@@ -32,6 +32,10 @@ TEST(NeuronViewGeometry, CellsFillTheWidthWithinTheirLimitsAndRowsTheHeight) {
   EXPECT_EQ(g.cell_h, 4.0f);
   EXPECT_GT(g.size.y, 400.0f);
   EXPECT_EQ(hw::neuron_view_geometry(0, 8, 600, 400, 50, 16).size.x, 0.0f);
+  // Two wide cells under a 120 px title: the logit column starts after the title.
+  g = hw::neuron_view_geometry(10, 2, 600, 400, 50, 16, 120);
+  EXPECT_EQ(g.cell_w, 28.0f);
+  EXPECT_GE(g.logit_x, g.products_x + 120.0f);
 }
 
 TEST(NeuronViewGeometry, HitsNameTheRowTheComponentAndTheColumn) {
@@ -49,7 +53,7 @@ TEST(NeuronViewGeometry, HitsNameTheRowTheComponentAndTheColumn) {
   EXPECT_EQ(hit.column, 1);
   hit = hw::neuron_view_hit(g, 5, 4, ImVec2(g.weight_x + 1, g.keys_y + 4.5f * g.cell_h));
   EXPECT_EQ(hit.column, 2);
-  EXPECT_EQ(hw::neuron_view_hit(g, 5, 4, ImVec2(g.products_x, g.keys_y + 5.5f * g.cell_h)).row, -1);  // below
+  EXPECT_EQ(hw::neuron_view_hit(g, 5, 4, ImVec2(g.products_x, g.keys_y + 5.5f * g.cell_h)).row, -1);   // below
   EXPECT_EQ(hw::neuron_view_hit(g, 5, 4, ImVec2(g.products_x, g.query_y + 1.2f * g.cell_h)).row, -1);  // the gap
 }
 
