@@ -119,12 +119,9 @@ AttentionLinesResult AttentionLines(const char* id, const float* const* maps, in
   const ImVec2 origin = window->DC.CursorPos;
   res.origin = origin;
   res.geometry = g;
-  const ImRect bb(origin, origin + g.size);
-  ImGui::ItemSize(bb);
-  if (!ImGui::ItemAdd(bb, gid)) return res;
-
-  bool hovered = false, held = false;
-  const bool pressed = ImGui::ButtonBehavior(bb, gid, &hovered, &held);
+  ImRect bb;
+  bool hovered = false, pressed = false;
+  if (!detail::item_box(gid, g.size, &bb, &hovered, &pressed)) return res;
   if (hovered) {
     bool key_side = false;
     res.hovered = attention_lines_token_at(g, n, ImGui::GetIO().MousePos - origin, &key_side);

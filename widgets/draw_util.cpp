@@ -23,6 +23,16 @@ void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const 
   }
 }
 
+bool item_box(ImGuiID id, const ImVec2& size, ImRect* bb, bool* hovered, bool* pressed) {
+  const ImVec2 at = ImGui::GetCurrentWindow()->DC.CursorPos;
+  *bb = ImRect(at, at + size);
+  ImGui::ItemSize(*bb);
+  if (!ImGui::ItemAdd(*bb, id)) return false;
+  bool held = false;
+  *pressed = ImGui::ButtonBehavior(*bb, id, hovered, &held);
+  return true;
+}
+
 const char* clip_label(const char* label, int max_chars, char* buf, int buf_size) {
   if (label == nullptr) return "";
   if (max_chars <= 0 || buf_size < 8) return label;

@@ -30,6 +30,10 @@ ImU32 grid_color();
 ImU32 plot_bg_color();
 ImU32 accent_color(float alpha = 1.0f);
 
+// An interactive item of `size` at the cursor: lays it out, and runs a button's behaviour on it
+// (hovered, pressed this frame). false when it is clipped: then there is nothing to draw.
+bool item_box(ImGuiID id, const ImVec2& size, ImRect* bb, bool* hovered, bool* pressed);
+
 // Widest label among ticks, in the current font.
 float max_tick_label_width(const std::vector<AxisTick>& ticks);
 

@@ -124,11 +124,9 @@ NeuronViewResult NeuronView(const char* id, const NeuronViewInput& in) {
   const ImVec2 origin = window->DC.CursorPos;
   res.origin = origin;
   res.geometry = g;
-  const ImRect bb(origin, origin + g.size);
-  ImGui::ItemSize(bb);
-  if (!ImGui::ItemAdd(bb, gid)) return res;
-  bool hovered = false, held = false;
-  ImGui::ButtonBehavior(bb, gid, &hovered, &held);
+  ImRect bb;
+  bool hovered = false, pressed = false;
+  if (!detail::item_box(gid, g.size, &bb, &hovered, &pressed)) return res;
   if (hovered) res.hovered = neuron_view_hit(g, in.keys, in.r, ImGui::GetIO().MousePos - origin);
 
   ImDrawList* dl = window->DrawList;

@@ -156,14 +156,7 @@ class AttentionLinesFrame : public ::testing::Test {
   // One frame with the widget at the window's origin (no padding), the mouse at `mouse`.
   hw::AttentionLinesResult frame(const float* const* maps, int heads, int n, int pinned, ImVec2 mouse, bool down,
                                  int max_lines = 4000) {
-    headroom::widgets::testing::set_mouse(mouse, 0.0f, down);
-    ImGui::NewFrame();
-    hw::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-    ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
-    ImGui::PopStyleVar();
+    headroom::widgets::testing::begin_frame(mouse, 0.0f, down, true);
     // The widget's own geometry: its labels are the indices 0..n-1.
     float label_w = 0.0f;
     for (int i = 0; i < n; ++i) label_w = std::max(label_w, ImGui::CalcTextSize(std::to_string(i).c_str()).x);
@@ -172,9 +165,7 @@ class AttentionLinesFrame : public ::testing::Test {
     hw::AttentionLinesStyle style;
     style.max_lines = max_lines;
     const auto r = hw::AttentionLines("##lines", maps, heads, nullptr, n, pinned, style);
-    ImGui::End();
-    ImGui::Render();
-    stats_ = hw::frame_stats();
+    stats_ = headroom::widgets::testing::end_frame();
     return r;
   }
   hw::FrameStats stats_;

@@ -26,13 +26,7 @@ class HeadlessImGui : public ::testing::Test {
 
   // One frame with a 900-px-wide plot of `d`'s curves and a spectrum.
   hw::FrameStats frame(const hw::DemoData& d, ImVec2 mouse, float wheel = 0.0f, bool down = false) {
-    headroom::widgets::testing::set_mouse(mouse, wheel, down);
-    ImGuiIO& io = ImGui::GetIO();
-    ImGui::NewFrame();
-    hw::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
-    ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
+    headroom::widgets::testing::begin_frame(mouse, wheel, down);
     if (hw::BeginPlot("Loss##p", ImVec2(900, 350))) {
       hw::SetupAxes("step", "loss", hw::PlotFlags_LogY);
       hw::PlotShaded("band", d.steps.data(), d.band_lo.data(), d.band_hi.data(), d.points);
@@ -42,9 +36,7 @@ class HeadlessImGui : public ::testing::Test {
     }
     hw::SpectrumBars("Spectrum##s", d.spectrum.data(), static_cast<int>(d.spectrum.size()), d.rank, d.cap,
                      ImVec2(900, 250));
-    ImGui::End();
-    ImGui::Render();
-    return hw::frame_stats();
+    return headroom::widgets::testing::end_frame();
   }
 };
 

@@ -59,13 +59,7 @@ class PlotInteraction : public ::testing::Test {
   void TearDown() override { ImGui::DestroyContext(); }
 
   Result frame(ImVec2 mouse, float wheel = 0.0f, bool down = false, const Options& o = Options()) {
-    headroom::widgets::testing::set_mouse(mouse, wheel, down);
-    ImGuiIO& io = ImGui::GetIO();
-    ImGui::NewFrame();
-    hw::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
-    ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
+    headroom::widgets::testing::begin_frame(mouse, wheel, down);
     Result r;
     // Plot state is kept per ID for the process, so every test uses its own plot.
     const std::string id = std::string("##") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
@@ -83,8 +77,7 @@ class PlotInteraction : public ::testing::Test {
       if (o.capture) hw::CapturePlotSvg(&r.svg);
       hw::EndPlot();
     }
-    ImGui::End();
-    ImGui::Render();
+    headroom::widgets::testing::end_frame();
     return r;
   }
   // Enough frames for the next press not to be a double-click.

@@ -97,18 +97,9 @@ class NeuronViewFrame : public ::testing::Test {
   void TearDown() override { ImGui::DestroyContext(); }
 
   hw::NeuronViewResult frame(const hw::NeuronViewInput& in, ImVec2 mouse) {
-    headroom::widgets::testing::set_mouse(mouse, 0.0f, false);
-    ImGui::NewFrame();
-    hw::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-    ImGui::Begin("test", nullptr, ImGuiWindowFlags_NoDecoration);
-    ImGui::PopStyleVar();
+    headroom::widgets::testing::begin_frame(mouse, 0.0f, false, true);
     const auto r = hw::NeuronView("##neurons", in);
-    ImGui::End();
-    ImGui::Render();
-    stats_ = hw::frame_stats();
+    stats_ = headroom::widgets::testing::end_frame();
     return r;
   }
   hw::FrameStats stats_;
