@@ -2,7 +2,8 @@
 # lines_view_test.sh HEADROOM PNG_CHECK OUTDIR
 # The Attention maps tab's lines view (BertViz's head view) in the real window (Xvfb + xdotool):
 # it draws lines and no heatmaps, and a click on a query token pins that query, whose lines alone
-# are then drawn (checked through --state-out).
+# are then drawn; with the query pinned, a click on a head's name in the focus panel opens the
+# neurons view of that head and query (checked through --state-out).
 set -u
 headroom=$1 png_check=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
@@ -49,4 +50,26 @@ assert j["lab"]["lines_query"] == q and v["focus_query"] == q, "the click did no
 assert heads <= lines <= heads * (q + 1), "not the pinned query's lines alone"
 assert j["blocking_io_on_ui_thread"] == 0
 PY
+kill $xvfb_pid 2>/dev/null
+# 3. The query pinned by the scene: where head 1's name is, then a click on it.
+mkdir -p "$out/link"
+cat >"$out/link/scene.json" <<JSON
+{"view": "Lab", "lab": {"map_view": "lines", "lines_query": $query,
+ "text": "In the beginning God created the heaven and the earth."}}
+JSON
+in_xvfb "$headroom" --scene "$out/link/scene.json" --size 1280x800 --frames 60 --state-out "$out/link/before.json" ||
+  fail "headroom exited with $?"
+read -r x y <<<"$(python3 - "$out/link/before.json" <<'PY'
+import json, sys
+links = {k["head"]: k for k in json.load(open(sys.argv[1]))["lines_view"].get("head_links", [])}
+assert 1 in links, f"no link on head 1's name: {links}"
+print(int(links[1]["x"]), int(links[1]["y"]))
+PY
+)" || fail "state with the query pinned ($out/link/before.json)"
+open_window "$out/link" "$headroom" --scene "$out/link/scene.json" --state-out "$out/link/after.json"
+xdotool mousemove --window "$win" "$x" "$y" click 1 sleep 0.5
+close_window link
+state_equals link "$out/link/after.json" \
+  '(j["lab"]["map_view"], j["lab"]["neuron_head"], j["neurons_view"]["head"], j["neurons_view"]["query"])' \
+  "('neurons', 1, 1, $query)"
 echo PASS

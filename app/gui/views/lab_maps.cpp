@@ -134,8 +134,10 @@ void draw_head_roles(const LayerView& layer) {
 
 // One line per shown head for the focused token: its three strongest keys (a query) or readers
 // (a key), in the head's colour.
-void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::vector<bool>& shown, int token,
-                      bool key) {
+// The focused token's strongest weights per shown head. With the query pinned, a head's name opens
+// the neurons view of that head and query (*c), where its logits are taken apart.
+void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::vector<bool>& shown, int token, bool key,
+                      LabControls* c, std::vector<LinesViewDrawn::HeadLink>* links) {
   const int n = s.n;
   auto label = [&](int i) {
     return "'" + (i < static_cast<int>(s.tokens.size()) ? s.tokens[static_cast<size_t>(i)] : std::to_string(i)) +
@@ -154,8 +156,23 @@ void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::v
     }
     std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     ImGui::PushStyleColor(ImGuiCol_Text, widgets::head_color(static_cast<int>(h), static_cast<int>(layer.W.size())));
-    ImGui::Text("head %zu", h);
-    ImGui::PopStyleColor();
+    const std::string name = "head " + std::to_string(h);
+    const bool pinned = c && !key && c->lines_query == token && h < layer.A.size();
+    if (pinned) {
+      if (ImGui::Selectable((name + "##neurons").c_str(), false, 0, ImGui::CalcTextSize(name.c_str()))) {
+        c->map_view = MapView::Neurons;
+        c->neuron_head = static_cast<int>(h);
+      }
+      if (links) {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        links->push_back({static_cast<int>(h), 0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)});
+      }
+      ImGui::PopStyleColor();
+      tooltip("Take this head's logits for the pinned query apart (the neurons view).");
+    } else {
+      ImGui::TextUnformatted(name.c_str());
+      ImGui::PopStyleColor();
+    }
     // One entry per weight, each whole on a line (a narrow panel moves the next one down).
     const size_t shown_entries = std::min<size_t>(3, top.size());
     for (size_t i = 0; i < std::max<size_t>(1, shown_entries); ++i) {
@@ -229,9 +246,12 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
   ImGui::BeginChild("##lines_focus");
   ImGui::PushTextWrapPos(0.0f);
   if (r.focus_query >= 0 || r.focus_key >= 0) {
-    draw_lines_focus(s, layer, shown, r.focus_query >= 0 ? r.focus_query : r.focus_key, r.focus_query < 0);
+    draw_lines_focus(s, layer, shown, r.focus_query >= 0 ? r.focus_query : r.focus_key, r.focus_query < 0, &c,
+                     drawn ? &drawn->head_links : nullptr);
     if (c.lines_query >= 0)
-      ImGui::TextDisabled(r.hovered >= 0 ? "query %d is pinned" : "pinned: click it again to unpin", c.lines_query);
+      ImGui::TextDisabled(r.hovered >= 0 ? "query %d is pinned"
+                                         : "pinned: click it again to unpin, or a head's name to take its logits apart",
+                          c.lines_query);
   } else {
     ImGui::TextDisabled(
         "Every query's lines from weight %.2g. Hover a token to keep only its lines: on the left what a query "

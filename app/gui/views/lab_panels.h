@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "app/gui/lab/lab_controls.h"
 #include "app/gui/lab/lab_types.h"
@@ -22,6 +23,11 @@ struct LinesViewDrawn {
   float x = 0, y = 0, width = 0, height = 0;
   float top = 0, row_h = 0;  // token i's row is centred at y + top + (i + 0.5) row_h
   int tokens = 0, focus_query = -1, focus_key = -1;
+  struct HeadLink {
+    int head = 0;
+    float x = 0, y = 0;  // the centre of the head's name in the focus panel
+  };
+  std::vector<HeadLink> head_links;  // names that open the neurons view (with a query pinned)
 };
 // How the model view ("all layers") laid out its heads in the last frame.
 struct ModelViewDrawn {

@@ -173,6 +173,8 @@ nlohmann::json LabView::state() const {
                        {"tokens", l.tokens},
                        {"focus_query", l.focus_query},
                        {"focus_key", l.focus_key}};
+    for (const auto& k : l.head_links)
+      j["lines_view"]["head_links"].push_back({{"head", k.head}, {"x", k.x}, {"y", k.y}});
   }
   if (!problems_.empty()) {
     j["problems"] = nlohmann::json::array();
