@@ -14,6 +14,7 @@
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
 #include "core/analysis/bottleneck_report.h"
+#include "core/analysis/head_analysis.h"
 #include "core/attention/attention_costs.h"
 #include "core/attention/attention_layer.h"
 #include "core/io/spec_json.h"
@@ -77,6 +78,12 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
   file.tensors.push_back(to_st_tensor("L", nmh(trace.L)));
   file.tensors.push_back(to_st_tensor("U", nmh(trace.U)));
   file.tensors.push_back(to_st_tensor("Y", y[0]));
+  // Every head's logits as factors, L[:, :, h] = A[h] B[h]^T (what the lab's neurons view draws),
+  // from the weights on the CPU.
+  layer->to(torch::kCPU);
+  const auto factors = logit_factors(*layer, x[0]);
+  file.tensors.push_back(to_st_tensor("A", factors.A.contiguous()));
+  file.tensors.push_back(to_st_tensor("B", factors.B.contiguous()));
   file.metadata = {
       {"format", "headroom attention dump v1"},
       {"spec", to_json(spec).dump()},
@@ -87,7 +94,9 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
        "J = logit_scale * einsum(Q, K): Headroom multiplies the raw dot products by logit_scale (1/sqrt(d_k); 1 for "
        "general-bilinear) instead of folding it into P_q as TH does. Self-attention: M = X. W, J, L, U are [n, m, "
        "heads]; "
-       "L is J after P_l, before the causal mask; W is the softmax of the masked L; U is W after P_w."},
+       "L is J after P_l, before the causal mask; W is the softmax of the masked L; U is W after P_w. A and B "
+       "[heads, n, r] factor L: L[:, :, h] = A[h] B[h]^T, r = d_k (h_k d_k for mixed logits, 2 h_k d_k with the Ml "
+       "term, d for general-bilinear)."},
   };
   write_safetensors_file(path, file);
 }
@@ -236,7 +245,8 @@ Command register_inspect(CLI::App& root) {
   app->add_option("--seed", o->seed, "Seed for the --dump forward pass (default 0)");
   app->add_option("--dynamic", o->dynamic, "dynamic-proj only: which projections, e.g. Xl,Mw (default all four)");
   app->add_flag("--causal", o->causal, "Causal mask (a query sees only earlier keys)");
-  app->add_option("--dump", o->dump, "Write X, TH-named parameters, W, J, L, U and Y as safetensors");
+  app->add_option("--dump", o->dump,
+                  "Write X, TH-named parameters, W, J, L, U, Y and the logit factors A, B as safetensors");
   add_device_option(app, &o->device,
                     "--dump: run the forward pass on cpu (default), cuda, cuda:N or auto; the layer and X are drawn "
                     "on the CPU from --seed either way");

@@ -78,15 +78,20 @@ void write_dump(const core::HfTrace& trace, const torch::Tensor& output, int lay
   file.tensors.push_back(core::to_st_tensor("J", nmh(a.J)));
   file.tensors.push_back(core::to_st_tensor("W", nmh(a.W)));
   file.tensors.push_back(core::to_st_tensor("output", output[0]));
-  file.metadata = {{"format", "headroom model layer dump v1"},
-                   {"layer", std::to_string(layer)},
-                   {"family", report.family},
-                   {"tokens", nlohmann::json(tokens.labels).dump()},
-                   {"ids", nlohmann::json(tokens.ids).dump()},
-                   {"note",
-                    "X is the attention's input (after the pre-norm for GPT-2 and Llama), [n, d]; J the scaled logits "
-                    "before the mask (after RoPE), W the weights after mask and softmax, both [n, m, heads]; output "
-                    "the model's logits [n, V] (BERT: its last hidden state [n, d])"}};
+  const auto& f = trace.factors[static_cast<size_t>(layer)];  // J[:, :, h] = A[h] B[h]^T
+  file.tensors.push_back(core::to_st_tensor("A", f.A.contiguous()));
+  file.tensors.push_back(core::to_st_tensor("B", f.B.contiguous()));
+  file.metadata = {
+      {"format", "headroom model layer dump v1"},
+      {"layer", std::to_string(layer)},
+      {"family", report.family},
+      {"tokens", nlohmann::json(tokens.labels).dump()},
+      {"ids", nlohmann::json(tokens.ids).dump()},
+      {"note",
+       "X is the attention's input (after the pre-norm for GPT-2 and Llama), [n, d]; J the scaled logits "
+       "before the mask (after RoPE), W the weights after mask and softmax, both [n, m, heads]; output "
+       "the model's logits [n, V] (BERT: its last hidden state [n, d]); A and B [heads, n, d_k] factor J: J[:, :, h] = "
+       "A[h] B[h]^T (the scaled q and the k)"}};
   core::write_safetensors_file(path, file);
 }
 

@@ -165,6 +165,9 @@ TEST(InspectCli, DumpMatchesThPseudoCodeForEveryKind) {
       const auto ref = th_reference(f, spec, scale);
       EXPECT_TRUE(torch::allclose(from_st_tensor(f.at("W")).to(torch::kFloat64), ref.W, 1e-4, 1e-6)) << kind;
       EXPECT_TRUE(torch::allclose(from_st_tensor(f.at("Y")).to(torch::kFloat64), ref.Y, 1e-4, 1e-5)) << kind;
+      // The logit factors: every head's A[h] B[h]^T is its L.
+      const auto AB = torch::einsum("hnr,hmr->nmh", {from_st_tensor(f.at("A")), from_st_tensor(f.at("B"))});
+      EXPECT_TRUE(torch::allclose(AB, from_st_tensor(f.at("L")), 1e-4, 1e-5)) << kind;
       std::remove(path.c_str());
     }
   }

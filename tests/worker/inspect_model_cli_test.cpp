@@ -111,6 +111,17 @@ TEST(InspectModelCli, BertTokenizesTheTextItselfAndDumpsALayer) {
   EXPECT_EQ(file.metadata.at("layer"), "1");
   EXPECT_EQ(file.at("W").shape, std::vector<int64_t>({9, 9, 3}));
   EXPECT_EQ(file.at("X").shape, std::vector<int64_t>({9, 12}));
+  EXPECT_EQ(file.at("A").shape, std::vector<int64_t>({3, 9, 4}));  // the scaled q and the k, d_k = 4
+  const auto a = file.at("A").as_f32(), b = file.at("B").as_f32(), jm = file.at("J").as_f32();
+  double worst = 0;  // J[q, k, h] = A[h, q] . B[h, k]
+  for (int h = 0; h < 3; ++h)
+    for (int q = 0; q < 9; ++q)
+      for (int k = 0; k < 9; ++k) {
+        double s = 0;
+        for (int c = 0; c < 4; ++c) s += double(a[(h * 9 + q) * 4 + c]) * b[(h * 9 + k) * 4 + c];
+        worst = std::max(worst, std::abs(s - jm[(q * 9 + k) * 3 + h]));
+      }
+  EXPECT_LT(worst, 1e-4);
   // Each head's role is read off the weights the dump holds ([n, m, heads]), as full attention.
   const auto w = file.at("W").as_f32();
   for (const auto& h : j["per_layer"][1]["heads"]) {
