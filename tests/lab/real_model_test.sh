@@ -28,6 +28,15 @@ assert all(1 <= x <= r["rank_cap"] for layer in r["ranks"] for x in layer), r["r
 assert s["lab"]["tab"] == "rank", s["lab"]
 print("real model:", r["family"], n, "tokens, ranks", r["ranks"])
 PY
+# Its logits taken apart in the neurons view: the scaled q and k after the rotary encoding, d_k = 4
+# products per key, adding up to the logits shown.
+echo '{"view": "Lab", "lab": {"map_view": "neurons", "neuron_head": 3, "text": "In the beginning God created"}}' \
+  > "$out/neurons.json"
+in_xvfb "$headroom" --model "$out/llama" --scene "$out/neurons.json" --frames 5 --size 1280x800 \
+  --state-out "$out/neurons_state.json" || fail "headroom exited with $? in the neurons view"
+v='j["neurons_view"]'
+state_equals neurons "$out/neurons_state.json" "($v['head'], $v['r'], $v['keys'] == $v['query'] + 1, $v['sum_error'] < 1e-4)" \
+  "(3, 4, True, True)"
 mkdir -p "$out/not_a_model"
 in_xvfb "$headroom" --model "$out/not_a_model" --screenshot "$out/bad.png" --frames 5 --size 1280x800 \
   --state-out "$out/bad.json" || fail "headroom exited with $? on a directory that is not a model"

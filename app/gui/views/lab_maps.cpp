@@ -269,7 +269,8 @@ std::string neuron_caption(const LabSnapshot& s, int r) {
   if (!s.real.dir.empty() || !core::is_talking_heads_family(a.kind)) {
     if (a.kind == core::AttentionKind::GeneralBilinear)
       return "TH §6: logit = x_i P_h x_j, a = x_i P_h and b = x_j: d = " + rs + " products.";
-    std::string t = "logit = q_i . k_j / sqrt(d_k): d_k = " + rs + " products a_c b_c.";
+    std::string t = "logit = q_i . k_j / sqrt(d_k): d_k = " + rs + " products a_c b_c";
+    t += s.real.rotary ? " (q and k after the rotary position encoding)." : ".";
     if (r < s.n)
       t += " Fewer components than tokens (" + rs + " < n = " + std::to_string(s.n) +
            "): every logit of the head is built from these few numbers, rank <= " + rs + " (LRB §2.3).";
