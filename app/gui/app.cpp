@@ -544,8 +544,14 @@ void App::draw_status_bar() {
   } else {
     ImGui::TextDisabled("Ready");
   }
-  char right[160];
-  std::snprintf(right, sizeof right, "%d maps \xC2\xB7 %d plots \xC2\xB7 %.0f FPS", last_stats_.heatmaps_drawn,
+  // What the frame drew: maps and plots, and the lab's lines or neuron cells where it drew those.
+  char extra[64] = "";
+  if (last_stats_.attention_lines_drawn > 0)
+    std::snprintf(extra, sizeof extra, "%d lines \xC2\xB7 ", last_stats_.attention_lines_drawn);
+  else if (last_stats_.neuron_cells_drawn > 0)
+    std::snprintf(extra, sizeof extra, "%d neuron cells \xC2\xB7 ", last_stats_.neuron_cells_drawn);
+  char right[200];
+  std::snprintf(right, sizeof right, "%s%d maps \xC2\xB7 %d plots \xC2\xB7 %.0f FPS", extra, last_stats_.heatmaps_drawn,
                 last_stats_.plots_drawn, static_cast<double>(ImGui::GetIO().Framerate));
   const float w = ImGui::CalcTextSize(right).x;
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20.0f, ImGui::GetWindowContentRegionMax().x - w));
