@@ -2,7 +2,7 @@
 # neurons_view_test.sh HEADROOM PNG_CHECK OUTDIR
 # The neurons view in the real window: one head's logits for one query taken apart into products.
 # The state says what it drew: the head and query asked for, the keys up to the query (causal),
-# d_k components each, and cells that add up to the logits shown.
+# d_k components each, and cells that add up to the logits shown; a head's button names its role.
 set -u
 headroom=$1 png_check=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
@@ -21,4 +21,9 @@ state_equals neurons "$out/state.json" "($v['head'], $v['query'], $v['keys'], $v
 state_equals neurons "$out/state.json" "$v['sum_error'] < 1e-4" "True"
 # The query's row and 11 keys' rows of 8 products each.
 state_equals neurons "$out/state.json" 'j["widgets"]["neuron_cells"]' "96"
+# Hovering head 2's button says what the head does (its role, read off its weights).
+open_window "$out" "$headroom" --scene "$out/scene.json" --state-out "$out/hover.json"
+xdotool mousemove --window "$win" 469 322 sleep 0.3 mousemove --window "$win" 470 322 sleep 0.7
+close_window hover
+state_equals hover "$out/hover.json" 'j["tooltip"].split(":")[0]' "'head 2'"
 echo PASS

@@ -132,6 +132,20 @@ void draw_head_roles(const LayerView& layer) {
   tooltip(tip);
 }
 
+// What a head does, for its button's tooltip: "head 3: previous token (mean weight 0.62)"; "" when
+// the sequence is too short to tell.
+std::string head_role_tip(const LayerView& layer, size_t h) {
+  if (h >= layer.roles.size() || layer.roles[h].queries == 0) return {};
+  const core::HeadRole& r = layer.roles[h];
+  char buf[160];
+  if (r.kind == core::HeadRoleKind::Mixed)
+    std::snprintf(buf, sizeof buf, "head %zu: mixed (no key takes half its weight, and it is not even)", h);
+  else if (r.kind == core::HeadRoleKind::Broad)
+    std::snprintf(buf, sizeof buf, "head %zu: broad (its rows' entropy %.2f of uniform)", h, r.entropy);
+  else std::snprintf(buf, sizeof buf, "head %zu: %s (mean weight %.2f)", h, core::role_label(r).c_str(), r.share);
+  return buf;
+}
+
 // One line per shown head for the focused token: its three strongest keys (a query) or readers
 // (a key), in the head's colour.
 // The focused token's strongest weights per shown head. With the query pinned, a head's name opens
@@ -214,15 +228,18 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
       }
     }
     ImGui::PopStyleColor(2);
+    const std::string role = head_role_tip(layer, static_cast<size_t>(h));
+    tooltip((role.empty() ? "" : role + ". ") + "Click to hide or show its lines.");
   }
   same_line_if_fits(labelled_width(0, "all") + labelled_width(0, "none"));
   if (ImGui::SmallButton("all")) c.lines_hidden.clear();
+  tooltip("Show every head's lines.");
   ImGui::SameLine();
   if (ImGui::SmallButton("none")) {
     c.lines_hidden.clear();
     for (int h = 0; h < heads; ++h) c.lines_hidden.push_back(h);
   }
-  tooltip("Click a head to hide or show its lines.");
+  tooltip("Hide every head's lines (then click a head to show its own).");
 
   std::vector<const float*> maps;
   for (const auto& m : layer.W) maps.push_back(m.data());
@@ -306,6 +323,7 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
     ImGui::PushStyleColor(ImGuiCol_Text, on ? ImVec4(0, 0, 0, 1) : ImVec4(0.6f, 0.6f, 0.6f, 1));
     if (ImGui::SmallButton((text + "##neuron_head").c_str())) c.neuron_head = h;
     ImGui::PopStyleColor(2);
+    if (const std::string role = head_role_tip(layer, static_cast<size_t>(h)); !role.empty()) tooltip(role);
   }
   const int query = c.lines_query >= 0 ? c.lines_query : s.n - 1;
   const bool labelled = static_cast<int>(s.tokens.size()) == s.n;
@@ -325,6 +343,9 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
   // Causal: the keys up to the query (the later ones are masked out of the softmax).
   const bool causal = s.real.dir.empty() ? s.spec.attention.causal : s.real.causal;
   const int keys = causal ? query + 1 : s.n;
+  if (causal && query + 1 < s.n)
+    ImGui::TextDisabled("Causal: the keys up to the query; the %d after it are masked out of its softmax.",
+                        s.n - query - 1);
   std::vector<const char*> labels;
   for (int j = 0; j < keys && labelled; ++j) labels.push_back(s.tokens[static_cast<size_t>(j)].c_str());
   widgets::NeuronViewInput in;
