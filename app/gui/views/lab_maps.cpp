@@ -187,6 +187,10 @@ void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::v
       ImGui::TextUnformatted(name.c_str());
       ImGui::PopStyleColor();
     }
+    if (h < layer.roles.size() && layer.roles[h].queries > 0 && layer.roles[h].kind != core::HeadRoleKind::Mixed) {
+      ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);  // its role, as over its map
+      ImGui::TextDisabled("(%s)", core::role_short_label(layer.roles[h]).c_str());
+    }
     // One entry per weight, each whole on a line (a narrow panel moves the next one down).
     const size_t shown_entries = std::min<size_t>(3, top.size());
     for (size_t i = 0; i < std::max<size_t>(1, shown_entries); ++i) {
