@@ -132,6 +132,13 @@ void draw_head_roles(const LayerView& layer) {
   tooltip(tip);
 }
 
+// A head's role in short, over its tile in the model view and beside its name in the lines view's
+// focus panel: at W only (what head_role reads), none for mixed heads.
+std::string role_tag(const std::vector<core::HeadRole>& roles, size_t head, MapStage stage) {
+  if (stage != MapStage::W || head >= roles.size() || roles[head].kind == core::HeadRoleKind::Mixed) return {};
+  return core::role_short_label(roles[head]);
+}
+
 // What a head does, for its button's tooltip: "head 3: previous token (mean weight 0.62)"; "" when
 // the sequence is too short to tell.
 std::string head_role_tip(const LayerView& layer, size_t h) {
@@ -187,9 +194,9 @@ void draw_lines_focus(const LabSnapshot& s, const LayerView& layer, const std::v
       ImGui::TextUnformatted(name.c_str());
       ImGui::PopStyleColor();
     }
-    if (h < layer.roles.size() && layer.roles[h].queries > 0 && layer.roles[h].kind != core::HeadRoleKind::Mixed) {
+    if (const std::string role = role_tag(layer.roles, h, MapStage::W); !role.empty()) {
       ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);  // its role, as over its map
-      ImGui::TextDisabled("(%s)", core::role_short_label(layer.roles[h]).c_str());
+      ImGui::TextDisabled("(%s)", role.c_str());
     }
     // One entry per weight, each whole on a line (a narrow panel moves the next one down).
     const size_t shown_entries = std::min<size_t>(3, top.size());
@@ -386,11 +393,6 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
 
 // BertViz's model view: every layer's heads at the chosen stage, a row per layer, small; a click
 // opens that head enlarged in its layer's maps.
-// The role over a head's tile in the model view: at W only (what head_role reads), not for mixed heads.
-std::string role_tag(const std::vector<core::HeadRole>& roles, size_t head, MapStage stage) {
-  if (stage != MapStage::W || head >= roles.size() || roles[head].kind == core::HeadRoleKind::Mixed) return {};
-  return core::role_short_label(roles[head]);
-}
 
 void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ctx, ModelViewDrawn* drawn) {
   const int layers = static_cast<int>(s.layers.size());
