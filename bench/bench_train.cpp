@@ -23,6 +23,7 @@
 #include "core/model/parallel_matmul.h"
 #include "core/attention/attention_layer.h"
 #include "core/attention/fused_attention.h"
+#include "core/attention/th_mix.h"
 #include "core/train/blas_threads.h"
 #include "core/train/device.h"
 #include "core/train/trainer.h"
@@ -244,6 +245,15 @@ int main(int argc, char** argv) {
     out["peak_gpu_gib"] = double(stats.allocated_bytes[0].peak) / double(1ull << 30);
   }
 #endif
+  if (mixing == "kernel") {
+    // MixingPath::Kernel falls back to Batched where th_mix cannot run (no kernels in this build,
+    // not CUDA, a row too big for shared memory): say so, so a fallback never reads as the kernel.
+    const auto dtype = tr.device().is_cuda() && precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
+    const auto J = torch::empty({1, m.attention.heads_k, 1, n}, torch::TensorOptions().dtype(dtype).device(tr.device()));
+    const std::string why = core::th_mix_unavailable_reason(J, m.attention.heads_k, m.attention.heads, m.attention.heads_v);
+    out["kernel_unavailable"] = why;
+    if (!why.empty()) std::cerr << "bench_train: --mixing kernel ran as batched: " << why << "\n";
+  }
   if (peak) {
     const double p = sgemm_peak_gflops();
     out["sgemm_peak_gflops"] = p;
