@@ -249,8 +249,10 @@ int main(int argc, char** argv) {
     // MixingPath::Kernel falls back to Batched where th_mix cannot run (no kernels in this build,
     // not CUDA, a row too big for shared memory): say so, so a fallback never reads as the kernel.
     const auto dtype = tr.device().is_cuda() && precision == "bf16" ? torch::kBFloat16 : torch::kFloat32;
-    const auto J = torch::empty({1, m.attention.heads_k, 1, n}, torch::TensorOptions().dtype(dtype).device(tr.device()));
-    const std::string why = core::th_mix_unavailable_reason(J, m.attention.heads_k, m.attention.heads, m.attention.heads_v);
+    const auto J =
+        torch::empty({1, m.attention.heads_k, 1, n}, torch::TensorOptions().dtype(dtype).device(tr.device()));
+    const std::string why =
+        core::th_mix_unavailable_reason(J, m.attention.heads_k, m.attention.heads, m.attention.heads_v);
     out["kernel_unavailable"] = why;
     if (!why.empty()) std::cerr << "bench_train: --mixing kernel ran as batched: " << why << "\n";
   }

@@ -35,7 +35,7 @@ for r in $(seq "$ROUNDS"); do
   pytorch ref "${REF[@]}" --heads 8 --precision fp32 --attn sdpa
   worker ref-h32 "${REF[@]}" --heads 32 --precision fp32
   pytorch ref-h32 "${REF[@]}" --heads 32 --precision fp32
-  worker ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
+  worker ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing batched
   worker ref-th32-folded "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing folded
   worker ref-th32-kernel "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads --mixing kernel
   pytorch ref-th32 "${REF[@]}" --heads 32 --precision fp32 --attention talking-heads
@@ -45,7 +45,7 @@ for r in $(seq "$ROUNDS"); do
   pytorch base "${BASE[@]}" --precision bf16 --attn sdpa
   [ "$COMPILE" = 1 ] && pytorch base "${BASE[@]}" --precision bf16 --attn sdpa --compile
   pytorch base "${BASE[@]}" --precision bf16 --attn matmul
-  worker base-th "${BASE[@]}" --precision bf16 --attention talking-heads
+  worker base-th "${BASE[@]}" --precision bf16 --attention talking-heads --mixing batched
   worker base-th-folded "${BASE[@]}" --precision bf16 --attention talking-heads --mixing folded
   worker base-th-kernel "${BASE[@]}" --precision bf16 --attention talking-heads --mixing kernel
   pytorch base-th "${BASE[@]}" --precision bf16 --attention talking-heads

@@ -8,11 +8,12 @@
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
 # for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
-# SUITES_SCALE (full), SUITES_TIMEOUT (380 s), SUITES_DIR (keep the DBs there to resume in the next
+# SUITES_SCALE (full), SUITES_TIMEOUT (380 s; at paper scale leave the call 60 s after it for the
+# exports), SUITES_DIR (keep the DBs there to resume in the next
 # call on a warm machine, e.g. build-cuda/suites), SUITES_RESUME (a folder of earlier sessions'
 # exports, <suite>_gpu.sqlite: their done runs are kept and only the others train, so a suite larger
 # than one lease finishes over several), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
-# SUITES_SCALE=paper, whose weights are too big to bring back). ROWS: bench rows to run (all).
+# SUITES_SCALE=paper, whose weights are too big to bring back), SNAPSHOTS_PER_RUN (paper: 2). ROWS: bench rows to run (all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/gpu}"
@@ -155,30 +156,43 @@ if want suites; then
     fi
     (
       start=$(date +%s)
-      OMP_NUM_THREADS=1 timeout "${SUITES_TIMEOUT:-380}" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
+      OMP_NUM_THREADS=1 timeout -s KILL "${SUITES_TIMEOUT:-380}" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
         --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" --quiet >>"$OUT/$suite.log" 2>&1
       echo "$suite ($workers workers): rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
     ) &
   done
   wait
-  # Workers the timeout orphaned (anchored on the binary, never matching the shell that started
-  # this): asked to stop, they checkpoint; wait for them so the DBs are quiet before the export.
-  pkill -f "^$worker " 2>/dev/null
-  for _ in $(seq 30); do pgrep -f "^$worker " >/dev/null || break; sleep 1; done
+  # The timeout killed the `run`s outright; their worker processes (anchored on the binary, never
+  # matching the shell that started this) go the same way. A run resumes from its last periodic
+  # checkpoint, as after any SIGKILL (tested). Asked to stop instead, each would first write a
+  # checkpoint with its AdamW state, ~0.5 GB a run at paper scale into one SQLite file per suite:
+  # on 2026-11-26 that, with the exports, outlasted the 90 s a call had left after the timeout.
   pkill -9 -f "^$worker " 2>/dev/null
-  # Paper-scale weights are 40-90 MB a run in 16 bit: by default none travel back (8 files of 16 MB).
+  for _ in $(seq 10); do pgrep -f "^$worker " >/dev/null || break; sleep 1; done
+  # Paper-scale weights are 40-90 MB a run in 16 bit: by default none travel back (8 files of 16
+  # MB), and of the P_l / P_w snapshots the first and the last (h = 128: 0.8 MB each).
   weights_default=4
-  [ "${SUITES_SCALE:-full}" = paper ] && weights_default=0
+  snapshots=()
+  if [ "${SUITES_SCALE:-full}" = paper ]; then
+    weights_default=0
+    snapshots=(--snapshots-per-run "${SNAPSHOTS_PER_RUN:-2}")
+  fi
   exports=()
   counts=()
+  for suite in "${names[@]}"; do  # the exports side by side: each copies a DB of several GB first
+    rm -f "$work/${suite}_gpu.sqlite"
+    "$worker" export --db "$work/$suite.sqlite" --results-only --done-only "${snapshots[@]}" \
+      --weights-per-suite "${WEIGHTS_PER_SUITE:-$weights_default}" --out "$work/${suite}_gpu.sqlite" >"$work/$suite.export.txt" 2>&1 &
+  done
   for suite in "${names[@]}"; do
     status_text=$("$worker" status --db "$work/$suite.sqlite" 2>&1)
     echo "$status_text" >>"$OUT/suites.txt"
     counts+=("$suite: $(echo "$status_text" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { n[$3]++ } END { for (s in n) printf "%s %d  ", s, n[s] }')")
-    rm -f "$work/${suite}_gpu.sqlite"
-    "$worker" export --db "$work/$suite.sqlite" --results-only --done-only \
-      --weights-per-suite "${WEIGHTS_PER_SUITE:-$weights_default}" --out "$work/${suite}_gpu.sqlite" >>"$OUT/suites.txt" 2>&1 &&
-      exports+=("${suite}_gpu.sqlite")
+  done
+  wait
+  for suite in "${names[@]}"; do
+    cat "$work/$suite.export.txt" >>"$OUT/suites.txt"
+    [ -s "$work/${suite}_gpu.sqlite" ] && grep -q "^exported" "$work/$suite.export.txt" && exports+=("${suite}_gpu.sqlite")
   done
   # At most 8 files come back from a borrowed machine: the exports travel as one archive, split
   # into 15 MB pieces (cat exports.tar.part-* | tar x).

@@ -5,6 +5,7 @@
 #include "core/model/parallel_matmul.h"
 #include "core/model/torch_compat.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -53,6 +54,10 @@ torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch
 
 void set_mixing_path(MixingPath path) { g_mixing_path = path; }
 MixingPath mixing_path() { return g_mixing_path; }
+
+bool auto_mixing_prefers_kernel(int64_t heads_k, int64_t heads, int64_t heads_v) {
+  return std::max({heads_k, heads, heads_v}) <= kAutoKernelMaxHeads;
+}
 
 AttentionLayerImpl::AttentionLayerImpl(const AttentionSpec& spec) : spec_(spec) {
   require_valid(spec_);
@@ -215,7 +220,8 @@ torch::Tensor AttentionLayerImpl::forward_fast(const torch::Tensor& x, const tor
   const auto kT = parts[1].view({B, m, hk, dk}).permute({0, 2, 3, 1}).reshape({B * hk, dk, m});
   const auto v = parts[2].view({B, m, hv, dv}).transpose(1, 2).reshape({B * hv, m, dv});
   const auto J = torch::bmm(q, kT).view({B, hk, n, m});
-  if (!dynamic && mixing && path == MixingPath::Kernel && th_mix_unavailable_reason(J, hk, h, hv).empty()) {
+  const bool kernel = path == MixingPath::Kernel || (path == MixingPath::Auto && auto_mixing_prefers_kernel(hk, h, hv));
+  if (!dynamic && mixing && kernel && th_mix_unavailable_reason(J, hk, h, hv).empty()) {
     const auto U = th_mix(J, p_l, p_w, spec_.causal);
     const auto O =
         torch::bmm(U.reshape({B * hv, n, m}), v).view({B, hv, n, dv}).transpose(1, 2).reshape({B, n, hv * dv});

@@ -37,14 +37,22 @@ struct AttentionTrace {
 //   Kernel   on CUDA, the logits made with one batched matmul and mixed, masked, softmaxed and
 //            mixed again by th_mix's fused kernels (th_mix.h): 11 passes over [B, heads, n, m]
 //            tensors a step instead of 21; Batched where th_mix_unavailable_reason says why not;
-//   Auto     Batched (the default). Measured on one H100 (bench/run_train_bench.sh --device cuda,
-//            2026-11-24): Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at ref,
-//            h = 32, fp32: the extra arithmetic costs more than the [B, h, n, m] passes it saves.
-//            Kernel is not measured yet (written on a machine without a GPU).
+//   Auto     (the default) Kernel where th_mix runs (CUDA, the kernels built, a row in shared
+//            memory) and no side of the mixing has more than kAutoKernelMaxHeads heads; Batched
+//            otherwise. Measured on one H200 (2026-11-26, docs/results/gpu_h200_2026-11-26/, bf16
+//            unless said): Kernel against Batched 1.44x at the base model (h 12, n 512), 1.20x at
+//            h 8, n 128 (d 512, L 6), 0.87x at h 32, n 128, and 1.00x at ref, h 32, fp32 (launch
+//            bound). The bound of 16 lies between the measured win at 12 and loss at 32; 16 itself
+//            is not measured. Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at
+//            ref, h = 32, fp32 on one H100 (2026-11-24): the extra arithmetic costs more than the
+//            [B, h, n, m] passes it saves; Auto never picks it.
 // Process-wide, for tests and benchmarks.
 enum class MixingPath { Auto, Batched, Folded, Kernel };
 void set_mixing_path(MixingPath path);
 MixingPath mixing_path();
+inline constexpr int64_t kAutoKernelMaxHeads = 16;
+// Whether MixingPath::Auto takes the kernel for these head counts (where th_mix can run at all).
+bool auto_mixing_prefers_kernel(int64_t heads_k, int64_t heads, int64_t heads_v);
 
 class AttentionLayerImpl : public torch::nn::Module {
  public:

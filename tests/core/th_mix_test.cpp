@@ -168,6 +168,19 @@ TEST(ThMix, KernelPathFallsBackToBatchedWhereItCannotRun) {
     kernel = layer->forward(x).detach();
   }
   EXPECT_TRUE(torch::equal(batched, kernel));
+  const auto automatic = layer->forward(x).detach();  // Auto prefers the kernel at 5 heads: batched here too
+  EXPECT_TRUE(torch::equal(batched, automatic));
+}
+
+// Auto's rule, as measured on an H200 (attention_layer.h): the kernel up to 16 heads on every side
+// of the mixing (a win at 8 and 12), batched beyond (a loss at 32).
+TEST(ThMix, AutoPrefersTheKernelUpToSixteenHeads) {
+  EXPECT_TRUE(auto_mixing_prefers_kernel(8, 8, 8));
+  EXPECT_TRUE(auto_mixing_prefers_kernel(12, 12, 12));
+  EXPECT_TRUE(auto_mixing_prefers_kernel(3, 16, 5));
+  EXPECT_FALSE(auto_mixing_prefers_kernel(32, 32, 32));
+  EXPECT_FALSE(auto_mixing_prefers_kernel(8, 17, 8));
+  EXPECT_FALSE(auto_mixing_prefers_kernel(8, 8, 128));
 }
 
 // ---- CUDA (skipped without a GPU or the kernels) ---------------------------------------------------
