@@ -506,6 +506,20 @@ void App::draw_menu_bar() {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip(shipped ? "The suites' full-scale runs shipped with Headroom (assets/results), read-only"
                                 : "This installation has no results database (share/headroom/results)");
+    const auto& paper = explorer::paper_results();
+    if (ImGui::BeginMenu("Open paper-scale results", !paper.empty())) {
+      for (const auto& r : paper) {
+        if (ImGui::MenuItem(r.suite.c_str())) {
+          context_.request_open_path = r.path;
+          context_.select_view = "Explorer";
+        }
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("Trained on a GPU at the suite's paper scale; read-only\n%s", r.path.c_str());
+      }
+      ImGui::EndMenu();
+    }
+    if (paper.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))  // open, it would cover its items
+      ImGui::SetTooltip("This installation has no paper-scale results (share/headroom/results/paper)");
     if (ImGui::MenuItem("Export screenshot\xE2\x80\xA6", "Ctrl+Shift+S")) {
       export_path_ = widgets::timestamped_png_name("", "screenshot");
       open_export_dialog_ = true;

@@ -89,6 +89,23 @@ grep -q '"view": "Lab"' "$out/results_lab.state.json" || fail "results in lab: t
 grep -q '"kind": "talking-heads"' "$out/results_lab.state.json" || fail "results in lab: the lab lacks the run's model"
 grep -q '"heads": 16' "$out/results_lab.state.json" || fail "results in lab: expected the run's 16 heads"
 
+# A paper-scale export shipped with Headroom ("@paper/<suite>"): opens read-only like "@results",
+# and the worker bar offers no training into it; an unknown suite is named in the window.
+paper="$assets/results/paper/th_extreme_heads_gpu.sqlite"
+paper_sum=$(md5sum < "$paper")
+in_xvfb "$headroom" --db @paper/th_extreme_heads --view explorer --screenshot "$out/paper.png" --frames 6 \
+  --state-out "$out/paper.state.json" || fail "paper: headroom exited with $?"
+grep -q '"db": ".*/results/paper/th_extreme_heads_gpu.sqlite"' "$out/paper.state.json" || fail "paper: the export is not open"
+grep -q '"error": ""' "$out/paper.state.json" || fail "paper: the export reported an error"
+[ "$(state_value "$out/paper.state.json" runs)" -eq 4 ] || fail "paper: expected th_extreme_heads' 4 paper-scale runs"
+no_blocking_io "$out/paper.state.json" paper
+[ "$(md5sum < "$paper")" = "$paper_sum" ] || fail "paper: the shipped export was modified"
+[ ! -e "$paper-wal" ] && [ ! -e "$paper-shm" ] || fail "paper: opening the export left journal files"
+in_xvfb "$headroom" --db @paper/nope --view explorer --screenshot "$out/paper_bad.png" --frames 4 \
+  --state-out "$out/paper_bad.state.json" || fail "paper, unknown: headroom exited with $?"
+grep -q 'names no paper-scale results shipped with Headroom (there are @paper/th_extreme_heads' "$out/paper_bad.state.json" ||
+  fail "paper, unknown: the window does not say which paper-scale results there are"
+
 # A foreign file: explained in the window, never modified.
 printf 'not a database, just notes\n' > "$out/notes.sqlite"
 before=$(md5sum < "$out/notes.sqlite")

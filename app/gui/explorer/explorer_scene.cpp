@@ -84,12 +84,8 @@ bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::stri
       s.select->push_back(n.get<std::string>());
     }
   }
-  if (s.db == explorer::kResultsDb && explorer::results_db_path().empty())
-    return *error =
-               "explorer.db: \"@results\" is the results database shipped with Headroom, and this installation "
-               "has none (looked for " +
-               io::share_dir() + "/results/" + explorer::kResultsFile + ")",
-           false;
+  if (std::string why; !s.db.empty() && explorer::resolve_db_name(s.db, &why).empty())
+    return *error = "explorer.db: " + why, false;
   *out = std::move(s);
   return true;
 }

@@ -42,12 +42,10 @@ ExplorerView::ExplorerView(ViewContext& context)
   // With --db the loader starts reading while the window is still being created ("@results": the
   // results DB Headroom ships).
   if (context_.options && !context_.options->db_path.empty()) {
-    const std::string& db = context_.options->db_path;
-    const std::string path = db == explorer::kResultsDb ? explorer::results_db_path() : db;
+    std::string why;
+    const std::string path = explorer::resolve_db_name(context_.options->db_path, &why);
     if (!path.empty()) open_db(path);
-    else
-      session_.message = "--db @results: this installation has no results database (" + io::share_dir() + "/results/" +
-                         explorer::kResultsFile + ")";
+    else session_.message = "--db " + context_.options->db_path + ": " + why;
     started_ = true;
   }
 }
@@ -191,6 +189,11 @@ void ExplorerView::draw() {
     context_.request_open_results = false;
     if (const std::string results = explorer::results_db_path(); !results.empty()) open_db(results), started_ = true;
   }
+  if (!context_.request_open_path.empty()) {  // File > Open paper-scale results > a suite
+    open_db(context_.request_open_path);
+    context_.request_open_path.clear();
+    started_ = true;
+  }
   ensure_started();
   worker_bar_.poll(session_);
   sync();
@@ -202,6 +205,9 @@ void ExplorerView::draw() {
   }
   draw_toolbar();
   if (!session_.loader) {
+    // Why nothing opened (--db naming a shipped DB this installation lacks, a recent list that
+    // cannot be read): the worker bar, which shows it beside an open DB, is not drawn here.
+    if (!session_.message.empty()) problem_text(session_.message);
     ImGui::TextWrapped(
         "No experiments database is open. Type a path above and press Open, or start the GUI with "
         "--db FILE. `headroom-worker run assets/suites/<suite>.toml --db FILE` makes one.");
@@ -401,7 +407,8 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   bench_select_ = s.bench_select;
   table_.set_filter(s.filter);
   if (s.select) scene_select_ = *s.select;
-  const std::string db = s.db == explorer::kResultsDb ? explorer::results_db_path() : s.db;
+  std::string unused;  // parse_explorer_scene refused names that resolve to nothing
+  const std::string db = explorer::resolve_db_name(s.db, &unused);
   if (!db.empty() && !(context_.options && !context_.options->db_path.empty())) {
     open_db(db);
     started_ = true;
@@ -418,7 +425,8 @@ bool ExplorerView::load_lesson_scene(const nlohmann::json& scene, std::string* e
   scene_select_.clear();
   run_.set_replay_fraction(-1);
   lesson_figure_ = s.figure;
-  const std::string db = s.db == explorer::kResultsDb ? explorer::results_db_path() : s.db;
+  std::string unused;  // parse_explorer_scene refused names that resolve to nothing
+  const std::string db = explorer::resolve_db_name(s.db, &unused);
   const bool same_db = db.empty() || (session_.loader && session_.loader->db_path() == db);
   nlohmann::json without_db = scene;
   if (same_db && without_db.contains("explorer")) without_db["explorer"].erase("db");

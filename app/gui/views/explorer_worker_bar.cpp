@@ -81,11 +81,14 @@ void ExplorerWorkerBar::preselect(const std::string& suite_name, const std::stri
 
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const std::string& db_path = session.loader->db_path();
-  if (db_path == explorer::results_db_path()) {  // shipped with Headroom: nothing is trained into it
+  if (explorer::is_shipped_db(db_path)) {  // shipped with Headroom: nothing is trained into it
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled(
-        "The papers' results shipped with Headroom, read-only (assets/results/README.md lists the runs). To train, "
-        "open or create another database above.");
+        "%s", db_path == explorer::results_db_path()
+                  ? "The papers' results shipped with Headroom, read-only (assets/results/README.md lists the "
+                    "runs). To train, open or create another database above."
+                  : "Paper-scale results shipped with Headroom, trained on a GPU, read-only (their write-ups "
+                    "are in docs/results/). To train, open or create another database above.");
     ImGui::PopTextWrapPos();
     return;
   }

@@ -38,6 +38,7 @@ struct ViewContext {
   std::optional<StoredCheckpoint> open_in_lab;
   bool request_open_db = false;       // File > Open experiments DB: the explorer focuses its path field
   bool request_open_results = false;  // File > Open the papers' results: the explorer opens the shipped DB
+  std::string request_open_path;      // File > Open paper-scale results: the explorer opens this DB
   // The lab's "Open a trained run": with request_open_results, the explorer hands the lab one of the
   // shipped DB's runs with stored weights (explorer::trained_example) once its rows are read.
   bool request_trained_example = false;
