@@ -9,7 +9,8 @@
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
 # for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
 # SUITES_SCALE (full), SUITES_TIMEOUT (380 s; at paper scale leave the call 60 s after it for the
-# exports), SUITES_DIR (keep the DBs there to resume in the next
+# exports) or SUITES_DEADLINE (seconds since the start by which all is back: the training time is
+# what the build left, less 60 s for the exports), SUITES_DIR (keep the DBs there to resume in the next
 # call on a warm machine, e.g. build-cuda/suites), SUITES_RESUME (a folder of earlier sessions'
 # exports, <suite>_gpu.sqlite: their done runs are kept and only the others train, so a suite larger
 # than one lease finishes over several), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
@@ -141,6 +142,15 @@ if want suites; then
   # comes back as results-only exports. With SUITES_DIR kept between calls (a path under
   # build-cuda/ on a machine that stayed warm), the same command resumes what a timeout stopped.
   worker=${WORKER_BIN:-build-cuda/app/worker/headroom-worker}
+  # SUITES_DEADLINE: seconds since this script started by which everything must be back (a lease
+  # call's limit less a margin): training stops 60 s before it, whatever the build took, so the
+  # exports finish inside the call. It wins over SUITES_TIMEOUT.
+  suites_timeout=${SUITES_TIMEOUT:-380}
+  if [ -n "${SUITES_DEADLINE:-}" ]; then
+    suites_timeout=$((SUITES_DEADLINE - SECONDS - 60))
+    [ "$suites_timeout" -ge 30 ] || { echo "suites: only $((SUITES_DEADLINE - SECONDS)) s left of SUITES_DEADLINE; not started" | tee -a "$OUT/suites.txt"; exit 1; }
+    echo "suites: training for $suites_timeout s (SUITES_DEADLINE $SUITES_DEADLINE s, $SECONDS s gone)" | tee -a "$OUT/suites.txt"
+  fi
   work=${SUITES_DIR:-$(mktemp -d)}  # the full DBs stay there; exports come back
   mkdir -p "$work"
   names=()
@@ -156,7 +166,7 @@ if want suites; then
     fi
     (
       start=$(date +%s)
-      OMP_NUM_THREADS=1 timeout -s KILL "${SUITES_TIMEOUT:-380}" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
+      OMP_NUM_THREADS=1 timeout -s KILL "$suites_timeout" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
         --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" --quiet >>"$OUT/$suite.log" 2>&1
       echo "$suite ($workers workers): rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
     ) &
