@@ -69,18 +69,23 @@ grep -q '"view": "Lab"' "$out/lab.state.json" || fail "open in lab: the lab tab 
 grep -q '"kind": "talking-heads"' "$out/lab.state.json" || fail "open in lab: the lab does not show the run's model"
 [ "$(state_value "$out/lab.state.json" heatmaps_drawn)" -eq 8 ] || fail "open in lab: expected the 8 heads' maps"
 
-# The results Headroom ships ("@results"): it opens read-only (the file unchanged, no journal files
-# beside it), and a run in it opens in the lab with its weights.
-shipped="$assets/results/headroom_results.sqlite"
-shipped_sum=$(md5sum < "$shipped")
-in_xvfb "$headroom" --db @results --view explorer --screenshot "$out/results.png" --frames 6 \
-  --state-out "$out/results.state.json" || fail "results: headroom exited with $?"
-grep -q '"db": ".*/results/headroom_results.sqlite"' "$out/results.state.json" || fail "results: the shipped DB is not open"
-grep -q '"error": ""' "$out/results.state.json" || fail "results: the shipped DB reported an error"
-[ "$(state_value "$out/results.state.json" runs)" -ge 1 ] || fail "results: the shipped DB shows no runs"
-no_blocking_io "$out/results.state.json" results
-[ "$(md5sum < "$shipped")" = "$shipped_sum" ] || fail "results: the shipped DB was modified"
-[ ! -e "$shipped-wal" ] && [ ! -e "$shipped-shm" ] || fail "results: opening the shipped DB left journal files"
+# open_shipped NAME DB_NAME FILE MIN_RUNS: `--db DB_NAME` opens FILE, a database Headroom ships,
+# read-only (the file unchanged, no journal files beside it), with at least MIN_RUNS runs.
+open_shipped() {
+  local name=$1 db=$2 file=$3 min_runs=$4 sum
+  sum=$(md5sum < "$file")
+  in_xvfb "$headroom" --db "$db" --view explorer --screenshot "$out/$name.png" --frames 6 \
+    --state-out "$out/$name.state.json" || fail "$name: headroom exited with $?"
+  grep -q "\"db\": \".*/${file#"$assets"/}\"" "$out/$name.state.json" || fail "$name: $file is not open"
+  grep -q '"error": ""' "$out/$name.state.json" || fail "$name: $file reported an error"
+  [ "$(state_value "$out/$name.state.json" runs)" -ge "$min_runs" ] || fail "$name: fewer than $min_runs runs shown"
+  no_blocking_io "$out/$name.state.json" "$name"
+  [ "$(md5sum < "$file")" = "$sum" ] || fail "$name: $file was modified"
+  [ ! -e "$file-wal" ] && [ ! -e "$file-shm" ] || fail "$name: opening $file left journal files"
+}
+
+# The results Headroom ships ("@results"), and a run in it opens in the lab with its weights.
+open_shipped results @results "$assets/results/headroom_results.sqlite" 1
 printf '%s\n' '{"view": "Explorer", "explorer": {"db": "@results", "open_in_lab": "th-head-dims/6-24-6/seed=0"}}' \
   > "$out/results_lab.json"
 in_xvfb "$headroom" --scene "$out/results_lab.json" --screenshot "$out/results_lab.png" --frames 6 \
@@ -89,18 +94,9 @@ grep -q '"view": "Lab"' "$out/results_lab.state.json" || fail "results in lab: t
 grep -q '"kind": "talking-heads"' "$out/results_lab.state.json" || fail "results in lab: the lab lacks the run's model"
 grep -q '"heads": 16' "$out/results_lab.state.json" || fail "results in lab: expected the run's 16 heads"
 
-# A paper-scale export shipped with Headroom ("@paper/<suite>"): opens read-only like "@results",
-# and the worker bar offers no training into it; an unknown suite is named in the window.
-paper="$assets/results/paper/th_extreme_heads_gpu.sqlite"
-paper_sum=$(md5sum < "$paper")
-in_xvfb "$headroom" --db @paper/th_extreme_heads --view explorer --screenshot "$out/paper.png" --frames 6 \
-  --state-out "$out/paper.state.json" || fail "paper: headroom exited with $?"
-grep -q '"db": ".*/results/paper/th_extreme_heads_gpu.sqlite"' "$out/paper.state.json" || fail "paper: the export is not open"
-grep -q '"error": ""' "$out/paper.state.json" || fail "paper: the export reported an error"
-[ "$(state_value "$out/paper.state.json" runs)" -eq 4 ] || fail "paper: expected th_extreme_heads' 4 paper-scale runs"
-no_blocking_io "$out/paper.state.json" paper
-[ "$(md5sum < "$paper")" = "$paper_sum" ] || fail "paper: the shipped export was modified"
-[ ! -e "$paper-wal" ] && [ ! -e "$paper-shm" ] || fail "paper: opening the export left journal files"
+# A paper-scale export shipped with Headroom ("@paper/<suite>", th_extreme_heads' 4 runs); an
+# unknown suite is named in the window with the ones there are.
+open_shipped paper @paper/th_extreme_heads "$assets/results/paper/th_extreme_heads_gpu.sqlite" 4
 in_xvfb "$headroom" --db @paper/nope --view explorer --screenshot "$out/paper_bad.png" --frames 4 \
   --state-out "$out/paper_bad.state.json" || fail "paper, unknown: headroom exited with $?"
 grep -q 'names no paper-scale results shipped with Headroom (there are @paper/th_extreme_heads' "$out/paper_bad.state.json" ||
