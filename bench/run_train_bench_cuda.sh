@@ -78,6 +78,9 @@ for row in ["ref", "ref-h32", "ref-th32", "ref-th32-folded", "ref-th32-kernel", 
         continue
     wm = med(w)
     prec = w[0]["precision"]
+    fell_back = sorted({r["kernel_unavailable"] for r in w if r.get("kernel_unavailable")})
+    if fell_back:  # --mixing kernel that ran batched: never a kernel figure
+        names[row] += " RAN BATCHED: " + "; ".join(fell_back)
     peer = row.replace("-folded", "").replace("-kernel", "")
     for config in sorted({r["config"] for r in pick(peer, "pytorch")}):
         pm = med(pick(peer, "pytorch", config))
