@@ -258,3 +258,31 @@ TEST(ThMixCuda, AttentionLayerKernelPathEqualsBatched) {
     }
   }
 }
+
+// Auto on CUDA takes the kernel up to 16 heads and batched above (auto_mixing_prefers_kernel):
+// its output equals the forced path's bit for bit (the same launches), one side of the bound each.
+TEST(ThMixCuda, AutoTakesTheKernelUpToSixteenHeadsAndBatchedAbove) {
+  SKIP_WITHOUT_KERNELS();
+  struct Path {
+    explicit Path(MixingPath p) { set_mixing_path(p); }
+    ~Path() { set_mixing_path(MixingPath::Auto); }
+  };
+  const torch::Device cuda("cuda:0");
+  for (const int heads : {8, 32}) {
+    AttentionRequest r{AttentionKind::TalkingHeads, 64, heads};
+    r.causal = true;
+    AttentionLayer layer(*make_attention_spec(r, nullptr));
+    layer->to(cuda);
+    torch::NoGradGuard g;
+    for (auto& p : layer->parameters()) p.add_(0.3 * torch::randn_like(p));
+    torch::manual_seed(3);
+    const auto x = torch::randn({2, 40, 64}).to(cuda);
+    auto run = [&](MixingPath path) {
+      const Path p(path);
+      return layer->forward(x).cpu();
+    };
+    const auto automatic = run(MixingPath::Auto), kernel = run(MixingPath::Kernel), batched = run(MixingPath::Batched);
+    if (torch::equal(kernel, batched)) GTEST_SKIP() << "h " << heads << ": the paths agree bit for bit, so which ran is unknowable";
+    EXPECT_TRUE(torch::equal(automatic, heads <= kAutoKernelMaxHeads ? kernel : batched)) << "h " << heads;
+  }
+}
