@@ -282,7 +282,8 @@ TEST(ThMixCuda, AutoTakesTheKernelUpToSixteenHeadsAndBatchedAbove) {
       return layer->forward(x).cpu();
     };
     const auto automatic = run(MixingPath::Auto), kernel = run(MixingPath::Kernel), batched = run(MixingPath::Batched);
-    if (torch::equal(kernel, batched)) GTEST_SKIP() << "h " << heads << ": the paths agree bit for bit, so which ran is unknowable";
+    if (torch::equal(kernel, batched))
+      GTEST_SKIP() << "h " << heads << ": the paths agree bit for bit, so which ran is unknowable";
     EXPECT_TRUE(torch::equal(automatic, heads <= kAutoKernelMaxHeads ? kernel : batched)) << "h " << heads;
   }
 }
