@@ -5,8 +5,7 @@
 set -u
 headroom=$1 out=$2
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data"
+fresh_home "$out"
 
 # hover_and_check NAME X Y EXPECTED: with the mouse resting at (X, Y), the last frame's tooltip.
 hover_and_check() {

@@ -5,8 +5,7 @@
 set -u
 headroom=$1 out=$2
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data"
+fresh_home "$out"
 
 open_window "$out" "$headroom" --state-out "$out/state.json"
 # At 1280x800: File at (25, 12); its fourth item, "Open paper-scale results", at y = 106; the

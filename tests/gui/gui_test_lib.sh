@@ -57,3 +57,10 @@ print(sys.argv[2], "=", repr(got), "expected", repr(expected))
 sys.exit(0 if got == expected else 1)
 PY
 }
+
+# fresh_home OUT: an empty OUT with a home of its own (HOME, XDG_DATA_HOME under OUT/home), so the
+# window starts as on a first launch: no settings, no recent files, no default database.
+fresh_home() {
+  rm -rf "$1" && mkdir -p "$1/home"
+  export HOME="$1/home" XDG_DATA_HOME="$1/home/data"
+}

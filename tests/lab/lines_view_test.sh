@@ -8,8 +8,8 @@ set -u
 headroom=$1 png_check=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
 require_xvfb
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data" XDG_CONFIG_HOME="$out/config"
+fresh_home "$out"
+export XDG_CONFIG_HOME="$out/config"
 cat >"$out/scene.json" <<'JSON'
 {"view": "Lab", "lab": {"map_view": "lines", "text": "In the beginning God created the heaven and the earth."}}
 JSON

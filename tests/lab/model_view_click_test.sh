@@ -6,8 +6,7 @@
 set -u
 headroom=$1 out=$2
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data"
+fresh_home "$out"
 
 # click_and_check NAME LAB_JSON X Y LAYER HEAD MAPS: a click at (X, Y) must leave the lab in the
 # maps view of LAYER with HEAD enlarged, MAPS maps drawn (the layer's heads plus the enlarged one).

@@ -7,8 +7,7 @@ set -u
 headroom=$1 png_check=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
 require_xvfb
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data"
+fresh_home "$out"
 cat >"$out/scene.json" <<'JSON'
 {"view": "Lab", "lab": {"d": 32, "heads": 4, "layers": 2, "map_view": "neurons", "neuron_head": 2,
  "lines_query": 10, "text": "In the beginning God created the heaven and the earth."}}

@@ -6,8 +6,7 @@
 set -u
 headroom=$1 out=$2
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
-rm -rf "$out" && mkdir -p "$out/home"
-export HOME="$out/home" XDG_DATA_HOME="$out/home/data"  # a first launch: no settings, no recent files
+fresh_home "$out"  # a first launch: no settings, no recent files
 cat >"$out/scene.json" <<'JSON'
 {"view": "Lab", "lab": {"text": "In the beginning God created the heaven and the earth."}}
 JSON
