@@ -63,7 +63,7 @@ bool is_shipped_db(const std::string& path) {
 std::string resolve_db_name(const std::string& name, std::string* error) {
   if (name == kResultsDb) {
     const std::string path = results_db_path();
-    if (path.empty())
+    if (path.empty() && error)
       *error =
           "\"@results\" is the results database shipped with Headroom, and this installation has none (looked for " +
           io::share_dir() + "/results/" + kResultsFile + ")";
@@ -77,6 +77,7 @@ std::string resolve_db_name(const std::string& name, std::string* error) {
     if (r.suite == suite) return r.path;
     known += (known.empty() ? "" : ", ") + prefix + r.suite;
   }
+  if (!error) return "";
   *error =
       "\"" + name + "\" names no paper-scale results shipped with Headroom (" +
       (known.empty() ? "this installation has none in " + io::share_dir() + "/results/paper" : "there are " + known) +

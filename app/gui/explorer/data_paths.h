@@ -39,7 +39,7 @@ bool is_shipped_db(const std::string& path);
 
 // A database name as a scene, a lesson or --db gives it: "@results" and "@paper/<suite>" become
 // the shipped files' paths, anything else is a path as it is. "" with *error set when a shipped
-// name names nothing this installation has.
+// name names nothing this installation has (error may be null).
 std::string resolve_db_name(const std::string& name, std::string* error);
 
 }  // namespace headroom::explorer

@@ -407,8 +407,7 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   bench_select_ = s.bench_select;
   table_.set_filter(s.filter);
   if (s.select) scene_select_ = *s.select;
-  std::string unused;  // parse_explorer_scene refused names that resolve to nothing
-  const std::string db = explorer::resolve_db_name(s.db, &unused);
+  const std::string db = explorer::resolve_db_name(s.db, nullptr);  // parse_explorer_scene refused unresolvable names
   if (!db.empty() && !(context_.options && !context_.options->db_path.empty())) {
     open_db(db);
     started_ = true;
@@ -425,8 +424,7 @@ bool ExplorerView::load_lesson_scene(const nlohmann::json& scene, std::string* e
   scene_select_.clear();
   run_.set_replay_fraction(-1);
   lesson_figure_ = s.figure;
-  std::string unused;  // parse_explorer_scene refused names that resolve to nothing
-  const std::string db = explorer::resolve_db_name(s.db, &unused);
+  const std::string db = explorer::resolve_db_name(s.db, nullptr);  // parse_explorer_scene refused unresolvable names
   const bool same_db = db.empty() || (session_.loader && session_.loader->db_path() == db);
   nlohmann::json without_db = scene;
   if (same_db && without_db.contains("explorer")) without_db["explorer"].erase("db");
