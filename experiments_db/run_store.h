@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,14 @@ class RunStore {
   // written. Foreign, damaged or newer files are refused with the same
   // messages as Connection::open.
   MergeReport merge_from(const std::string& other_path);
+
+  // Copies every row of every table of `source` (a Headroom database at this schema version) into
+  // this one, which must hold no suites and no runs yet: ids, configs, metrics and their derived
+  // summaries as they are, except artifacts whose kind is in `artifact_kinds_left_out`, which are
+  // not even read (a paper-scale DB is gigabytes of checkpoints). One read snapshot of `source` (a
+  // worker may be writing it), one transaction here; both nest in the caller's. Returns the
+  // artifacts copied. `headroom-worker export --results-only` starts from it.
+  std::int64_t copy_from(Connection& source, const std::set<std::string>& artifact_kinds_left_out);
 
  private:
   double now() const;

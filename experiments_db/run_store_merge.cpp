@@ -1,4 +1,6 @@
-// RunStore::merge_from: folding another experiments database into this one.
+// RunStore::merge_from and copy_from: folding another experiments database into this one, and
+// copying one into a new file.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -202,6 +204,61 @@ MergeReport RunStore::merge_from(const std::string& other_path) {
   transaction.commit();
   snapshot.commit();
   return report;
+}
+
+std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>& artifact_kinds_left_out) {
+  Transaction snapshot(source, TransactionKind::Read);
+  Transaction transaction(connection_);
+  {
+    Statement occupied = connection_.prepare("SELECT EXISTS (SELECT 1 FROM suites) OR EXISTS (SELECT 1 FROM runs)");
+    if (occupied.step() && occupied.column_int64(0) != 0) {
+      throw DbError(connection_.path() + ": already holds suites or runs; copy " + source.path() +
+                    " into a new database (use merge to fold it into this one)");
+    }
+  }
+  // Our own tables, in the order they were created: a table's parents come before it.
+  std::vector<std::string> tables;
+  {
+    Statement list = connection_.prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid");
+    while (list.step()) tables.push_back(list.column_text(0));
+  }
+  std::int64_t artifacts = 0;
+  for (const std::string& table : tables) {
+    std::string columns, parameters;
+    {
+      Statement info = connection_.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+      info.bind(1, table);
+      while (info.step()) {
+        columns += (columns.empty() ? "\"" : ", \"") + info.column_text(0) + "\"";
+        parameters += parameters.empty() ? "?" : ", ?";
+      }
+    }
+    std::string select = "SELECT " + columns + " FROM \"" + table + "\"";
+    const bool is_artifacts = table == "artifacts";
+    if (is_artifacts && !artifact_kinds_left_out.empty()) {
+      select += " WHERE kind NOT IN (";
+      for (size_t i = 0; i < artifact_kinds_left_out.size(); ++i) select += i == 0 ? "?" : ", ?";
+      select += ")";
+    }
+    Statement read = source.prepare(select);
+    if (is_artifacts) {
+      int index = 1;
+      for (const std::string& kind : artifact_kinds_left_out) read.bind(index++, kind);
+    }
+    Statement write =
+        connection_.prepare("INSERT INTO \"" + table + "\" (" + columns + ") VALUES (" + parameters + ")");
+    const int count = static_cast<int>(std::count(parameters.begin(), parameters.end(), '?'));
+    while (read.step()) {
+      for (int c = 0; c < count; ++c) write.bind_column(c + 1, read, c);
+      write.step();
+      write.reset();
+      if (is_artifacts) ++artifacts;
+    }
+  }
+  transaction.commit();
+  snapshot.commit();
+  return artifacts;
 }
 
 }  // namespace headroom::db

@@ -83,6 +83,11 @@ Statement& Statement::bind(int index, std::nullptr_t) {
   return *this;
 }
 
+Statement& Statement::bind_column(int index, const Statement& source, int column) {
+  check_bind(sqlite3_bind_value(stmt_, index, sqlite3_column_value(source.stmt_, column)), index);
+  return *this;
+}
+
 bool Statement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

@@ -40,6 +40,9 @@ class Statement {
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, BlobView bytes);
   Statement& bind(int index, std::nullptr_t);
+  // The value of `source`'s column (of its current row) as it is: integer, real, text, blob or
+  // NULL, copied. For copying rows between databases whatever their columns hold.
+  Statement& bind_column(int index, const Statement& source, int column);
   // Every integer type binds as a 64-bit integer (avoids int/double ambiguity).
   template <class Int, std::enable_if_t<std::is_integral_v<Int>, int> = 0>
   Statement& bind(int index, Int value) {

@@ -8,9 +8,9 @@
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
 # for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
-# SUITES_SCALE (full), SUITES_TIMEOUT (380 s; at paper scale leave the call 60 s after it for the
+# SUITES_SCALE (full), SUITES_TIMEOUT (380 s; at paper scale leave the call 30 s after it for the
 # exports) or SUITES_DEADLINE (seconds since the start by which all is back: the training time is
-# what the build left, less 60 s for the exports), SUITES_DIR (keep the DBs there to resume in the next
+# what the build left, less 30 s for the exports), SUITES_DIR (keep the DBs there to resume in the next
 # call on a warm machine, e.g. build-cuda/suites), SUITES_RESUME (a folder of earlier sessions'
 # exports, <suite>_gpu.sqlite: their done runs are kept and only the others train, so a suite larger
 # than one lease finishes over several), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
@@ -143,11 +143,13 @@ if want suites; then
   # build-cuda/ on a machine that stayed warm), the same command resumes what a timeout stopped.
   worker=${WORKER_BIN:-build-cuda/app/worker/headroom-worker}
   # SUITES_DEADLINE: seconds since this script started by which everything must be back (a lease
-  # call's limit less a margin): training stops 60 s before it, whatever the build took, so the
-  # exports finish inside the call. It wins over SUITES_TIMEOUT.
+  # call's limit less a margin): training stops 30 s before it, whatever the build took, so the
+  # exports finish inside the call. It wins over SUITES_TIMEOUT. 30 s: up to 10 for the killed
+  # workers to go, the rest for the exports, which read no checkpoints (2 GB of them: 1 s, against
+  # 20 s when an export copied the whole DB first; measured on the CPU machine, 2026-11-26).
   suites_timeout=${SUITES_TIMEOUT:-380}
   if [ -n "${SUITES_DEADLINE:-}" ]; then
-    suites_timeout=$((SUITES_DEADLINE - SECONDS - 60))
+    suites_timeout=$((SUITES_DEADLINE - SECONDS - 30))
     [ "$suites_timeout" -ge 30 ] || { echo "suites: only $((SUITES_DEADLINE - SECONDS)) s left of SUITES_DEADLINE; not started" | tee -a "$OUT/suites.txt"; exit 1; }
     echo "suites: training for $suites_timeout s (SUITES_DEADLINE $SUITES_DEADLINE s, $SECONDS s gone)" | tee -a "$OUT/suites.txt"
   fi
@@ -189,7 +191,7 @@ if want suites; then
   fi
   exports=()
   counts=()
-  for suite in "${names[@]}"; do  # the exports side by side: each copies a DB of several GB first
+  for suite in "${names[@]}"; do  # the exports side by side
     rm -f "$work/${suite}_gpu.sqlite"
     "$worker" export --db "$work/$suite.sqlite" --results-only --done-only "${snapshots[@]}" \
       --weights-per-suite "${WEIGHTS_PER_SUITE:-$weights_default}" --out "$work/${suite}_gpu.sqlite" >"$work/$suite.export.txt" 2>&1 &

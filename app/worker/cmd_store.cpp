@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_store.h"
+#include "experiments_db/transaction.h"
 
 namespace headroom::worker {
 namespace {
@@ -108,32 +108,6 @@ long long file_size(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
 }
 
-// A consistent snapshot of `from` (opened read-only, so a worker may be writing it) into the new
-// file `to`, by SQLite's online backup. An error message, or nullopt.
-std::optional<std::string> copy_database(const std::string& from, const std::string& to) {
-  sqlite3 *src = nullptr, *dst = nullptr;
-  std::optional<std::string> err;
-  if (sqlite3_open_v2(from.c_str(), &src, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
-      sqlite3_open_v2(to.c_str(), &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
-    err = std::string(sqlite3_errmsg(dst ? dst : src));
-  } else {
-    sqlite3_busy_timeout(src, 5000);
-    sqlite3_backup* b = sqlite3_backup_init(dst, "main", src, "main");
-    if (!b) {
-      err = std::string(sqlite3_errmsg(dst));
-    } else {
-      int rc;
-      while ((rc = sqlite3_backup_step(b, 256)) == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-        if (rc != SQLITE_OK) sqlite3_sleep(20);
-      sqlite3_backup_finish(b);
-      if (rc != SQLITE_DONE) err = std::string(sqlite3_errstr(rc));
-    }
-  }
-  sqlite3_close(src);
-  sqlite3_close(dst);
-  return err;
-}
-
 // Weights in 16 bits: every F32 / F64 tensor becomes F16 (bf16 would keep the range, but these
 // models' weights are small and F16 keeps 3 more bits of mantissa).
 db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
@@ -147,10 +121,94 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // A DB for sharing (issue: ship the papers' results): every suite, run, config and metric; no
 // checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
 // suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
-// runs outside a suite count as one suite), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots
-// per run, evenly spaced over training, the first and the last always among them. The source is only read.
-int compact_export(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
-                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of);
+// runs outside a suite count as one suite), in 16 bits; with `snapshots_per_run`, at most that many
+// P_l / P_w snapshots per run, evenly spaced over training, the first and the last always among
+// them. Written into the new file `out` from one snapshot of `source`, which is only read: its
+// checkpoints and the weights left out are never read (a paper-scale DB is gigabytes of them).
+int compact_export(db::Connection& source, const std::string& out, int weights_per_suite, bool done_only,
+                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
+  const std::string weights_kind = "weights";
+  auto conn = db::Connection::open(out, db::OpenMode::Create);
+  db::RunStore store(conn), from(source);
+  db::Transaction snapshot(source, db::TransactionKind::Read);
+  db::Transaction transaction(conn);
+  store.copy_from(source, {std::string(db::kCheckpointArtifact), weights_kind});
+  int64_t dropped = 0;
+  if (done_only) {  // the runs still queued, running or failed go, with their metrics and artifacts
+    auto del = conn.prepare("DELETE FROM runs WHERE status <> 'done'");
+    del.step();
+    dropped = conn.changes();
+  }
+  // Which runs keep weights: their last weights, by step.
+  std::map<std::string, std::vector<db::RunRecord>> by_suite;
+  for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
+  std::map<int64_t, int64_t> keep;  // run id -> step of its last weights
+  const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
+  for (auto& [suite, runs] : by_suite) {
+    std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
+      return std::make_pair(!named.count(a.name), a.seed) < std::make_pair(!named.count(b.name), b.seed);
+    });
+    int kept = 0;
+    for (const auto& r : runs) {
+      if (kept >= weights_per_suite) break;
+      const auto steps = from.artifact_steps(r.id, weights_kind);
+      if (!steps.empty()) keep[r.id] = steps.back(), ++kept;
+    }
+  }
+  int64_t thinned = 0;
+  if (snapshots_per_run) {
+    const auto kind = std::string(db::kTalkingHeadsArtifact);
+    auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
+    for (const auto& r : store.list_runs()) {
+      const auto steps = store.artifact_steps(r.id, kind);  // ascending
+      const size_t n = steps.size(), keep_n = static_cast<size_t>(*snapshots_per_run);
+      if (n <= keep_n) continue;
+      std::set<int64_t> kept;  // index i of keep_n spread over 0 .. n-1
+      for (size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
+      for (int64_t step : steps) {
+        if (kept.count(step)) continue;
+        del.reset();
+        del.bind(1, r.id).bind(2, kind).bind(3, step);
+        del.step();
+        ++thinned;
+      }
+    }
+  }
+  // Each kept run's last weights, in 16 bits, under the artifact id they had.
+  auto read =
+      source.prepare("SELECT id, bytes, created_at FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
+  auto insert =
+      conn.prepare("INSERT INTO artifacts (id, run_id, step, kind, bytes, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  for (const auto& [run_id, step] : keep) {
+    read.reset();
+    read.bind(1, run_id).bind(2, weights_kind).bind(3, step);
+    if (!read.step())
+      throw std::runtime_error("the weights of run " + std::to_string(run_id) + " at step " + std::to_string(step) +
+                               " vanished while they were read");
+    const auto f16 = to_f16(read.column_blob(1), "run " + std::to_string(run_id) + " weights");
+    insert.reset();
+    insert.bind_column(1, read, 0).bind(2, run_id).bind(3, step).bind(4, weights_kind);
+    insert.bind(5, db::BlobView(f16.data(), f16.size())).bind_column(6, read, 2);
+    insert.step();
+  }
+  transaction.commit();
+  snapshot.commit();
+  conn.exec("VACUUM");                           // the runs and snapshots left out
+  conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");  // the file's size is its size now, not before the VACUUM
+  // A rollback-journal file: a WAL file cannot be opened where its reader may not create the -shm
+  // beside it (an installed /usr/share/headroom/results, a read-only share).
+  conn.exec("PRAGMA journal_mode = DELETE");
+  const std::string& path = source.path();
+  std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
+            << " bytes): " << store.list_runs().size()
+            << " runs with their configs and metrics, final weights in F16 for " << keep.size() << " of them (at most "
+            << weights_per_suite << " per suite), no checkpoints";
+  if (done_only) std::cout << "; " << dropped << " runs not done left out";
+  if (snapshots_per_run)
+    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
+  std::cout << "\n";
+  return kExitOk;
+}
 
 int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
                        std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
@@ -161,12 +219,12 @@ int run_export_results(const std::string& path, const std::string& out, int weig
                  "overwritten)\n";
     return kExitBadInput;
   }
+  auto source = db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB we know
   {
-    auto source = db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB we know
     db::RunStore runs(source);
     for (const auto& name : keep_weights_of) {
       const auto run = runs.find_run(name);
-      if (run && (!done_only || run->status == db::RunStatus::Done) && runs.latest_artifact(run->id, "weights"))
+      if (run && (!done_only || run->status == db::RunStatus::Done) && !runs.artifact_steps(run->id, "weights").empty())
         continue;
       std::cerr << "headroom-worker export: --keep-weights-of " << name << ": "
                 << (!run ? "no such run in " + path + " (give run names as `headroom-worker status` lists them)"
@@ -177,99 +235,16 @@ int run_export_results(const std::string& path, const std::string& out, int weig
       return kExitBadInput;
     }
   }
-  if (auto err = copy_database(path, out)) {
-    std::remove(out.c_str());
-    std::cerr << "headroom-worker export: cannot copy " << path << " to " << out << ": " << *err << "\n";
-    return kExitFailure;
-  }
   try {
-    return compact_export(path, out, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
+    return compact_export(source, out, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
   } catch (const std::exception& e) {
-    // A half-made copy is no export: it goes, so the same command can run again once the cause
+    // A half-made export is no export: it goes, so the same command can run again once the cause
     // is fixed. SQLite reads a damaged source without complaint until it reaches the bad page.
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((out + suffix).c_str());
     std::cerr << "headroom-worker export: " << path << " could not be exported (" << e.what() << "); if " << path
               << " is damaged, `sqlite3 " << path << " 'PRAGMA integrity_check'` says where. Nothing was written\n";
     return kExitFailure;
   }
-}
-
-// The export itself, on the fresh copy `out` of `path`.
-int compact_export(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
-                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
-  auto conn = db::Connection::open(out, db::OpenMode::ReadWrite);
-  db::RunStore store(conn);
-  int64_t dropped = 0;
-  if (done_only) {  // the runs still queued, running or failed go, with their metrics and artifacts
-    auto del = conn.prepare("DELETE FROM runs WHERE status <> 'done'");
-    del.step();
-    dropped = conn.changes();
-  }
-  // Which runs keep weights.
-  std::map<std::string, std::vector<db::RunRecord>> by_suite;
-  for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
-  std::set<int64_t> keep;
-  const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
-  for (auto& [suite, runs] : by_suite) {
-    std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
-      return std::make_pair(!named.count(a.name), a.seed) < std::make_pair(!named.count(b.name), b.seed);
-    });
-    int kept = 0;
-    for (const auto& r : runs) {
-      if (kept >= weights_per_suite) break;
-      if (store.latest_artifact(r.id, "weights")) keep.insert(r.id), ++kept;
-    }
-  }
-  int64_t converted = 0, thinned = 0;
-  conn.exec("BEGIN");
-  conn.exec("DELETE FROM artifacts WHERE kind = 'checkpoint'");
-  if (snapshots_per_run) {
-    const auto kind = std::string(db::kTalkingHeadsArtifact);
-    for (const auto& r : store.list_runs()) {
-      const auto steps = store.artifact_steps(r.id, kind);  // ascending
-      const size_t n = steps.size(), keep_n = static_cast<size_t>(*snapshots_per_run);
-      if (n <= keep_n) continue;
-      std::set<int64_t> kept;  // index i of keep_n spread over 0 .. n-1
-      for (size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
-      auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
-      for (int64_t step : steps) {
-        if (kept.count(step)) continue;
-        del.reset();
-        del.bind(1, r.id).bind(2, kind).bind(3, step);
-        del.step();
-        ++thinned;
-      }
-    }
-  }
-  for (const auto& [suite, runs] : by_suite) {
-    for (const auto& r : runs) {
-      const auto last = store.latest_artifact(r.id, "weights");
-      auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = 'weights' AND step <> ?2");
-      del.bind(1, r.id).bind(2, keep.count(r.id) && last ? last->step : int64_t(-1));
-      del.step();
-      if (!keep.count(r.id) || !last) continue;
-      const auto f16 = to_f16(last->bytes, r.name + " weights");
-      auto upd = conn.prepare("UPDATE artifacts SET bytes = ?1 WHERE run_id = ?2 AND kind = 'weights' AND step = ?3");
-      upd.bind(1, db::BlobView(f16.data(), f16.size())).bind(2, r.id).bind(3, last->step);
-      upd.step();
-      ++converted;
-    }
-  }
-  conn.exec("COMMIT");
-  conn.exec("VACUUM");
-  conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");  // the file's size is its size now, not before the VACUUM
-  // A rollback-journal file: a WAL file cannot be opened where its reader may not create the -shm
-  // beside it (an installed /usr/share/headroom/results, a read-only share).
-  conn.exec("PRAGMA journal_mode = DELETE");
-  std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
-            << " bytes): " << store.list_runs().size()
-            << " runs with their configs and metrics, final weights in F16 for " << converted << " of them (at most "
-            << weights_per_suite << " per suite), no checkpoints";
-  if (done_only) std::cout << "; " << dropped << " runs not done left out";
-  if (snapshots_per_run)
-    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
-  std::cout << "\n";
-  return kExitOk;
 }
 
 int run_merge(const std::string& out, const std::vector<std::string>& inputs) {

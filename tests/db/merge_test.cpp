@@ -1,8 +1,9 @@
-// Export of metric rows and merging databases (e.g. cluster shards).
+// Export of metric rows, merging databases (e.g. cluster shards) and copying one into a new file.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -226,6 +227,76 @@ TEST(Merge, ARunOfTheSameNameWithAnotherConfigIsAnotherExperimentAndNothingIsMer
   EXPECT_EQ(run_config_difference(R"({"a": 1})", R"({"a": 1, "b": 2})"), "b is absent in the first, 2 in the second");
   EXPECT_EQ(run_config_difference("not json", "not json"), std::nullopt);
   EXPECT_NE(run_config_difference("not json", "{}"), std::nullopt);
+}
+
+// Every row of `table`, each column quoted by SQLite (blobs as hex, NULL as NULL), one line a row.
+std::string dump(Connection& connection, const std::string& table, const std::string& where = "") {
+  std::string columns;
+  Statement info = connection.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+  info.bind(1, table);
+  while (info.step()) columns += (columns.empty() ? "quote(" : " || ',' || quote(") + info.column_text(0) + ")";
+  Statement rows = connection.prepare("SELECT " + columns + " FROM " + table + where + " ORDER BY 1");
+  std::string out;
+  while (rows.step()) out += rows.column_text(0) + "\n";
+  return out;
+}
+
+TEST(Copy, EveryRowButTheArtifactKindsLeftOutAndOnlyIntoANewDatabase) {
+  TempDir dir;
+  const std::string source_path = dir.path("full.sqlite");
+  {
+    Connection connection = Connection::open(source_path, OpenMode::Create);
+    RunStore store(connection);
+    const std::int64_t suite = store.ensure_suite("sweep", "[suite]", "paper");
+    for (const char* name : {"r0", "r1", "r2"}) store.enqueue_run(run_in(suite, name));
+    train(store, "r0", 200, 1.0);  // checkpoints at 50 .. 200
+    train(store, "r2", 100, 2.0);  // r1 stays queued
+    const std::int64_t r0 = store.find_run("r0")->id;
+    store.put_artifact(r0, 200, "weights", bytes_of("final weights"));
+    store.put_artifact(r0, 100, std::string(kTalkingHeadsArtifact), bytes_of("P_l P_w"));
+    store.put_artifact(r0, 150, "empty", Blob{});
+    store.append_metrics(r0, {{"grad_norm", 200, 1600, 100.0, std::nan("")}});  // NaN is stored as NULL
+    NewRun adhoc;
+    adhoc.name = "adhoc";
+    adhoc.config_json = "{}";
+    store.enqueue_run(adhoc);
+  }
+  const std::string before = read_bytes(source_path);
+  Connection source = Connection::open(source_path, OpenMode::ReadOnly);
+  Connection copy = Connection::open(dir.path("copy.sqlite"), OpenMode::Create);
+  RunStore store(copy);
+  EXPECT_EQ(store.copy_from(source, {std::string(kCheckpointArtifact), "weights"}), 2);  // talking_heads, empty
+
+  for (const char* table : {"suites", "runs", "metric_series", "metrics", "metric_blocks"}) {
+    SCOPED_TRACE(table);
+    const std::string rows = dump(source, table);
+    EXPECT_GT(rows.size(), 10u);
+    EXPECT_EQ(dump(copy, table), rows);
+  }
+  const std::string kept = " WHERE kind NOT IN ('checkpoint', 'weights')";
+  EXPECT_EQ(dump(copy, "artifacts"), dump(source, "artifacts", kept));
+  EXPECT_NE(dump(copy, "artifacts").find("X''"), std::string::npos) << "the empty blob stays a blob";
+  EXPECT_NE(dump(source, "metrics").find("NULL"), std::string::npos);
+  // What RunStore reads back agrees: the curve behind the explorer, and the run table's summary.
+  const std::int64_t r0 = store.find_run("r0")->id;
+  RunStore original(source);
+  EXPECT_EQ(exported(store, store.find_run("r2")->id), exported(original, store.find_run("r2")->id));
+  EXPECT_EQ(store.curve(r0, "loss", 0, 1000, 4).size(), original.curve(r0, "loss", 0, 1000, 4).size());
+  EXPECT_EQ(store.latest_metrics(r0).at("loss"), original.latest_metrics(r0).at("loss"));
+  EXPECT_TRUE(std::isnan(store.latest_metrics(r0).at("grad_norm")));
+  EXPECT_TRUE(store.artifact_steps(r0, std::string(kCheckpointArtifact)).empty());
+
+  // Only into a new database: a second copy is refused and changes nothing.
+  const std::string runs = dump(copy, "runs");
+  try {
+    store.copy_from(source, {});
+    ADD_FAILURE() << "copied into a database that already holds runs";
+  } catch (const DbError& error) {
+    EXPECT_NE(std::string(error.what()).find("already holds suites or runs"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(dump(copy, "runs"), runs);
+  EXPECT_EQ(dump(copy, "artifacts"), dump(source, "artifacts", kept));
+  EXPECT_EQ(read_bytes(source_path), before) << "the source was written";
 }
 
 }  // namespace
