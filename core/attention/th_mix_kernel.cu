@@ -24,6 +24,7 @@ __device__ __forceinline__ void store(float* p, float x) { *p = x; }
 __device__ __forceinline__ void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16(x); }
 __device__ __forceinline__ float hr_fmax(float a, float b) { return fmaxf(a, b); }
 __device__ __forceinline__ float hr_exp(float x) { return expf(x); }
+__device__ __forceinline__ float4 hr_load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ __forceinline__ float* shared_floats() {
   extern __shared__ float smem[];
   return smem;
@@ -85,7 +86,7 @@ void launch_forward(const void* J, const float* p_l, const float* p_w, void* W, 
 template <typename T>
 void launch_backward(const void* W, const void* dU, const float* p_l, const float* p_w, void* dL, void* dJ,
                      const Shape& s) {
-  const std::size_t bytes = shared_bytes(s);
+  const std::size_t bytes = backward_shared_bytes(s);
   allow_shared(backward_kernel<T>, bytes);
   backward_kernel<T><<<static_cast<unsigned>(s.batch * s.n), threads_per_block(s), bytes, nullptr>>>(
       static_cast<const T*>(W), static_cast<const T*>(dU), p_l, p_w, static_cast<T*>(dL), static_cast<T*>(dJ),

@@ -16,6 +16,7 @@
 // row's h x m logits, P_l and P_w sit in shared memory; arithmetic in float32 whatever the storage.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -32,15 +33,26 @@ struct Shape {
 // warp per softmax row wants a few warps either way.
 inline int threads_per_block(const Shape& s) { return s.m >= 256 ? 256 : 128; }
 
+// Floats per row of a head-mixing matrix in shared memory: `columns` rounded up to 4, so rows start
+// 16-byte aligned (the kernels read P four columns at a time; th_mix_kernel_body.h's mix_ld).
+inline int64_t padded_row(int64_t columns) { return (columns + 3) / 4 * 4; }
+
 // Shared memory one forward block needs (bytes): P_l, P_w and the row's h x m logits.
 inline std::size_t forward_shared_bytes(const Shape& s) {
-  return static_cast<std::size_t>(s.heads_k * s.heads + s.heads * s.heads_v + s.heads * s.m) * sizeof(float);
+  return static_cast<std::size_t>(s.heads_k * padded_row(s.heads) + s.heads * padded_row(s.heads_v) + s.heads * s.m) *
+         sizeof(float);
 }
 
-// Shared memory one backward block needs (bytes; a forward block needs less): what must fit.
-inline std::size_t shared_bytes(const Shape& s) {
-  return static_cast<std::size_t>(s.heads_k * s.heads + s.heads * s.heads_v + 2 * s.heads * s.m) * sizeof(float);
+// Shared memory one backward block needs (bytes): P_l and P_w transposed, the row's weights and
+// their gradient.
+inline std::size_t backward_shared_bytes(const Shape& s) {
+  return static_cast<std::size_t>(s.heads * padded_row(s.heads_k) + s.heads_v * padded_row(s.heads) +
+                                  2 * s.heads * s.m) *
+         sizeof(float);
 }
+
+// What must fit for both kernels to run.
+inline std::size_t shared_bytes(const Shape& s) { return std::max(forward_shared_bytes(s), backward_shared_bytes(s)); }
 
 // The most shared memory a block may have on `device` (the opt-in maximum), or 0 without a
 // usable CUDA device.

@@ -10,6 +10,7 @@
 //   HR_SHARED_FLOATS()            the block's dynamic shared memory as float*
 //   HR_UNROLL                     #pragma unroll (or nothing)
 //   hr_fmax, hr_exp               fmaxf, expf
+//   hr_load4                      four floats from a 16-byte aligned shared address (.x .y .z .w)
 //   load / store                  a storage element (float, bfloat16) to and from float
 // and includes it inside its own namespace.
 // No include guard: meant to be included once per translation unit, inside a namespace.
@@ -33,23 +34,51 @@ HR_DEVICE int visible_keys(int i, int n, int m, bool causal) {
   return !causal ? m : v < 0 ? 0 : v > m ? m : v;
 }
 
-// One key column through a head-mixing matrix: out(o) = sum_q in(q) P(q, o) for o < n_out, with
-// P(q, o) = p[q * sq + o * so] in shared memory (the same address for every thread: a broadcast).
-// Outputs are accumulated 8 at a time in registers, so each input is read n_out / 8 times and
-// each output written once.
+// Floats per row of a head-mixing matrix in shared memory: its columns rounded up to 4, so every
+// row starts 16-byte aligned and is read four columns a load. th_mix_kernel.h's padded_row is
+// the host's copy (the emulated tests hold the two equal).
+HR_DEVICE int mix_ld(int columns) { return (columns + 3) / 4 * 4; }
+
+// The row-major matrix src [rows][cols] (global memory) into shared memory as itself or, with
+// `transposed`, as its transpose, each row mix_ld floats apart and its padding 0. Every thread of
+// the block calls it.
+HR_DEVICE void stage_matrix(float* dst, const float* src, int rows, int cols, bool transposed) {
+  const int out_rows = transposed ? cols : rows, out_cols = transposed ? rows : cols, ld = mix_ld(out_cols);
+  for (int t = HR_TID; t < out_rows * ld; t += HR_NTHREADS) {
+    const int r = t / ld, c = t % ld;
+    dst[t] = c >= out_cols ? 0.0f : transposed ? src[c * cols + r] : src[r * cols + c];
+  }
+}
+
+// One key column through a head-mixing matrix: out(o) = sum_q in(q) P[q][o] for o < n_out, with
+// P in shared memory as stage_matrix left it (rows mix_ld(n_out) floats apart). Every thread reads
+// the same P address at once (a broadcast), four outputs a 16-byte load: at one 4-byte load per
+// multiply-add the shared-memory pipe, not the FP32 units, would set the pace. Outputs are
+// accumulated 8 at a time in registers, so each input is read n_out / 8 times and each output
+// written once.
 template <typename In, typename Out>
-HR_DEVICE void mix_column(int n_in, int n_out, const float* p, int sq, int so, In in, Out out) {
+HR_DEVICE void mix_column(int n_in, int n_out, const float* p, In in, Out out) {
   constexpr int kChunk = 8;
+  const int ld = mix_ld(n_out);
   for (int o0 = 0; o0 < n_out; o0 += kChunk) {
+    const bool upper = o0 + 4 < n_out;  // the chunk's second four outputs exist (the same for every thread)
     float acc[kChunk];
     HR_UNROLL
     for (int r = 0; r < kChunk; ++r) acc[r] = 0.0f;
     for (int q = 0; q < n_in; ++q) {
       const float x = in(q);
-      const float* pq = p + q * sq + o0 * so;
-      HR_UNROLL
-      for (int r = 0; r < kChunk; ++r) {
-        if (o0 + r < n_out) acc[r] += x * pq[r * so];
+      const float* pq = p + q * ld + o0;
+      const auto lo = hr_load4(pq);
+      acc[0] += x * lo.x;
+      acc[1] += x * lo.y;
+      acc[2] += x * lo.z;
+      acc[3] += x * lo.w;
+      if (upper) {
+        const auto hi = hr_load4(pq + 4);
+        acc[4] += x * hi.x;
+        acc[5] += x * hi.y;
+        acc[6] += x * hi.z;
+        acc[7] += x * hi.w;
       }
     }
     HR_UNROLL
@@ -99,10 +128,10 @@ template <typename T>
 HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__ p_l, const float* __restrict__ p_w,
                               T* __restrict__ W, T* __restrict__ U, int hk, int h, int hv, int n, int m, bool causal) {
   float* smem = HR_SHARED_FLOATS();
-  float* pl = smem;              // [h_k][h]
-  float* pw = pl + hk * h;       // [h][h_v]
-  float* a = pw + h * hv;        // [h][m]: logits, then weights
-  const long long row = HR_BID;  // b n + i
+  float* pl = smem;                 // P_l [h_k][h]
+  float* pw = pl + hk * mix_ld(h);  // P_w [h][h_v]
+  float* a = pw + h * mix_ld(hv);   // [h][m]: logits, then weights
+  const long long row = HR_BID;     // b n + i
   const long long b = row / n;
   const int i = static_cast<int>(row % n);
   const int visible = visible_keys(i, n, m, causal);
@@ -110,14 +139,14 @@ HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__
   const T* j_row = J + (b * hk * n + i) * m;  // head k at + k plane
   T* w_row = W + (b * h * n + i) * m;
   T* u_row = U + (b * hv * n + i) * m;
-  for (int t = HR_TID; t < hk * h; t += HR_NTHREADS) pl[t] = p_l[t];
-  for (int t = HR_TID; t < h * hv; t += HR_NTHREADS) pw[t] = p_w[t];
+  stage_matrix(pl, p_l, hk, h, false);
+  stage_matrix(pw, p_w, h, hv, false);
   HR_SYNC();
   // Each thread owns key columns j: L[:, j] = P_l^T J[:, j] (J's row is read from L1 after the
   // first 8 heads).
   for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
     mix_column(
-        hk, h, pl, h, 1, [&](int k) { return load(j_row + k * plane + j); }, [&](int c, float x) { a[c * m + j] = x; });
+        hk, h, pl, [&](int k) { return load(j_row + k * plane + j); }, [&](int c, float x) { a[c * m + j] = x; });
   }
   HR_SYNC();
   softmax_rows(a, h, m, visible);
@@ -126,8 +155,7 @@ HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__
     if (j < visible) {
       for (int c = 0; c < h; ++c) store(w_row + c * plane + j, a[c * m + j]);
       mix_column(
-          h, hv, pw, hv, 1, [&](int c) { return a[c * m + j]; },
-          [&](int v, float x) { store(u_row + v * plane + j, x); });
+          h, hv, pw, [&](int c) { return a[c * m + j]; }, [&](int v, float x) { store(u_row + v * plane + j, x); });
     } else {
       for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
       for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
@@ -140,10 +168,10 @@ HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU
                                const float* __restrict__ p_w, T* __restrict__ dL, T* __restrict__ dJ, int hk, int h,
                                int hv, int n, int m, bool causal) {
   float* smem = HR_SHARED_FLOATS();
-  float* pl = smem;         // [h_k][h]
-  float* pw = pl + hk * h;  // [h][h_v]
-  float* w = pw + h * hv;   // [h][m]: the saved weights
-  float* g = w + h * m;     // [h][m]: dW, then dL
+  float* pl_t = smem;                   // P_l^T [h][h_k]
+  float* pw_t = pl_t + h * mix_ld(hk);  // P_w^T [h_v][h]
+  float* w = pw_t + hv * mix_ld(h);     // [h][m]: the saved weights
+  float* g = w + h * m;                 // [h][m]: dW, then dL
   const long long row = HR_BID;
   const long long b = row / n;
   const int i = static_cast<int>(row % n);
@@ -153,15 +181,16 @@ HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU
   const T* du_row = dU + (b * hv * n + i) * m;
   T* dl_row = dL + (b * h * n + i) * m;
   T* dj_row = dJ + (b * hk * n + i) * m;
-  for (int t = HR_TID; t < hk * h; t += HR_NTHREADS) pl[t] = p_l[t];
-  for (int t = HR_TID; t < h * hv; t += HR_NTHREADS) pw[t] = p_w[t];
+  // Backward multiplies by P_l and P_w, not their transposes: staged transposed, their rows run
+  // over the outputs as mix_column reads them.
+  stage_matrix(pl_t, p_l, hk, h, true);
+  stage_matrix(pw_t, p_w, h, hv, true);
   HR_SYNC();
   // dW[:, j] = P_w dU[:, j].
   for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
     for (int c = 0; c < h; ++c) w[c * m + j] = load(w_row + c * plane + j);
     mix_column(
-        hv, h, pw, 1, hv, [&](int v) { return load(du_row + v * plane + j); },
-        [&](int c, float x) { g[c * m + j] = x; });
+        hv, h, pw_t, [&](int v) { return load(du_row + v * plane + j); }, [&](int c, float x) { g[c * m + j] = x; });
   }
   HR_SYNC();
   softmax_backward_rows(w, g, h, m, visible);
@@ -171,8 +200,7 @@ HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU
     if (j < visible) {
       for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, g[c * m + j]);
       mix_column(
-          h, hk, pl, 1, h, [&](int c) { return g[c * m + j]; },
-          [&](int k, float x) { store(dj_row + k * plane + j, x); });
+          h, hk, pl_t, [&](int c) { return g[c * m + j]; }, [&](int k, float x) { store(dj_row + k * plane + j, x); });
     } else {
       for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
       for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);

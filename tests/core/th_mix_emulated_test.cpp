@@ -9,6 +9,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstddef>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -123,6 +125,24 @@ inline void store(Bf16* p, float x) {
 inline float hr_fmax(float a, float b) { return std::fmax(a, b); }
 inline float hr_exp(float x) { return std::exp(x); }
 
+// float4 from shared memory: on the GPU the address must be 16-byte aligned, and nothing past the
+// block's shared memory may be read. Dynamic shared memory starts aligned, so an offset from its
+// start that is not a multiple of 4 floats, or a read past its end, is a bug here too: counted,
+// and each test case checks the count is 0.
+struct Float4 {
+  float x, y, z, w;
+};
+std::atomic<long long> bad_vector_loads{0};
+inline Float4 hr_load4(const float* p) {
+  const std::vector<float>& shared = tl_block->shared;
+  const std::ptrdiff_t at = p - shared.data();
+  if (at < 0 || at % 4 != 0 || static_cast<std::size_t>(at) + 4 > shared.size()) {
+    ++bad_vector_loads;
+    return {0, 0, 0, 0};
+  }
+  return {p[0], p[1], p[2], p[3]};
+}
+
 #define HR_DEVICE inline
 #define HR_GLOBAL
 #define HR_TID tl_tid
@@ -189,7 +209,7 @@ void check_case(const Case& c, torch::ScalarType type, double tolerance) {
   const auto dU = torch::randn({c.batch, c.hv, c.n, c.m}).to(type).contiguous();
   auto dL = torch::full({c.batch, c.h, c.n, c.m}, std::numeric_limits<float>::quiet_NaN()).to(type);
   auto dJ = torch::full({c.batch, c.hk, c.n, c.m}, std::numeric_limits<float>::quiet_NaN()).to(type);
-  launch(c.batch * c.n, k::threads_per_block(s), k::shared_bytes(s), [&] {
+  launch(c.batch * c.n, k::threads_per_block(s), k::backward_shared_bytes(s), [&] {
     emulated::backward_kernel<T>(static_cast<const T*>(W.data_ptr()), static_cast<const T*>(dU.data_ptr()),
                                  pl.data_ptr<float>(), pw.data_ptr<float>(), static_cast<T*>(dL.data_ptr()),
                                  static_cast<T*>(dJ.data_ptr()), int_of(c.hk), int_of(c.h), int_of(c.hv), int_of(c.n),
@@ -200,6 +220,7 @@ void check_case(const Case& c, torch::ScalarType type, double tolerance) {
   EXPECT_FALSE(dJ.isnan().any().item<bool>()) << c.name() << ": dJ";
   EXPECT_LT(relative(dL, dL_ref), tolerance) << c.name() << ": dL";
   EXPECT_LT(relative(dJ, dJ_ref), tolerance) << c.name() << ": dJ";
+  EXPECT_EQ(emulated::bad_vector_loads.exchange(0), 0) << c.name() << ": float4 loads misaligned or out of bounds";
 }
 
 std::vector<Case> cases() {
@@ -210,10 +231,22 @@ std::vector<Case> cases() {
       {1, 2, 2, 2, 1, 1, true},      // one position
       {1, 12, 10, 9, 37, 37, true},  // more heads than a chunk of 8, rows not a multiple of 32
       {1, 5, 6, 7, 4, 260, false},   // 256 threads a block, more keys than threads
+      {1, 17, 13, 16, 5, 9, true},   // padded P rows (13 -> 16, 17 -> 20), a chunk's upper half used
+      {1, 1, 1, 1, 3, 3, true},      // one head: a row of 4 floats, one of them real
   };
 }
 
 }  // namespace
+
+// The kernels lay P out with mix_ld; the launches size shared memory with padded_row.
+TEST(ThMixEmulated, TheHostAndTheKernelsPadMixingRowsAlike) {
+  for (int columns = 1; columns <= 130; ++columns) {
+    EXPECT_EQ(emulated::mix_ld(columns), k::padded_row(columns)) << columns;
+    EXPECT_EQ(k::padded_row(columns) % 4, 0) << columns;
+    EXPECT_GE(k::padded_row(columns), columns);
+    EXPECT_LT(k::padded_row(columns), columns + 4);
+  }
+}
 
 TEST(ThMixEmulated, Float32KernelsEqualTheReferences) {
   for (const Case& c : cases()) check_case<float>(c, torch::kFloat32, 1e-5);
