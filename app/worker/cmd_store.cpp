@@ -125,10 +125,10 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // P_l / P_w snapshots per run, evenly spaced over training, the first and the last always among
 // them. Written into the new file `out` from one snapshot of `source`, which is only read: its
 // checkpoints and the weights left out are never read (a paper-scale DB is gigabytes of them).
-int compact_export(db::Connection& source, const std::string& out, int weights_per_suite, bool done_only,
+int compact_export(db::Connection& source, db::Connection& conn, int weights_per_suite, bool done_only,
                    std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
   const std::string weights_kind = "weights";
-  auto conn = db::Connection::open(out, db::OpenMode::Create);
+  const std::string& out = conn.path();
   db::RunStore store(conn), from(source);
   db::Transaction snapshot(source, db::TransactionKind::Read);
   db::Transaction transaction(conn);
@@ -235,12 +235,26 @@ int run_export_results(const std::string& path, const std::string& out, int weig
       return kExitBadInput;
     }
   }
-  try {
-    return compact_export(source, out, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
-  } catch (const std::exception& e) {
-    // A half-made export is no export: it goes, so the same command can run again once the cause
-    // is fixed. SQLite reads a damaged source without complaint until it reaches the bad page.
+  // A half-made export is no export: it goes, so the same command can run again once the cause
+  // is fixed.
+  const auto remove_out = [&out] {
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((out + suffix).c_str());
+  };
+  std::optional<db::Connection> target;
+  try {
+    target.emplace(db::Connection::open(out, db::OpenMode::Create));
+  } catch (const std::exception& e) {
+    remove_out();
+    std::cerr << "headroom-worker export: cannot create " << out << " (" << e.what()
+              << "); give --out a new file in a folder that exists and that you may write. Nothing was written\n";
+    return kExitBadInput;
+  }
+  try {
+    return compact_export(source, *target, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
+  } catch (const std::exception& e) {
+    // SQLite reads a damaged source without complaint until it reaches the bad page.
+    target.reset();
+    remove_out();
     std::cerr << "headroom-worker export: " << path << " could not be exported (" << e.what() << "); if " << path
               << " is damaged, `sqlite3 " << path << " 'PRAGMA integrity_check'` says where. Nothing was written\n";
     return kExitFailure;

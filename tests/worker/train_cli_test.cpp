@@ -504,6 +504,14 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   r = run_worker({"export", "--db", db, "--results-only"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  // An --out in a folder that is not there is named as the problem, not the source.
+  const std::string nowhere = temp_path("no_such_folder") + "/shared.sqlite";
+  r = run_worker({"export", "--db", db, "--results-only", "--out", nowhere});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot create " + nowhere), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("damaged"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(nowhere));
+  EXPECT_EQ(file_hash(db), before) << "the source changed";
 }
 
 TEST(TrainCli, StatusSaysWhyARunFailedUnderTheTable) {
