@@ -500,7 +500,7 @@ void App::draw_menu_bar() {
       ImGui::SetTooltip("A Hugging Face GPT-2, BERT or Llama-style directory: its heads' maps and ranks in the lab");
     const bool shipped = !explorer::results_db_path().empty();
     if (ImGui::MenuItem("Open the papers' results", nullptr, false, shipped)) {
-      context_.request_open_results = true;
+      context_.request_open_path = explorer::results_db_path();
       context_.select_view = "Explorer";
     }
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))

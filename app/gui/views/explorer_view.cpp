@@ -185,11 +185,7 @@ void ExplorerView::apply_scene_selection() {
 }
 
 void ExplorerView::draw() {
-  if (context_.request_open_results) {  // File > Open the papers' results, or the empty DB's offer
-    context_.request_open_results = false;
-    if (const std::string results = explorer::results_db_path(); !results.empty()) open_db(results), started_ = true;
-  }
-  if (!context_.request_open_path.empty()) {  // File > Open paper-scale results > a suite
+  if (!context_.request_open_path.empty()) {  // File > Open the papers' results, a paper-scale suite, an offer
     open_db(context_.request_open_path);
     context_.request_open_path.clear();
     started_ = true;

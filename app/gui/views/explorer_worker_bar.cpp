@@ -33,7 +33,7 @@ void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
           " shipped suites at quick scale, then starts `headroom-worker serve`.");
   if (!explorer::results_db_path().empty()) {
     ImGui::SameLine();
-    if (ImGui::Button("Open the papers' results")) session.context.request_open_results = true;
+    if (ImGui::Button("Open the papers' results")) session.context.request_open_path = explorer::results_db_path();
     tooltip(
         "The suites' full-scale runs shipped with Headroom (assets/results/README.md lists them): curves, the "
         "papers' figures, P_l / P_w replays, and trained weights to open in the lab. Nothing to train.");

@@ -272,7 +272,7 @@ void LabView::draw_untrained_offer() {
     return;
   ImGui::TextDisabled("Untrained: random weights.");
   if (ImGui::SmallButton("Open a trained run")) {
-    context_.request_open_results = true;
+    context_.request_open_path = explorer::results_db_path();
     context_.request_trained_example = true;
     context_.select_view = "Explorer";
   }

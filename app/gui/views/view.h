@@ -36,11 +36,12 @@ struct ViewContext {
   // the lab consumes the checkpoint when it draws.
   std::string select_view;
   std::optional<StoredCheckpoint> open_in_lab;
-  bool request_open_db = false;       // File > Open experiments DB: the explorer focuses its path field
-  bool request_open_results = false;  // File > Open the papers' results: the explorer opens the shipped DB
-  std::string request_open_path;      // File > Open paper-scale results: the explorer opens this DB
-  // The lab's "Open a trained run": with request_open_results, the explorer hands the lab one of the
-  // shipped DB's runs with stored weights (explorer::trained_example) once its rows are read.
+  bool request_open_db = false;  // File > Open experiments DB: the explorer focuses its path field
+  // The explorer opens this DB (File > Open the papers' results, Open paper-scale results > a suite,
+  // the empty explorer's and the lab's offers: the shipped DBs).
+  std::string request_open_path;
+  // The lab's "Open a trained run": with request_open_path the shipped results, the explorer hands
+  // the lab one of their runs with stored weights (explorer::trained_example) once its rows are read.
   bool request_trained_example = false;
   bool request_open_model = false;            // File > Open model: the lab focuses its model-directory field
   std::optional<std::string> open_model_dir;  // --model DIR: the lab opens it
