@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -39,6 +40,10 @@ __device__ __forceinline__ float* shared_floats() {
 #define HR_SHFL_XOR(x, o) __shfl_xor_sync(0xffffffffu, (x), (o))
 #define HR_SHARED_FLOATS() shared_floats()
 #define HR_UNROLL _Pragma("unroll")
+// The backward at most 64 registers a thread: 4 blocks of 256 threads an SM, as many as its shared
+// memory allows at the base model (h 12, m 512: 50 KB a block). Left to itself nvcc 13.0 took 70
+// for sm_90a, which fits 3; at 64 it spills 4 bytes.
+#define HR_LAUNCH_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
 #include "core/attention/th_mix_kernel_body.h"
 
 void check(cudaError_t e, const char* what) {
@@ -73,13 +78,26 @@ void allow_shared(Kernel kernel, std::size_t bytes) {
   }
 }
 
+// At most this many threads share one key column (th_mix_kernel_body.h's column_parts): no limit
+// unless HEADROOM_TH_MIX_COLUMN_PARTS says one; 1 runs every column in one thread, as before the
+// split, for side-by-side benchmarks.
+int column_parts_limit() {
+  static const int limit = [] {
+    const char* text = std::getenv("HEADROOM_TH_MIX_COLUMN_PARTS");
+    const int value = text != nullptr && *text != '\0' ? std::atoi(text) : 0;
+    return value >= 1 ? value : 1 << 20;
+  }();
+  return limit;
+}
+
 template <typename T>
 void launch_forward(const void* J, const float* p_l, const float* p_w, void* W, void* U, const Shape& s) {
   const std::size_t bytes = forward_shared_bytes(s);
   allow_shared(forward_kernel<T>, bytes);
   forward_kernel<T><<<static_cast<unsigned>(s.batch * s.n), threads_per_block(s), bytes, nullptr>>>(
       static_cast<const T*>(J), p_l, p_w, static_cast<T*>(W), static_cast<T*>(U), static_cast<int>(s.heads_k),
-      static_cast<int>(s.heads), static_cast<int>(s.heads_v), static_cast<int>(s.n), static_cast<int>(s.m), s.causal);
+      static_cast<int>(s.heads), static_cast<int>(s.heads_v), static_cast<int>(s.n), static_cast<int>(s.m), s.causal,
+      column_parts_limit());
   check(cudaGetLastError(), "forward launch");
 }
 
@@ -91,7 +109,7 @@ void launch_backward(const void* W, const void* dU, const float* p_l, const floa
   backward_kernel<T><<<static_cast<unsigned>(s.batch * s.n), threads_per_block(s), bytes, nullptr>>>(
       static_cast<const T*>(W), static_cast<const T*>(dU), p_l, p_w, static_cast<T*>(dL), static_cast<T*>(dJ),
       static_cast<int>(s.heads_k), static_cast<int>(s.heads), static_cast<int>(s.heads_v), static_cast<int>(s.n),
-      static_cast<int>(s.m), s.causal);
+      static_cast<int>(s.m), s.causal, column_parts_limit());
   check(cudaGetLastError(), "backward launch");
 }
 

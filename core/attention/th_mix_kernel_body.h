@@ -9,6 +9,7 @@
 //   HR_SHFL_XOR(x, o)             __shfl_xor_sync over the whole warp
 //   HR_SHARED_FLOATS()            the block's dynamic shared memory as float*
 //   HR_UNROLL                     #pragma unroll (or nothing)
+//   HR_LAUNCH_BOUNDS(t, b)        __launch_bounds__(t, b) (or nothing)
 //   hr_fmax, hr_exp               fmaxf, expf
 //   hr_load4                      four floats from a 16-byte aligned shared address (.x .y .z .w)
 //   load / store                  a storage element (float, bfloat16) to and from float
@@ -50,18 +51,39 @@ HR_DEVICE void stage_matrix(float* dst, const float* src, int rows, int cols, bo
   }
 }
 
-// One key column through a head-mixing matrix: out(o) = sum_q in(q) P[q][o] for o < n_out, with
-// P in shared memory as stage_matrix left it (rows mix_ld(n_out) floats apart). Every thread reads
-// the same P address at once (a broadcast), four outputs a 16-byte load: at one 4-byte load per
-// multiply-add the shared-memory pipe, not the FP32 units, would set the pace. Outputs are
-// accumulated 8 at a time in registers, so each input is read n_out / 8 times and each output
-// written once.
+// How many threads share one key column whose outputs number n_out, where `columns` columns have
+// work (causal rows near the start have few): one when every thread has a column of its own, else
+// as many as the threads allow, at most one per quad of 4 outputs, at most `max_parts`. Each takes
+// a part of the column's outputs (mix_column), so the block's threads stay busy on short rows.
+HR_DEVICE int column_parts(int columns, int n_out, int max_parts) {
+  if (columns <= 0) return 1;
+  int parts = HR_NTHREADS / columns;
+  const int quads = mix_ld(n_out) / 4;
+  if (parts > quads) parts = quads;
+  if (parts > max_parts) parts = max_parts;
+  return parts < 1 ? 1 : parts;
+}
+
+// The first of part `part`'s share of `count` items split into `parts` runs, in whole `unit`s.
+HR_DEVICE int part_begin(int count, int unit, int part, int parts) {
+  const int units = (count + unit - 1) / unit;
+  const int begin = unit * (part * units / parts);
+  return begin < count ? begin : count;
+}
+
+// One key column through a head-mixing matrix: out(o) = sum_q in(q) P[q][o], for part `part` of
+// `parts` of the outputs o < n_out (whole quads of 4 outputs each), with P in shared memory as
+// stage_matrix left it (rows mix_ld(n_out) floats apart). Every thread reads the same P address
+// at once (a broadcast), four outputs a 16-byte load: at one 4-byte load per multiply-add the
+// shared-memory pipe, not the FP32 units, would set the pace. Outputs are accumulated 8 at a time
+// in registers, so each input is read once per 8 outputs and each output written once.
 template <typename In, typename Out>
-HR_DEVICE void mix_column(int n_in, int n_out, const float* p, In in, Out out) {
+HR_DEVICE void mix_column(int n_in, int n_out, const float* p, int part, int parts, In in, Out out) {
   constexpr int kChunk = 8;
   const int ld = mix_ld(n_out);
-  for (int o0 = 0; o0 < n_out; o0 += kChunk) {
-    const bool upper = o0 + 4 < n_out;  // the chunk's second four outputs exist (the same for every thread)
+  const int o_begin = part_begin(n_out, 4, part, parts), o_end = part_begin(n_out, 4, part + 1, parts);
+  for (int o0 = o_begin; o0 < o_end; o0 += kChunk) {
+    const bool upper = o0 + 4 < o_end;  // the chunk's second four outputs are this part's (uniform in a warp)
     float acc[kChunk];
     HR_UNROLL
     for (int r = 0; r < kChunk; ++r) acc[r] = 0.0f;
@@ -83,7 +105,7 @@ HR_DEVICE void mix_column(int n_in, int n_out, const float* p, In in, Out out) {
     }
     HR_UNROLL
     for (int r = 0; r < kChunk; ++r) {
-      if (o0 + r < n_out) out(o0 + r, acc[r]);
+      if (o0 + r < o_end) out(o0 + r, acc[r]);
     }
   }
 }
@@ -126,7 +148,8 @@ HR_DEVICE void softmax_backward_rows(const float* w, float* g, int h, int m, int
 
 template <typename T>
 HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__ p_l, const float* __restrict__ p_w,
-                              T* __restrict__ W, T* __restrict__ U, int hk, int h, int hv, int n, int m, bool causal) {
+                              T* __restrict__ W, T* __restrict__ U, int hk, int h, int hv, int n, int m, bool causal,
+                              int max_parts) {
   float* smem = HR_SHARED_FLOATS();
   float* pl = smem;                 // P_l [h_k][h]
   float* pw = pl + hk * mix_ld(h);  // P_w [h][h_v]
@@ -142,31 +165,39 @@ HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__
   stage_matrix(pl, p_l, hk, h, false);
   stage_matrix(pw, p_w, h, hv, false);
   HR_SYNC();
-  // Each thread owns key columns j: L[:, j] = P_l^T J[:, j] (J's row is read from L1 after the
-  // first 8 heads).
-  for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
+  // L[:, j] = P_l^T J[:, j] for the visible columns j, each thread a column or a part of one (J's
+  // row is read from L1 after the first 8 heads).
+  const int parts_l = column_parts(visible, h, max_parts);
+  for (int t = HR_TID; t < visible * parts_l; t += HR_NTHREADS) {
+    const int j = t % visible, part = t / visible;
     mix_column(
-        hk, h, pl, [&](int k) { return load(j_row + k * plane + j); }, [&](int c, float x) { a[c * m + j] = x; });
+        hk, h, pl, part, parts_l, [&](int k) { return load(j_row + k * plane + j); },
+        [&](int c, float x) { a[c * m + j] = x; });
   }
   HR_SYNC();
   softmax_rows(a, h, m, visible);
   HR_SYNC();
-  for (int j = HR_TID; j < m; j += HR_NTHREADS) {
-    if (j < visible) {
-      for (int c = 0; c < h; ++c) store(w_row + c * plane + j, a[c * m + j]);
-      mix_column(
-          h, hv, pw, [&](int c) { return a[c * m + j]; }, [&](int v, float x) { store(u_row + v * plane + j, x); });
-    } else {
-      for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
-      for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
-    }
+  // W[:, j] out, U[:, j] = P_w^T W[:, j]; a part stores its share of the weights too.
+  const int parts_w = column_parts(visible, hv, max_parts);
+  for (int t = HR_TID; t < visible * parts_w; t += HR_NTHREADS) {
+    const int j = t % visible, part = t / visible;
+    for (int c = part_begin(h, 1, part, parts_w); c < part_begin(h, 1, part + 1, parts_w); ++c)
+      store(w_row + c * plane + j, a[c * m + j]);
+    mix_column(
+        h, hv, pw, part, parts_w, [&](int c) { return a[c * m + j]; },
+        [&](int v, float x) { store(u_row + v * plane + j, x); });
+  }
+  for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
+    for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
+    for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
   }
 }
 
 template <typename T>
-HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU, const float* __restrict__ p_l,
-                               const float* __restrict__ p_w, T* __restrict__ dL, T* __restrict__ dJ, int hk, int h,
-                               int hv, int n, int m, bool causal) {
+HR_GLOBAL void HR_LAUNCH_BOUNDS(256, 4)
+    backward_kernel(const T* __restrict__ W, const T* __restrict__ dU, const float* __restrict__ p_l,
+                    const float* __restrict__ p_w, T* __restrict__ dL, T* __restrict__ dJ, int hk, int h, int hv, int n,
+                    int m, bool causal, int max_parts) {
   float* smem = HR_SHARED_FLOATS();
   float* pl_t = smem;                   // P_l^T [h][h_k]
   float* pw_t = pl_t + h * mix_ld(hk);  // P_w^T [h_v][h]
@@ -186,25 +217,33 @@ HR_GLOBAL void backward_kernel(const T* __restrict__ W, const T* __restrict__ dU
   stage_matrix(pl_t, p_l, hk, h, true);
   stage_matrix(pw_t, p_w, h, hv, true);
   HR_SYNC();
-  // dW[:, j] = P_w dU[:, j].
-  for (int j = HR_TID; j < visible; j += HR_NTHREADS) {
-    for (int c = 0; c < h; ++c) w[c * m + j] = load(w_row + c * plane + j);
+  // dW[:, j] = P_w dU[:, j] for the visible columns, each thread a column or a part of one; a part
+  // reads its share of the saved weights too.
+  const int parts_w = column_parts(visible, h, max_parts);
+  for (int t = HR_TID; t < visible * parts_w; t += HR_NTHREADS) {
+    const int j = t % visible, part = t / visible;
+    for (int c = part_begin(h, 1, part, parts_w); c < part_begin(h, 1, part + 1, parts_w); ++c)
+      w[c * m + j] = load(w_row + c * plane + j);
     mix_column(
-        hv, h, pw_t, [&](int v) { return load(du_row + v * plane + j); }, [&](int c, float x) { g[c * m + j] = x; });
+        hv, h, pw_t, part, parts_w, [&](int v) { return load(du_row + v * plane + j); },
+        [&](int c, float x) { g[c * m + j] = x; });
   }
   HR_SYNC();
   softmax_backward_rows(w, g, h, m, visible);
   HR_SYNC();
-  // dJ[:, j] = P_l dL[:, j].
-  for (int j = HR_TID; j < m; j += HR_NTHREADS) {
-    if (j < visible) {
-      for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, g[c * m + j]);
-      mix_column(
-          h, hk, pl_t, [&](int c) { return g[c * m + j]; }, [&](int k, float x) { store(dj_row + k * plane + j, x); });
-    } else {
-      for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
-      for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);
-    }
+  // dL[:, j] out, dJ[:, j] = P_l dL[:, j].
+  const int parts_l = column_parts(visible, hk, max_parts);
+  for (int t = HR_TID; t < visible * parts_l; t += HR_NTHREADS) {
+    const int j = t % visible, part = t / visible;
+    for (int c = part_begin(h, 1, part, parts_l); c < part_begin(h, 1, part + 1, parts_l); ++c)
+      store(dl_row + c * plane + j, g[c * m + j]);
+    mix_column(
+        h, hk, pl_t, part, parts_l, [&](int c) { return g[c * m + j]; },
+        [&](int k, float x) { store(dj_row + k * plane + j, x); });
+  }
+  for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
+    for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
+    for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);
   }
 }
 

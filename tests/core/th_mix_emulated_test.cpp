@@ -152,6 +152,7 @@ inline Float4 hr_load4(const float* p) {
 #define HR_SHFL_XOR(x, o) shuffle_xor((x), (o))
 #define HR_SHARED_FLOATS() tl_block->shared.data()
 #define HR_UNROLL
+#define HR_LAUNCH_BOUNDS(threads, blocks)
 #include "core/attention/th_mix_kernel_body.h"
 
 }  // namespace emulated
@@ -176,8 +177,11 @@ double relative(const torch::Tensor& got, const torch::Tensor& want) {
   return (g - w).abs().max().item<double>() / std::max(1e-12, w.abs().max().item<double>());
 }
 
+// max_parts: how many threads may share a key column (th_mix_kernel_body.h's column_parts); 1 is
+// one thread a column, HEADROOM_TH_MIX_COLUMN_PARTS=1's path on a GPU.
 template <typename T>
-void check_case(const Case& c, torch::ScalarType type, double tolerance) {
+void check_case(const Case& c, torch::ScalarType type, double tolerance, int max_parts) {
+  SCOPED_TRACE("threads a column at most: " + std::to_string(max_parts));
   torch::manual_seed(static_cast<uint64_t>(c.hk * 100 + c.h * 10 + c.n));
   const auto J = (2.0 * torch::randn({c.batch, c.hk, c.n, c.m})).to(type).contiguous();
   const auto pl = (torch::eye(c.hk, c.h) + 0.5 * torch::randn({c.hk, c.h})).contiguous();
@@ -198,7 +202,7 @@ void check_case(const Case& c, torch::ScalarType type, double tolerance) {
   launch(c.batch * c.n, k::threads_per_block(s), k::forward_shared_bytes(s), [&] {
     emulated::forward_kernel<T>(static_cast<const T*>(J.data_ptr()), pl.data_ptr<float>(), pw.data_ptr<float>(),
                                 static_cast<T*>(W.data_ptr()), static_cast<T*>(U.data_ptr()), int_of(c.hk), int_of(c.h),
-                                int_of(c.hv), int_of(c.n), int_of(c.m), c.causal);
+                                int_of(c.hv), int_of(c.n), int_of(c.m), c.causal, max_parts);
   });
   const auto [W_ref, U_ref] = th_mix_forward_reference(J, pl, pw, c.causal);
   EXPECT_FALSE(W.isnan().any().item<bool>()) << c.name() << ": W";
@@ -213,7 +217,7 @@ void check_case(const Case& c, torch::ScalarType type, double tolerance) {
     emulated::backward_kernel<T>(static_cast<const T*>(W.data_ptr()), static_cast<const T*>(dU.data_ptr()),
                                  pl.data_ptr<float>(), pw.data_ptr<float>(), static_cast<T*>(dL.data_ptr()),
                                  static_cast<T*>(dJ.data_ptr()), int_of(c.hk), int_of(c.h), int_of(c.hv), int_of(c.n),
-                                 int_of(c.m), c.causal);
+                                 int_of(c.m), c.causal, max_parts);
   });
   const auto [dL_ref, dJ_ref] = th_mix_backward_reference(W, dU, pl, pw);
   EXPECT_FALSE(dL.isnan().any().item<bool>()) << c.name() << ": dL";
@@ -249,12 +253,14 @@ TEST(ThMixEmulated, TheHostAndTheKernelsPadMixingRowsAlike) {
 }
 
 TEST(ThMixEmulated, Float32KernelsEqualTheReferences) {
-  for (const Case& c : cases()) check_case<float>(c, torch::kFloat32, 1e-5);
+  for (const int max_parts : {1, 64})
+    for (const Case& c : cases()) check_case<float>(c, torch::kFloat32, 1e-5, max_parts);
 }
 
 // bfloat16 storage: both sides round W, U, dL, dJ to 8 bits of mantissa, from float32 sums taken
 // in a different order, so they may differ by one rounding step.
 TEST(ThMixEmulated, BFloat16KernelsEqualTheReferences) {
   static_assert(sizeof(Bf16) == sizeof(at::BFloat16), "bfloat16 is 16 bits on both sides");
-  for (const Case& c : cases()) check_case<Bf16>(c, torch::kBFloat16, 1e-2);
+  for (const int max_parts : {1, 64})
+    for (const Case& c : cases()) check_case<Bf16>(c, torch::kBFloat16, 1e-2, max_parts);
 }
