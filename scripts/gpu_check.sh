@@ -142,6 +142,17 @@ if want suites; then
   # comes back as results-only exports. With SUITES_DIR kept between calls (a path under
   # build-cuda/ on a machine that stayed warm), the same command resumes what a timeout stopped.
   worker=${WORKER_BIN:-build-cuda/app/worker/headroom-worker}
+  # Auto trains talking-heads runs of up to 16 heads with th_mix: where the kernel is built, its
+  # GPU tests run first (seconds), and a kernel that fails them trains nothing. Build core_tests
+  # with the worker (TARGETS) for this check; without it the suites start unchecked, said here.
+  if [ -x build-cuda/tests/core/core_tests ]; then
+    OMP_NUM_THREADS=4 timeout 120 build-cuda/tests/core/core_tests --gtest_filter='ThMixCuda*' >"$OUT/th_mix_tests.log" 2>&1
+    rc=$?
+    echo "suites: th_mix tests rc=$rc ($(grep -cE '^\[       OK \]' "$OUT/th_mix_tests.log") passed)" | tee -a "$OUT/suites.txt"
+    [ $rc -eq 0 ] || { grep -E "Failure|FAILED" "$OUT/th_mix_tests.log" | head -20; echo "suites: not started" | tee -a "$OUT/suites.txt"; exit 1; }
+  else
+    echo "suites: build-cuda/tests/core/core_tests is not built: the mixing kernel's GPU tests did not run" | tee -a "$OUT/suites.txt"
+  fi
   # SUITES_DEADLINE: seconds since this script started by which everything must be back (a lease
   # call's limit less a margin): training stops 30 s before it, whatever the build took, so the
   # exports finish inside the call. It wins over SUITES_TIMEOUT. 30 s: up to 10 for the killed
