@@ -71,6 +71,21 @@ HR_DEVICE int part_begin(int count, int unit, int part, int parts) {
   return begin < count ? begin : count;
 }
 
+// fn(j, part, parts) for every visible key column j (j < visible) and each part of it
+// (column_parts), one (column, part) a thread; consecutive threads take consecutive columns, so
+// their global loads and stores coalesce.
+template <typename Fn>
+HR_DEVICE void for_column_parts(int visible, int n_out, int max_parts, Fn fn) {
+  const int parts = column_parts(visible, n_out, max_parts);
+  for (int t = HR_TID; t < visible * parts; t += HR_NTHREADS) fn(t % visible, t / visible, parts);
+}
+
+// fn(c) for part `part`'s share of a column's h heads (those it loads or stores besides mixing).
+template <typename Fn>
+HR_DEVICE void for_head_share(int h, int part, int parts, Fn fn) {
+  for (int c = part_begin(h, 1, part, parts); c < part_begin(h, 1, part + 1, parts); ++c) fn(c);
+}
+
 // One key column through a head-mixing matrix: out(o) = sum_q in(q) P[q][o], for part `part` of
 // `parts` of the outputs o < n_out (whole quads of 4 outputs each), with P in shared memory as
 // stage_matrix left it (rows mix_ld(n_out) floats apart). Every thread reads the same P address
@@ -167,26 +182,21 @@ HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__
   HR_SYNC();
   // L[:, j] = P_l^T J[:, j] for the visible columns j, each thread a column or a part of one (J's
   // row is read from L1 after the first 8 heads).
-  const int parts_l = column_parts(visible, h, max_parts);
-  for (int t = HR_TID; t < visible * parts_l; t += HR_NTHREADS) {
-    const int j = t % visible, part = t / visible;
+  for_column_parts(visible, h, max_parts, [&](int j, int part, int parts) {
     mix_column(
-        hk, h, pl, part, parts_l, [&](int k) { return load(j_row + k * plane + j); },
+        hk, h, pl, part, parts, [&](int k) { return load(j_row + k * plane + j); },
         [&](int c, float x) { a[c * m + j] = x; });
-  }
+  });
   HR_SYNC();
   softmax_rows(a, h, m, visible);
   HR_SYNC();
   // W[:, j] out, U[:, j] = P_w^T W[:, j]; a part stores its share of the weights too.
-  const int parts_w = column_parts(visible, hv, max_parts);
-  for (int t = HR_TID; t < visible * parts_w; t += HR_NTHREADS) {
-    const int j = t % visible, part = t / visible;
-    for (int c = part_begin(h, 1, part, parts_w); c < part_begin(h, 1, part + 1, parts_w); ++c)
-      store(w_row + c * plane + j, a[c * m + j]);
+  for_column_parts(visible, hv, max_parts, [&](int j, int part, int parts) {
+    for_head_share(h, part, parts, [&](int c) { store(w_row + c * plane + j, a[c * m + j]); });
     mix_column(
-        h, hv, pw, part, parts_w, [&](int c) { return a[c * m + j]; },
+        h, hv, pw, part, parts, [&](int c) { return a[c * m + j]; },
         [&](int v, float x) { store(u_row + v * plane + j, x); });
-  }
+  });
   for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
     for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
     for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
@@ -219,28 +229,22 @@ HR_GLOBAL void HR_LAUNCH_BOUNDS(256, 4)
   HR_SYNC();
   // dW[:, j] = P_w dU[:, j] for the visible columns, each thread a column or a part of one; a part
   // reads its share of the saved weights too.
-  const int parts_w = column_parts(visible, h, max_parts);
-  for (int t = HR_TID; t < visible * parts_w; t += HR_NTHREADS) {
-    const int j = t % visible, part = t / visible;
-    for (int c = part_begin(h, 1, part, parts_w); c < part_begin(h, 1, part + 1, parts_w); ++c)
-      w[c * m + j] = load(w_row + c * plane + j);
+  for_column_parts(visible, h, max_parts, [&](int j, int part, int parts) {
+    for_head_share(h, part, parts, [&](int c) { w[c * m + j] = load(w_row + c * plane + j); });
     mix_column(
-        hv, h, pw_t, part, parts_w, [&](int v) { return load(du_row + v * plane + j); },
+        hv, h, pw_t, part, parts, [&](int v) { return load(du_row + v * plane + j); },
         [&](int c, float x) { g[c * m + j] = x; });
-  }
+  });
   HR_SYNC();
   softmax_backward_rows(w, g, h, m, visible);
   HR_SYNC();
   // dL[:, j] out, dJ[:, j] = P_l dL[:, j].
-  const int parts_l = column_parts(visible, hk, max_parts);
-  for (int t = HR_TID; t < visible * parts_l; t += HR_NTHREADS) {
-    const int j = t % visible, part = t / visible;
-    for (int c = part_begin(h, 1, part, parts_l); c < part_begin(h, 1, part + 1, parts_l); ++c)
-      store(dl_row + c * plane + j, g[c * m + j]);
+  for_column_parts(visible, hk, max_parts, [&](int j, int part, int parts) {
+    for_head_share(h, part, parts, [&](int c) { store(dl_row + c * plane + j, g[c * m + j]); });
     mix_column(
-        h, hk, pl_t, part, parts_l, [&](int c) { return g[c * m + j]; },
+        h, hk, pl_t, part, parts, [&](int c) { return g[c * m + j]; },
         [&](int k, float x) { store(dj_row + k * plane + j, x); });
-  }
+  });
   for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
     for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
     for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);
