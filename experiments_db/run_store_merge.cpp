@@ -1,6 +1,5 @@
 // RunStore::merge_from and copy_from: folding another experiments database into this one, and
 // copying one into a new file.
-#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -226,12 +225,13 @@ std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>
   std::int64_t artifacts = 0;
   for (const std::string& table : tables) {
     std::string columns, parameters;
+    int count = 0;
     {
       Statement info = connection_.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
       info.bind(1, table);
-      while (info.step()) {
-        columns += (columns.empty() ? "\"" : ", \"") + info.column_text(0) + "\"";
-        parameters += parameters.empty() ? "?" : ", ?";
+      for (; info.step(); ++count) {
+        columns += (count == 0 ? "\"" : ", \"") + info.column_text(0) + "\"";
+        parameters += count == 0 ? "?" : ", ?";
       }
     }
     std::string select = "SELECT " + columns + " FROM \"" + table + "\"";
@@ -248,7 +248,6 @@ std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>
     }
     Statement write =
         connection_.prepare("INSERT INTO \"" + table + "\" (" + columns + ") VALUES (" + parameters + ")");
-    const int count = static_cast<int>(std::count(parameters.begin(), parameters.end(), '?'));
     while (read.step()) {
       for (int c = 0; c < count; ++c) write.bind_column(c + 1, read, c);
       write.step();
