@@ -98,7 +98,7 @@ HR_DEVICE void mix_column(int n_in, int n_out, const float* p, int part, int par
   const int ld = mix_ld(n_out);
   const int o_begin = part_begin(n_out, 4, part, parts), o_end = part_begin(n_out, 4, part + 1, parts);
   for (int o0 = o_begin; o0 < o_end; o0 += kChunk) {
-    const bool upper = o0 + 4 < o_end;  // the chunk's second four outputs are this part's (uniform in a warp)
+    const bool upper = o0 + 4 < o_end;  // the chunk's second four outputs are this part's too
     float acc[kChunk];
     HR_UNROLL
     for (int r = 0; r < kChunk; ++r) acc[r] = 0.0f;
