@@ -4,7 +4,8 @@ its time, from the Chrome traces of `bench_train --profile` (LibTorch: the legac
 CPU, Kineto with the GPU kernels on CUDA) and `bench/train_bench.py --profile` (torch.profiler).
 
 A trace with GPU kernels (events of category "kernel") is summed by kernel: total ms, share of the
-kernel time, calls. One without is summed by CPU operator: nested operators are counted inside
+kernel time, calls; and how busy the kernels kept the GPU over the span they cover (idle time is the
+host's: launches, syncs). One without is summed by CPU operator: nested operators are counted inside
 their parents too, so the inclusive times overlap; the top-level rows (depth 0 on each thread) add
 up to the step. TOP rows per trace (default 25). Every number is read from the trace."""
 import json, sys
@@ -29,6 +30,15 @@ def gpu_kernels(path, kernels, top):
         calls[e["name"]] += 1
     whole = sum(total.values())
     print(f"{path}: GPU kernels, {len(kernels)} events, {whole / 1e3:.2f} ms in all")
+    # From the first kernel's start to the last one's end: where the kernels leave the GPU idle
+    # (the host launching, a sync), busy is under 100%. Kernels on several streams at once can
+    # take it over 100%.
+    timed = [e for e in kernels if "ts" in e]
+    if timed:
+        span = max(float(e["ts"]) + float(e["dur"]) for e in timed) - min(float(e["ts"]) for e in timed)
+        busy = sum(float(e["dur"]) for e in timed)
+        if span > 0:
+            print(f"GPU busy {busy / span:.1%} of the {span / 1e3:.2f} ms from the first kernel's start to the last one's end")
     print("| ms | share | calls | kernel |")
     print("|---|---|---|---|")
     for name, us in sorted(total.items(), key=lambda kv: -kv[1])[:top]:

@@ -97,6 +97,11 @@ if want profile; then
   build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing batched --profile "$traces/worker_th_batched.json" >/dev/null
   build-cuda/bench/bench_train "${BASE[@]}" --attention talking-heads --mixing kernel --profile "$traces/worker_th_kernel.json" >/dev/null
   python3 bench/train_bench.py "${BASE[@]}" --attention talking-heads --profile "$traces/pytorch_th.json" >/dev/null
+  # The paper scale's talking-heads shape at h 32, where the kernel lost to batched on 2026-11-26.
+  PAPER=(--vocab 256 --n 128 --d-model 512 --layers 6 --heads 32 --batch 32 --precision bf16 --steps 5 --device cuda
+    --attention talking-heads)
+  build-cuda/bench/bench_train "${PAPER[@]}" --mixing batched --profile "$traces/worker_paper_th32_batched.json" >/dev/null
+  build-cuda/bench/bench_train "${PAPER[@]}" --mixing kernel --profile "$traces/worker_paper_th32_kernel.json" >/dev/null
   python3 bench/profile_summary.py "$traces"/*.json "${PROFILE_TOP:-20}" | tee "$OUT/profile.md"
 fi
 

@@ -21,9 +21,9 @@ rows=$(grep -c '^aten::' <<<"$out")
 cat >"$work/kernels.json" <<'JSON'
 {"traceEvents": [
  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 50},
- {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "dur": 30},
- {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "dur": 10},
- {"ph": "X", "cat": "kernel", "name": "softmax_kernel", "dur": 60}]}
+ {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "ts": 1000, "dur": 30},
+ {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "ts": 1050, "dur": 10},
+ {"ph": "X", "cat": "kernel", "name": "softmax_kernel", "ts": 1100, "dur": 60}]}
 JSON
 out=$(python3 "$src/bench/profile_summary.py" "$work/kernels.json")
 echo "$out"
@@ -31,4 +31,7 @@ grep -q "GPU kernels, 3 events, 0.10 ms in all" <<<"$out" || fail "kernels not s
 grep -q '| 0.060 | 60.0% | 1 | `softmax_kernel` |' <<<"$out" || fail "softmax_kernel row wrong or not first"
 grep -q '| 0.040 | 40.0% | 2 | `sm90_gemm` |' <<<"$out" || fail "sm90_gemm row wrong"
 if grep -q 'aten::mm' <<<"$out"; then fail "a CPU op counted among the kernels"; fi
+# 100 us of kernels from 1000 to 1160 us: the GPU idled 60 of 160.
+grep -q "GPU busy 62.5% of the 0.16 ms from the first kernel's start to the last one's end" <<<"$out" ||
+  fail "busy share wrong or missing"
 echo "profile_summary_test: ok"
