@@ -5,7 +5,8 @@ CPU, Kineto with the GPU kernels on CUDA) and `bench/train_bench.py --profile` (
 
 A trace with GPU kernels (events of category "kernel") is summed by kernel: total ms, share of the
 kernel time, calls; and how busy the kernels kept the GPU over the span they cover (idle time is the
-host's: launches, syncs). One without is summed by CPU operator: nested operators are counted inside
+host's: launches, syncs; the profiler slows the host too, so compare two traces' shares rather than
+read one as the unprofiled step's). One without is summed by CPU operator: nested operators are counted inside
 their parents too, so the inclusive times overlap; the top-level rows (depth 0 on each thread) add
 up to the step. TOP rows per trace (default 25). Every number is read from the trace."""
 import json, sys
