@@ -27,7 +27,7 @@ __device__ __forceinline__ float hr_fmax(float a, float b) { return fmaxf(a, b);
 __device__ __forceinline__ float hr_exp(float x) { return expf(x); }
 __device__ __forceinline__ float4 hr_load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ __forceinline__ float* shared_floats() {
-  extern __shared__ float smem[];
+  extern __shared__ __align__(16) float smem[];  // 16: hr_load4 reads float4 from it
   return smem;
 }
 
