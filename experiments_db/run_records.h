@@ -17,6 +17,8 @@ namespace headroom::db {
 // Artifact kinds the worker and GUI agree on. The library itself stores any
 // non-empty kind; the blob format (safetensors) is opaque to it.
 inline constexpr std::string_view kCheckpointArtifact = "checkpoint";
+// Model-only weights (no optimiser state), one per checkpoint: what the lab opens.
+inline constexpr std::string_view kWeightsArtifact = "weights";
 // P_l / P_w mixing matrices of a talking-heads run, for replay in the GUI.
 inline constexpr std::string_view kTalkingHeadsArtifact = "talking_heads";
 // The metric the worker logs at a run's last step too: the clock at its last point is the run's

@@ -41,7 +41,7 @@ int run_status(const std::string& path, bool json) {
   nlohmann::ordered_json out;
   out["runs"] = nlohmann::ordered_json::array();
   const auto runs = store.list_runs();
-  const auto weights = store.artifact_counts("weights");
+  const auto weights = store.artifact_counts(std::string(db::kWeightsArtifact));
   for (const auto& r : runs) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
@@ -127,7 +127,7 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // checkpoints and the weights left out are never read (a paper-scale DB is gigabytes of them).
 int compact_export(db::Connection& source, db::Connection& conn, int weights_per_suite, bool done_only,
                    std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
-  const std::string weights_kind = "weights";
+  const std::string weights_kind(db::kWeightsArtifact);
   const std::string& out = conn.path();
   db::RunStore store(conn), from(source);
   db::Transaction snapshot(source, db::TransactionKind::Read);
@@ -224,7 +224,8 @@ int run_export_results(const std::string& path, const std::string& out, int weig
     db::RunStore runs(source);
     for (const auto& name : keep_weights_of) {
       const auto run = runs.find_run(name);
-      if (run && (!done_only || run->status == db::RunStatus::Done) && !runs.artifact_steps(run->id, "weights").empty())
+      if (run && (!done_only || run->status == db::RunStatus::Done) &&
+          !runs.artifact_steps(run->id, std::string(db::kWeightsArtifact)).empty())
         continue;
       std::cerr << "headroom-worker export: --keep-weights-of " << name << ": "
                 << (!run ? "no such run in " + path + " (give run names as `headroom-worker status` lists them)"

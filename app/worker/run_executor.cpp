@@ -318,7 +318,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       if (checkpoint) {
         add_checkpoint(m.step);
         blobs.push_back(core::encode_safetensors(weights_only(tr)));
-        pending.artifacts.push_back({"weights", m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
+        pending.artifacts.push_back(
+            {std::string(db::kWeightsArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
       }
       if (checkpoint || std::chrono::duration<double>(Clock::now() - last_commit).count() > o.commit_interval_s) {
         if (!commit(m.step)) {

@@ -164,7 +164,7 @@ struct ExplorerLoader::State {
     if (want.run_id >= 0) {
       try {
         if (const auto run = store.get_run(want.run_id)) d->config_json = run->config_json;
-        d->weights_steps = store.artifact_steps(want.run_id, "weights");
+        d->weights_steps = store.artifact_steps(want.run_id, std::string(db::kWeightsArtifact));
         if (want.projections) {
           d->projection_steps = store.artifact_steps(want.run_id, "talking_heads");
           if (!d->projection_steps.empty()) {

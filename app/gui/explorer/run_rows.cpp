@@ -192,7 +192,7 @@ struct RunExtras {
 
   RunExtras(db::RunStore& store, std::int64_t first, std::int64_t last, bool read_clocks = true)
       : summaries(store.metric_summaries(db::kClockMetric, first, last, read_clocks)),
-        weights(store.artifact_counts("weights", first, last)) {}
+        weights(store.artifact_counts(std::string(db::kWeightsArtifact), first, last)) {}
 };
 
 // Walks a RunExtras in id order.

@@ -658,7 +658,7 @@ struct LabEngine::Impl {
     try {
       auto conn = db::Connection::open(r.db_path, db::OpenMode::ReadOnly);
       db::RunStore store(conn);
-      st.steps = store.artifact_steps(r.run_id, "weights");
+      st.steps = store.artifact_steps(r.run_id, std::string(db::kWeightsArtifact));
       if (st.steps.empty()) {
         st.error = "run " + r.run_name +
                    " has no stored weights yet: the worker stores them at every checkpoint "
@@ -667,7 +667,7 @@ struct LabEngine::Impl {
         const auto after = std::upper_bound(st.steps.begin(), st.steps.end(), r.step);
         const int index = after == st.steps.begin() ? 0 : static_cast<int>(after - st.steps.begin()) - 1;
         const auto step = st.steps[static_cast<size_t>(index)];
-        const auto artifact = store.artifact_at(r.run_id, "weights", step);
+        const auto artifact = store.artifact_at(r.run_id, std::string(db::kWeightsArtifact), step);
         if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(step) + " are gone");
         // The run's corpus: the vocabulary badge counts the tokens that occur in it.
         std::string corpus;
