@@ -121,6 +121,7 @@ std::string petaflop_text(double flops) {
 }
 
 int run_suite(const QueueOptions& o) {
+  const char* command = o.enqueue_only ? "enqueue" : "run";  // the subcommand the user typed
   Shard shard;
   Suite suite;
   try {
@@ -136,7 +137,7 @@ int run_suite(const QueueOptions& o) {
       }
     }
   } catch (const std::invalid_argument& e) {
-    std::cerr << "headroom-worker run: " << e.what() << "\n";
+    std::cerr << "headroom-worker " << command << ": " << e.what() << "\n";
     return kExitBadInput;
   }
   if (o.dry_run) {  // validated above; list what would be enqueued, touch nothing
@@ -177,7 +178,7 @@ int run_suite(const QueueOptions& o) {
       if (existing->status == db::RunStatus::Failed && r.shard_key % shard.count == shard.index)
         failed.push_back(*existing);
       if (const auto difference = config_difference(existing->config_json, r.parsed)) {
-        std::cerr << "headroom-worker " << (o.enqueue_only ? "enqueue" : "run") << ": run " << r.name << " in " << o.db
+        std::cerr << "headroom-worker " << command << ": run " << r.name << " in " << o.db
                   << " was enqueued with a different configuration (" << *difference
                   << "); use another --db, or the suite as it was\n";
         return kExitBadInput;

@@ -363,6 +363,20 @@ TEST(TrainCli, RunningASuiteAgainRetriesItsFailedRuns) {
   EXPECT_EQ(runs[0]["attempts"], 2);
 }
 
+// A bad suite is reported under the subcommand the user typed, and creates no DB.
+TEST(TrainCli, ABadSuiteIsReportedByTheSubcommandThatReadIt) {
+  const std::string db = temp_path("bad_suite.sqlite"), suite = temp_path("bad_suite.toml");
+  std::remove(db.c_str());
+  write_text(suite, "[suite]\nname = 1\n");
+  for (const std::string command : {"enqueue", "run"}) {
+    const auto r = run_worker({command, suite, "--db", db, "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.err.rfind("headroom-worker " + command + ": " + suite + ": suite.name: expected a string", 0), 0u)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db)) << command;
+  }
+}
+
 TEST(TrainCli, MergeRefusesTwoExperimentsOfOneNameAndBadInputsBeforeWritingAnything) {
   const std::string a = temp_path("merge_a.sqlite"), b = temp_path("merge_b.sqlite"),
                     out = temp_path("merge_out.sqlite");
