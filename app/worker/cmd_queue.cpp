@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -68,7 +69,7 @@ int work_queue(const QueueOptions& o, const Shard& shard, const std::string& dev
 
 // Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
 std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after, int niceness,
-                                 double lock_wait, const std::string& device) {
+                                 double lock_wait, const std::string& device, bool follow) {
   std::vector<pid_t> pids;
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -90,6 +91,7 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
                                      std::to_string(lock_wait),
                                      "--device",
                                      device};
+    if (follow) args.push_back("--follow");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -99,6 +101,35 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
     pids.push_back(pid);
   }
   return pids;
+}
+
+// This process and o.workers - 1 `serve` children work the queue side by side (on one GPU: one
+// CUDA context each). Exit status: failure when any of them had a run fail.
+int work_queue_in_processes(const QueueOptions& o, const Shard& shard, const std::string& device) {
+  // N processes share the cores: each trains on cores / N threads (children inherit the setting).
+  const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+  if (o.workers > 1) setenv("OMP_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
+  const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
+  configure_training_process(0);
+  install_stop_handlers();
+  const auto children =
+      spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait, device, o.follow);
+  forward_stop_to(std::vector<int>(children.begin(), children.end()));
+  if (!o.quiet && o.workers > 1)
+    std::cout << o.workers << " worker processes on " << device << " (this one and " << children.size()
+              << " more), each on " << std::getenv("OMP_NUM_THREADS") << " CPU thread(s)" << std::endl;
+  int rc = work_queue(o, shard, device);
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = kExitFailure;
+  }
+  return rc;
+}
+
+std::string workers_problem(int workers) {
+  if (workers >= 1 && workers <= 64) return {};
+  return "--workers " + std::to_string(workers) + ": use 1..64 worker processes";
 }
 
 // The suite's training arithmetic as 6 x parameters x tokens summed over its runs (the dense
@@ -127,8 +158,7 @@ int run_suite(const QueueOptions& o) {
   try {
     if (o.db.empty() && !o.dry_run) throw std::invalid_argument("--db is required (or --dry-run to only validate)");
     shard = parse_shard(o.shard);
-    if (o.workers < 1 || o.workers > 64)
-      throw std::invalid_argument("--workers " + std::to_string(o.workers) + ": use 1..64");
+    if (const auto problem = workers_problem(o.workers); !problem.empty()) throw std::invalid_argument(problem);
     suite = load_suite(o.suite, o.scale);  // every problem surfaces before the DB is touched
     if (!o.precision.empty()) {
       for (auto& r : suite.runs) {
@@ -212,21 +242,7 @@ int run_suite(const QueueOptions& o) {
     }
   }
   if (o.enqueue_only) return kExitOk;
-  // N processes share the cores: each trains on cores / N threads (children inherit the setting).
-  const long cores = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-  if (o.workers > 1) setenv("OMP_NUM_THREADS", std::to_string(std::max<long>(1, cores / o.workers)).c_str(), 1);
-  const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
-  configure_training_process(0);
-  install_stop_handlers();
-  const auto children = spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait, *device);
-  forward_stop_to(std::vector<int>(children.begin(), children.end()));
-  int rc = work_queue(o, shard, *device);
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = kExitFailure;
-  }
-  return rc;
+  return work_queue_in_processes(o, shard, *device);
 }
 
 }  // namespace
@@ -274,6 +290,8 @@ Command register_serve(CLI::App& root) {
   auto* app = root.add_subcommand("serve", "Work the DB's queue: queued runs and runs whose worker died");
   app->add_option("--db", o->db, "Experiments database")->required();
   app->add_flag("--follow", o->follow, "Keep waiting for new work instead of exiting when the queue is empty");
+  app->add_option("--workers", o->workers,
+                  "Worker processes on this machine (default 1; on one GPU, several small runs side by side)");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
   app->add_option("--stale-after", o->stale_after,
                   "Seconds without a heartbeat before another host's run counts as dead (default 300)");
@@ -286,6 +304,8 @@ Command register_serve(CLI::App& root) {
             Shard shard;
             try {
               shard = parse_shard(o->shard);
+              if (const auto problem = workers_problem(o->workers); !problem.empty())
+                throw std::invalid_argument(problem);
             } catch (const std::invalid_argument& e) {
               std::cerr << "headroom-worker serve: " << e.what() << "\n";
               return kExitBadInput;
@@ -298,10 +318,7 @@ Command register_serve(CLI::App& root) {
             }
             const auto device = resolve_device_flag(o->device, "serve");
             if (!device) return kExitBadInput;
-            lower_priority(o->niceness);
-            configure_training_process(0);
-            install_stop_handlers();
-            return work_queue(*o, shard, *device);
+            return work_queue_in_processes(*o, shard, *device);
           }};
 }
 

@@ -233,6 +233,35 @@ label = "g"
   EXPECT_EQ(integrity(db), "ok");
 }
 
+// `serve --workers N` (and `run --workers N`) starts N - 1 more processes on the same queue: every
+// run is trained exactly once; an impossible count is refused before anything starts.
+TEST(TrainCli, ServeWithWorkersTrainsEveryQueuedRunOnceAcrossItsProcesses) {
+  const std::string db = temp_path("serve_workers.sqlite"), suite = temp_path("serve_workers.toml");
+  std::remove(db.c_str());
+  write_text(suite,
+             tiny_suite("serve-workers", "steps = 6\n[[grid]]\nlabel = \"g\"\n\"train.seed\" = [0, 1, 2, 3, 4]\n"));
+  ASSERT_EQ(run_worker({"enqueue", suite, "--db", db, "--quiet"}).exit_code, 0);
+  const size_t queued = file_hash(db);
+  for (const std::string bad : {"0", "65"}) {
+    const auto r = run_worker({"serve", "--db", db, "--workers", bad, "--device", "cpu"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--workers " + bad + ": use 1..64 worker processes"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(file_hash(db), queued) << "a refused serve changed the DB";
+
+  const auto r = run_worker({"serve", "--db", db, "--workers", "3", "--device", "cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 worker processes on cpu (this one and 2 more)"), std::string::npos) << r.out;
+  const auto runs = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
+  ASSERT_EQ(runs.size(), 5u);
+  for (const auto& run : runs) {
+    EXPECT_EQ(run["status"], "done") << run.dump();
+    EXPECT_EQ(run["attempts"], 1) << run.dump();
+    EXPECT_EQ(run["step"], 6) << run.dump();
+  }
+  EXPECT_EQ(integrity(db), "ok");
+}
+
 TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   const std::string db = temp_path("keep.sqlite");
   std::remove(db.c_str());
