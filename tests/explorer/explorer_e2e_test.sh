@@ -35,11 +35,13 @@ shot() {  # shot NAME SCENE-JSON: screenshot + state of the explorer with that s
 shot curves '{"view": "Explorer", "explorer": {"tab": "curves", "metric": "val_loss"}}'
 [ "$(state_value "$out/curves.state.json" runs)" -eq "$runs" ] || fail "curves: the table does not hold all $runs runs"
 [ "$(state_value "$out/curves.state.json" curves_drawn)" -ge 1 ] || fail "curves: no curve drawn"
-[ "$(state_value "$out/curves.state.json" table_columns_dropped)" -eq 0 ] || fail "curves: 1280 px wide, the table dropped columns"
+[ "$(state_value "$out/curves.state.json" table_names_clipped)" -eq 0 ] || fail "curves: 1280 px wide, run names cut short"
+[ "$(state_value "$out/curves.state.json" table_columns_dropped)" -le 1 ] || fail "curves: 1280 px wide, the table dropped more than tok/s"
 # 1024 px wide, the table leaves out its least telling columns so the run names keep their room.
 in_xvfb "$headroom" --db "$db" --scene "$out/curves.json" --size 1024x768 --screenshot "$out/narrow.png" --frames 6 \
   --state-out "$out/narrow.state.json" || fail "narrow: headroom exited with $?"
 [ "$(state_value "$out/narrow.state.json" table_columns_dropped)" -ge 1 ] || fail "narrow: no column left out at 1024 px"
+[ "$(state_value "$out/narrow.state.json" table_names_clipped)" -eq 0 ] || fail "narrow: 1024 px wide, run names cut short"
 # The worker bar offers the suite and scale this DB was last enqueued with, not the first file.
 grep -q '"enqueue": "vb_attention_ratio quick"' "$out/curves.state.json" || fail "curves: the worker bar does not offer the DB's own suite"
 [ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"

@@ -78,19 +78,19 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     RunColumn id;
     float width;
   };
-  static const Column kColumns[] = {{"suite", RunColumn::Suite, 110},
+  static const Column kColumns[] = {{"suite", RunColumn::Suite, 135},
                                     {"name", RunColumn::Name, 230},
                                     {"kind", RunColumn::Kind, 95},
-                                    {"d", RunColumn::D, 40},
+                                    {"d", RunColumn::D, 36},
                                     {"h", RunColumn::H, 32},
-                                    {"d_p", RunColumn::DP, 44},
-                                    {"r", RunColumn::R, 40},
+                                    {"d_p", RunColumn::DP, 40},
+                                    {"r", RunColumn::R, 36},
                                     {"L", RunColumn::L, 26},
-                                    {"V", RunColumn::V, 48},
+                                    {"V", RunColumn::V, 40},
                                     {"device", RunColumn::Device, 80},
                                     {"status", RunColumn::Status, 62},
-                                    {"step", RunColumn::Step, 86},
-                                    {"best val", RunColumn::BestVal, 72},
+                                    {"step", RunColumn::Step, 74},
+                                    {"best val", RunColumn::BestVal, 68},
                                     {"params", RunColumn::Params, 58},
                                     {"tok/s", RunColumn::TokensPerS, 56},
                                     {"weights", RunColumn::Weights, 56}};
@@ -108,7 +108,19 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const auto width_of = [&](const Column& c) {
     return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
   };
-  float need = 190.0f * ui_scale;  // the names' least width
+  // The names' least width: the widest name shown (from 190 to 330 px at scale 1), so that runs that
+  // differ only at the end of their names ("...,seed=0", "...,seed=1") do not look alike.
+  if (names_measured_for_ != applied_ || names_scale_ != ui_scale) {
+    names_measured_for_ = applied_;
+    names_scale_ = ui_scale;
+    names_width_ = 0.0f;
+    const size_t measured = std::min<size_t>(shown.size(), 5000);  // a huge DB: its first rows are typical
+    for (size_t i = 0; i < measured; ++i)
+      names_width_ = std::max(names_width_, ImGui::CalcTextSize(session.short_name(*shown[i]).c_str()).x);
+  }
+  // The vertical scroll bar and the outer borders take their room from the columns too.
+  float need =
+      std::clamp(names_width_ + cell, 190.0f * ui_scale, 330.0f * ui_scale) + ImGui::GetStyle().ScrollbarSize + 2.0f;
   for (const auto& c : kColumns)
     if (c.id != RunColumn::Name) need += width_of(c) + cell;
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -143,6 +155,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::SetScrollY(
           std::fmod(static_cast<float>(++bench_frame_) * 23.0f * ImGui::GetTextLineHeightWithSpacing(), max));
   }
+  names_clipped_ = 0;
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));
   while (clipper.Step()) {
@@ -184,6 +197,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       // A name wider than its column shows whole in a tooltip (the row's selectable lies over it).
       const std::string name = session.short_name(r);
       const bool name_clipped = ImGui::CalcTextSize(name.c_str()).x > ImGui::GetContentRegionAvail().x;
+      names_clipped_ += name_clipped ? 1 : 0;
       ImGui::TextUnformatted(name.c_str());
       if (name_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(name.c_str());
       ImGui::TableNextColumn();

@@ -32,6 +32,8 @@ class ExplorerTable {
   void reset();                              // a new DB
   // Columns a narrow window left out in the last frame (tok/s first, then device, L, V, r, suite).
   int columns_dropped() const { return columns_dropped_; }
+  // Run names drawn in the last frame that their column cut short (shown whole in a tooltip).
+  int names_clipped() const { return names_clipped_; }
 
  private:
   char filter_buffer_[256] = {};
@@ -46,6 +48,9 @@ class ExplorerTable {
   std::int64_t anchor_ = -1;  // shift-click extends the selection from here
   int bench_frame_ = 0;
   int columns_dropped_ = 0;
+  int names_clipped_ = 0;
+  std::uint64_t names_measured_for_ = ~std::uint64_t{0};  // the order whose names names_width_ measured
+  float names_scale_ = 0.0f, names_width_ = 0.0f;
 };
 
 }  // namespace headroom::gui

@@ -463,6 +463,7 @@ nlohmann::json ExplorerView::state() const {
                       {"suites", worker_bar_.suite_files().size()},
                       {"enqueue", worker_bar_.choice()},
                       {"table_columns_dropped", table_.columns_dropped()},
+                      {"table_names_clipped", table_.names_clipped()},
                       {"error", rows ? rows->error : ""},
                       {"message", session_.message}};
   return {{"explorer", j}};
