@@ -108,7 +108,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const auto width_of = [&](const Column& c) {
     return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
   };
-  // The names' least width: the widest name shown (from 190 to 330 px at scale 1), so that runs that
+  // The names' least width: the widest name shown (from 150 to 330 px at scale 1), so that runs that
   // differ only at the end of their names ("...,seed=0", "...,seed=1") do not look alike.
   if (names_measured_for_ != applied_ || names_scale_ != ui_scale) {
     names_measured_for_ = applied_;
@@ -120,7 +120,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   }
   // The vertical scroll bar and the outer borders take their room from the columns too.
   float need =
-      std::clamp(names_width_ + cell, 190.0f * ui_scale, 330.0f * ui_scale) + ImGui::GetStyle().ScrollbarSize + 2.0f;
+      std::clamp(names_width_ + cell, 150.0f * ui_scale, 330.0f * ui_scale) + ImGui::GetStyle().ScrollbarSize + 2.0f;
   for (const auto& c : kColumns)
     if (c.id != RunColumn::Name) need += width_of(c) + cell;
   const float avail = ImGui::GetContentRegionAvail().x;
