@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""check_writeups.py [--fix] [FILE.md ...]: the tables in docs/results/ are what their commands make.
+"""check_writeups.py [--fix] [FILE.md ...]: the tables in docs/results/ (and docs/causal_threshold.md)
+are what their commands make.
 
 Each write-up names the `python3 scripts/suite_report.py DB SUITE ...` command that made its tables,
 in a ```sh block. This runs every such command again on the DB the repository ships: the named DB
@@ -146,6 +147,24 @@ def check(path, fix):
     return problems
 
 
+def check_threshold_page():
+    """docs/causal_threshold.md's tables against threshold_report.py on each CSV it was made from."""
+    page = os.path.join(ROOT, "docs/causal_threshold.md")
+    text = open(page).read().split("\n")
+    problems = []
+    for csv in sorted(glob.glob(os.path.join(ROOT, "docs/results/threshold/*.csv"))):
+        run = subprocess.run(["python3", "scripts/threshold_report.py", csv], cwd=ROOT, capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"{page}: threshold_report.py {csv} failed: {run.stderr.strip()}")
+            continue
+        spans = table_spans(text, 0, len(text))
+        for want in tables(run.stdout):
+            if not any(text[a:b] == want for a, b in spans):
+                problems.append(f"{page}: this table of `threshold_report.py {os.path.basename(csv)}` is not in "
+                                f"the page as the command prints it:\n  " + "\n  ".join(want[:4]))
+    return problems
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--fix"]
     files = args or sorted(glob.glob(os.path.join(ROOT, "docs/results/*.md")))
@@ -156,6 +175,9 @@ def main():
             return 2
         checked += 1
         problems += p
+    if not args:
+        problems += check_threshold_page()
+        checked += 1
     for p in problems:
         print(p)
     print(f"check_writeups: {checked} write-ups, {len(problems)} tables that differ from their commands' output")
