@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 #include <string>
 
 #include "widgets/axis_ticks.h"
@@ -19,12 +20,17 @@ namespace {
 // A marker label with a translucent background at the top of the plot, placed to the
 // right of x (or to the left when `left`), kept inside the plot.
 // Returns the rectangle it covered, so a second label can avoid it.
-ImRect marker_label(ImDrawList* dl, const ImRect& plot, float x, float y, const char* text, ImU32 col, bool left,
-                    const ImRect* avoid = nullptr) {
+// Where marker_label puts its box: beside x (left or right of it), inside the plot.
+ImRect label_rect(const ImRect& plot, float x, float y, const char* text, bool left) {
   const ImVec2 sz = ImGui::CalcTextSize(text);
   float tx = left ? x - sz.x - 5.0f : x + 5.0f;
   tx = std::clamp(tx, plot.Min.x + 2.0f, plot.Max.x - sz.x - 2.0f);
-  ImRect r(ImVec2(tx - 2, y - 1), ImVec2(tx + sz.x + 2, y + sz.y + 1));
+  return ImRect(ImVec2(tx - 2, y - 1), ImVec2(tx + sz.x + 2, y + sz.y + 1));
+}
+
+ImRect marker_label(ImDrawList* dl, const ImRect& plot, float x, float y, const char* text, ImU32 col, bool left,
+                    const ImRect* avoid = nullptr) {
+  ImRect r = label_rect(plot, x, y, text, left);
   if (avoid && r.Overlaps(*avoid)) r.Translate(ImVec2(0.0f, avoid->Max.y - r.Min.y + 1.0f));  // next line down
   dl->AddRectFilled(r.Min, r.Max, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.8f), 2.0f);
   dl->AddText(ImVec2(r.Min.x + 2, r.Min.y + 1), col, text);
@@ -127,14 +133,12 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
     const float y = ym.to_pixel(style.tolerance);
     for (float x = plot.Min.x; x < plot.Max.x; x += 8.0f)
       dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 5.0f, plot.Max.x), y), detail::text_color(0.6f));
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "tol %.2g", static_cast<double>(style.tolerance));
-    dl->AddText(ImVec2(plot.Max.x - ImGui::CalcTextSize(buf).x - 4.0f, y - line - 1.0f), detail::text_color(0.7f), buf);
   }
 
   // Markers: rank dashed (label on its left), cap solid (label on its right).
   char text[64];
   const ImU32 rank_col = ImGui::GetColorU32(ImGuiCol_Text, 0.9f);
+  std::vector<ImRect> labels;  // what the tolerance's label must not cover
   ImRect rank_rect;
   const ImRect* rank_label = nullptr;
   if (rank >= 0) {
@@ -143,20 +147,51 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
     std::snprintf(text, sizeof text, "rank %d", rank);
     rank_rect = marker_label(dl, plot, x, plot.Min.y + 3.0f, text, rank_col, true);
     rank_label = &rank_rect;
+    labels.push_back(rank_rect);
   }
   if (cap >= 0) {
     const float x = std::round(xm.to_pixel(cap + 0.5)) + 0.5f;
     dl->AddLine(ImVec2(x, plot.Min.y), ImVec2(x, plot.Max.y), deficit_col, 2.0f);
     std::snprintf(text, sizeof text, "cap %d", cap);
     const ImRect cap_rect = marker_label(dl, plot, x, plot.Min.y + 3.0f, text, deficit_col, false, rank_label);
+    labels.push_back(cap_rect);
     if (rank >= 0 && cap > rank) {
       std::snprintf(text, sizeof text, "deficit %d", cap - rank);
       const float mid = 0.5f * (xm.to_pixel(rank + 0.5) + xm.to_pixel(cap + 0.5));
       const ImVec2 ts = ImGui::CalcTextSize(text);
-      if (ts.x < xm.to_pixel(cap + 0.5) - xm.to_pixel(rank + 0.5))
-        dl->AddText(ImVec2(mid - ts.x * 0.5f, plot.Min.y + line * 1.5f), deficit_col, text);
-      else marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false, &cap_rect);
+      if (ts.x < xm.to_pixel(cap + 0.5) - xm.to_pixel(rank + 0.5)) {
+        const ImVec2 at(mid - ts.x * 0.5f, plot.Min.y + line * 1.5f);
+        dl->AddText(at, deficit_col, text);
+        labels.emplace_back(at, at + ts);
+      } else {
+        labels.push_back(
+            marker_label(dl, plot, x, plot.Min.y + line * 1.4f + 3.0f, text, deficit_col, false, &cap_rect));
+      }
     }
+  }
+  // The tolerance's label above its line, on a box like the markers' labels, right-aligned but left
+  // of the rank and cap lines and of the markers' labels where they stand in its way.
+  if (style.tolerance > 0.0f && (!log_y || style.tolerance > yr.lo)) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "tol %.2g", static_cast<double>(style.tolerance));
+    const float y = ym.to_pixel(style.tolerance) - line - 2.0f;
+    float right = plot.Max.x;
+    for (int marker : {rank, cap}) {
+      if (marker < 0) continue;
+      const float x = xm.to_pixel(marker + 0.5);
+      if (label_rect(plot, right, y, buf, true).Min.x - 4.0f < x) right = std::min(right, x - 1.0f);
+    }
+    for (bool moved = true; moved;) {  // each move goes left, so this ends
+      moved = false;
+      const ImRect r = label_rect(plot, right, y, buf, true);
+      for (const ImRect& other : labels) {
+        if (r.Overlaps(other) && other.Min.x + 3.0f < right && r.Min.x > plot.Min.x + 2.0f) {
+          right = other.Min.x + 3.0f;  // label_rect keeps 5 px between x and the text, 2 for the box
+          moved = true;
+        }
+      }
+    }
+    marker_label(dl, plot, right, y, buf, detail::text_color(0.7f), true);
   }
   dl->PopClipRect();
   dl->AddRect(plot.Min, plot.Max, ImGui::GetColorU32(ImGuiCol_Border));

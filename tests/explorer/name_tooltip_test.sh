@@ -1,27 +1,54 @@
 #!/usr/bin/env bash
-# name_tooltip_test.sh HEADROOM OUTDIR
-# The run table clips long names to their column; hovering one shows it whole in a tooltip (the
-# tooltip's text comes back through --state-out), and so does a clipped suite.
+# name_tooltip_test.sh HEADROOM WORKER OUTDIR
+# The run table gives run names the room of the widest one up to 330 px and clips longer names to
+# their column; hovering one shows it whole in a tooltip (the tooltip's text comes back through
+# --state-out), and so does a suite name longer than its column.
 set -u
-headroom=$1 out=$2
+headroom=$1 worker=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
 fresh_home "$out"
 
-# hover_and_check NAME X Y EXPECTED: with the mouse resting at (X, Y), the last frame's tooltip.
+# A DB whose suite name is longer than the suite column: enqueued only, nothing trained.
+long_db="$out/long_suite.sqlite"
+rm -f "$long_db"
+cat >"$out/long_suite.toml" <<'TOML'
+[suite]
+name = "a-suite-whose-name-is-longer-than-its-column"
+reproduces = "nothing: a test of the run table"
+full_estimate = "seconds"
+[base.model]
+width = 16
+context = 8
+[base.model.attention]
+kind = "multi-head"
+heads = 2
+[base.train]
+corpus = "copy"
+steps = 2
+[[grid]]
+label = "a"
+"train.seed" = [0]
+TOML
+"$worker" enqueue "$out/long_suite.toml" --db "$long_db" --quiet || fail "enqueue of the long-named suite failed"
+
+# hover_and_check NAME DB FILTER X Y EXPECTED: with the mouse resting at (X, Y), the last frame's tooltip.
 hover_and_check() {
-  local name=$1 x=$2 y=$3 expected=$4
+  local name=$1 db=$2 filter=$3 x=$4 y=$5 expected=$6
   mkdir -p "$out/$name"
-  cat >"$out/$name/scene.json" <<'JSON'
-{"view": "Explorer", "explorer": {"db": "@results", "filter": "vb-attention-ratio", "tab": "curves"}}
-JSON
+  printf '{"view": "Explorer", "explorer": {"db": "%s", "filter": "%s", "tab": "curves"}}\n' "$db" "$filter" \
+    >"$out/$name/scene.json"
   open_window "$out/$name" "$headroom" --scene "$out/$name/scene.json" --state-out "$out/$name/state.json"
   xdotool mousemove --window "$win" "$x" "$y" sleep 0.3 mousemove --window "$win" $((x + 2)) "$y" sleep 1
   close_window "$name"
   state_equals "$name" "$out/$name/state.json" 'j.get("tooltip")' "'$expected'"
 }
-# At 1280x800 the first row (y = 174) is ratio-1/width=128,seed=0: name from x = 130, suite before.
-hover_and_check name 200 174 "ratio-1/width=128,seed=0"
-hover_and_check suite 60 174 "vb-attention-ratio"
+# At 1280x800 the first row is at y = 174, the suite column from x = 10 and the names from x = 155.
+# vb-depth-width's longest names (~430 px) pass the 330 px the names may take: clipped, tooltip.
+long_name="shallow-low-rank/embed_rank=56,width=44,seed=0,tokenizer=bpe:2000"
+hover_and_check name @results shallow-low-rank 250 174 "$long_name"
+# Names that fit (vb-attention-ratio's, seed included) are shown whole: no tooltip.
+hover_and_check short_name @results vb-attention-ratio 250 174 ""
+hover_and_check suite "$long_db" "" 60 174 "a-suite-whose-name-is-longer-than-its-column"
 # The kind column holds "fixed-head" whole: no tooltip.
-hover_and_check kind 340 174 ""
+hover_and_check kind @results vb-attention-ratio 400 174 ""
 echo PASS
