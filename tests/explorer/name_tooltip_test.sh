@@ -11,24 +11,9 @@ fresh_home "$out"
 # A DB whose suite name is longer than the suite column: enqueued only, nothing trained.
 long_db="$out/long_suite.sqlite"
 rm -f "$long_db"
-cat >"$out/long_suite.toml" <<'TOML'
-[suite]
-name = "a-suite-whose-name-is-longer-than-its-column"
-reproduces = "nothing: a test of the run table"
-full_estimate = "seconds"
-[base.model]
-width = 16
-context = 8
-[base.model.attention]
-kind = "multi-head"
-heads = 2
-[base.train]
-corpus = "copy"
-steps = 2
-[[grid]]
-label = "a"
-"train.seed" = [0]
-TOML
+# lrb_heads under a longer name.
+sed 's/^name = .*/name = "a-suite-whose-name-is-longer-than-its-column"/' \
+  "$(dirname "$0")/../../assets/suites/lrb_heads.toml" >"$out/long_suite.toml"
 "$worker" enqueue "$out/long_suite.toml" --db "$long_db" --quiet || fail "enqueue of the long-named suite failed"
 
 # hover_and_check NAME DB FILTER X Y EXPECTED: with the mouse resting at (X, Y), the last frame's tooltip.
