@@ -56,8 +56,9 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
 void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 // VB eq. 9's separation-rank bound against the width, for this embedding rank (lab_separation.cpp).
 void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx);
-// P_l, P_w and P_l x P_w with their conditioning (lab_projections.cpp).
-void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
+// P_l, P_w and P_l x P_w with their conditioning (lab_projections.cpp). Returns how many of them
+// ended below the panel's visible bottom (0 when each map and its measures are in view).
+int draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx);
 
 // Train / Step / Reset and the loss curve (lab_training.cpp). `post(single_steps, reset)` asks
 // the engine for steps now or a re-initialisation.

@@ -12,7 +12,7 @@
 
 namespace headroom::gui {
 
-void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
+int draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext& ctx) {
   const int layers = static_cast<int>(s.layers.size());
   c.layer = std::clamp(c.layer, 0, layers - 1);
   if (layers > 1) layer_picker("projections", &c.layer, layers, ctx.ui_scale);
@@ -21,7 +21,7 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
     ImGui::TextWrapped(
         "%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
         core::to_string(s.spec.attention.kind));
-    return;
+    return 0;
   }
   ImGui::TextWrapped(
       "TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
@@ -40,6 +40,12 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
   const size_t per_row =
       std::clamp<size_t>(static_cast<size_t>(avail / (title_w + 2 * ImGui::GetStyle().ItemSpacing.x)), 1, items.size());
   const float w = avail / per_row - ImGui::GetStyle().ItemSpacing.x;
+  // A tall matrix (P_w with h = 16 > h_v = 4) keeps its square cells but no more height than the
+  // panel has below its title and its three measures, so the measures stay in view.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float max_h = std::max(150.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().y - 5.0f * line);
+  const float visible_bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
+  int cut_off = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     if (i % per_row) ImGui::SameLine();
     ImGui::BeginGroup();
@@ -52,9 +58,10 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
     style.vmin = -1;
     style.vmax = 1;
     style.version = s.version;
-    style.size = ImVec2(w, 0);
-    style.tooltip_format = "in head %s -> out head %s: %.3f";
     const auto& m = items[i].p->normalised;
+    const bool too_tall = w * static_cast<float>(m.rows) / static_cast<float>(std::max(m.cols, 1)) > max_h;
+    style.size = ImVec2(w, too_tall ? max_h : 0.0f);
+    style.tooltip_format = "in head %s -> out head %s: %.3f";
     widgets::Heatmap(items[i].name, m.data(), m.rows, m.cols, style);
     // One measure a line; a column too narrow for both puts the number under its name, never splits it.
     const auto measure = [](const char* name, double value) {
@@ -77,7 +84,9 @@ void draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContex
         "conditioned). Eigenvalues of a non-symmetric matrix may be complex: shown is the smallest modulus.\n"
         "The smallest singular value is a different measure (it is <= the smallest |eigenvalue|).");
     ImGui::EndGroup();
+    cut_off += ImGui::GetItemRectMax().y > visible_bottom ? 1 : 0;
   }
+  return cut_off;
 }
 
 }  // namespace headroom::gui

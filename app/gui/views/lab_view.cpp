@@ -130,7 +130,8 @@ nlohmann::json LabView::state() const {
     j["model"]["n"] = snap_->n;
     j["lab_snapshot"] = {{"layers", snap_->layers.size()},
                          {"heads", snap_->layers.empty() ? 0 : snap_->layers[0].W.size()},
-                         {"version", snap_->version}};
+                         {"version", snap_->version},
+                         {"projections_cut_off", projections_cut_off_}};
   }
   if (snap_ && (!snap_->real.dir.empty() || !snap_->real.error.empty())) {  // a real checkpoint (issue 16)
     const RealModelInfo& r = snap_->real;
@@ -409,7 +410,10 @@ void LabView::draw_focused_panel() {
   if (p == "summary") return draw_lab_summary(*snap_);
   if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &maps_drawn_);
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
-  if (p == "projections") return draw_lab_projections(*snap_, c_, context_);
+  if (p == "projections") {
+    projections_cut_off_ = draw_lab_projections(*snap_, c_, context_);
+    return;
+  }
   if (p == "theorem") return theorem_.draw(c_, context_);
   if (p == "separation") return draw_lab_separation(*snap_, context_);
   if (p == "training") {
@@ -472,7 +476,7 @@ void LabView::draw() {
           switch (tabs[i]) {
             case LabTab::Heads: draw_lab_maps(*snap_, c_, context_, &maps_drawn_); break;
             case LabTab::Rank: draw_lab_rank(*snap_, c_, context_); break;
-            case LabTab::Projections: draw_lab_projections(*snap_, c_, context_); break;
+            case LabTab::Projections: projections_cut_off_ = draw_lab_projections(*snap_, c_, context_); break;
             case LabTab::Theorem: theorem_.draw(c_, context_); break;
             case LabTab::Separation: draw_lab_separation(*snap_, context_); break;
           }

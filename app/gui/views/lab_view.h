@@ -83,7 +83,8 @@ class LabView : public View {
   std::map<uint64_t, std::chrono::steady_clock::time_point> posted_at_;
   std::vector<double> latency_ms_;
   int bench_frame_ = 0;
-  int select_tab_ = -1;  // a tab to select programmatically in the next frame
+  int select_tab_ = -1;          // a tab to select programmatically in the next frame
+  int projections_cut_off_ = 0;  // P_l / P_w maps drawn past the panel's bottom in the last frame
   LessonFocus focus_;
   bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
   std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
