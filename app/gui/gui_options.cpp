@@ -105,11 +105,13 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   if (app.count("--model") && o.model_dir.empty())
     return usage("--model needs a model directory, e.g. --model ~/models/gpt2");
   if (app.count("--lesson") && o.lesson_path.empty())
-    return usage("--lesson needs a lesson file, e.g. --lesson assets/lessons/one_head.toml");
+    return usage("--lesson needs a lesson file, e.g. --lesson assets/lessons/01_one_head.toml");
   if (app.count("--handout") && o.handout_dir.empty())
     return usage("--handout needs a folder, e.g. --handout handout/");
   if (!o.handout_dir.empty() && o.lesson_path.empty())
-    return usage("--handout writes a lesson's steps: give the lesson too, e.g. --lesson one_head.toml --handout out/");
+    return usage(
+        "--handout writes a lesson's steps: give the lesson too, e.g. --lesson assets/lessons/01_one_head.toml "
+        "--handout out/");
   if (app.count("--lesson-step") && o.lesson_path.empty())
     return usage("--lesson-step opens a step of a lesson: give the lesson too (--lesson FILE)");
   if (o.lesson_step < 1) return usage("--lesson-step " + std::to_string(o.lesson_step) + " must be 1 or more");

@@ -71,6 +71,25 @@ class ThHeadsFigure : public ::testing::Test {
   ScratchDb db_;
 };
 
+// The table's value column: a range only where there is one, and paper values as the paper
+// prints them (no "88.5100 (nan .. nan)" for a row without an sd).
+TEST(FigureValueText, ShowsARangeOnlyWhereThereIsOneAndPaperValuesAsPrinted) {
+  FigurePoint one;
+  one.mean = one.lo = one.hi = 1.19914;
+  one.done = one.runs = 1;
+  EXPECT_EQ(figure_value_text(one, false), "1.1991");
+  FigurePoint seeds = one;
+  seeds.mean = 1.15256, seeds.lo = 1.14761, seeds.hi = 1.15832, seeds.done = 2;
+  EXPECT_EQ(figure_value_text(seeds, false), "1.1526 (1.1476 .. 1.1583)");
+  FigurePoint none;
+  EXPECT_EQ(figure_value_text(none, false), "-");
+  FigurePoint paper;
+  paper.mean = 88.51;
+  EXPECT_EQ(figure_value_text(paper, true), "88.51");
+  paper.mean = 90.89, paper.lo = 90.89 - 0.15, paper.hi = 90.89 + 0.15;
+  EXPECT_EQ(figure_value_text(paper, true), "90.89 (sd 0.15)");
+}
+
 TEST_F(ThHeadsFigure, OursAreFinalValLossesPerLabelAndHeads) {
   std::string warnings;
   const auto figs = figures(testing::reference_dir(), &warnings);

@@ -854,4 +854,19 @@ std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>
   return figures;
 }
 
+std::string figure_value_text(const FigurePoint& p, bool paper) {
+  if (!std::isfinite(p.mean)) return "-";
+  char text[96];
+  const bool spread = std::isfinite(p.lo) && std::isfinite(p.hi) && p.hi > p.lo;
+  if (paper) {
+    if (spread) std::snprintf(text, sizeof text, "%g (sd %.3g)", p.mean, 0.5 * (p.hi - p.lo));
+    else std::snprintf(text, sizeof text, "%g", p.mean);
+  } else if (spread) {
+    std::snprintf(text, sizeof text, "%.4f (%.4f .. %.4f)", p.mean, p.lo, p.hi);
+  } else {
+    std::snprintf(text, sizeof text, "%.4f", p.mean);
+  }
+  return text;
+}
+
 }  // namespace headroom::explorer

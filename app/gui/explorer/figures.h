@@ -68,6 +68,11 @@ struct Figure {
   std::vector<std::string> notes;  // caveats, e.g. "3 of 8 runs finished; ..."
 };
 
+// A point's value as the figure's table shows it. Ours: "1.1526", or over several finished seeds
+// "1.1526 (1.1476 .. 1.1583)" (mean, then min .. max); "-" with none finished. Paper: the value as
+// the paper prints it ("88.51"), with "sd 0.15" where its CSV has one.
+std::string figure_value_text(const FigurePoint& p, bool paper);
+
 // The suite names build_figure knows, in assets/suites order.
 std::vector<std::string> figure_suites();
 

@@ -267,7 +267,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     ImGui::TableSetupColumn("source");
     ImGui::TableSetupColumn("series");
     ImGui::TableSetupColumn(fig.x_label.c_str());
-    ImGui::TableSetupColumn("value (min .. max)");
+    ImGui::TableSetupColumn("value (min .. max; paper: sd)");
     ImGui::TableSetupColumn("runs / citation", ImGuiTableColumnFlags_WidthStretch, 3.0f);
     ImGui::TableHeadersRow();
     auto rows_of = [&](const std::vector<explorer::FigureSeries>& all, const char* source) {
@@ -285,8 +285,9 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
           else if (fig.axis == explorer::FigureAxis::Parameters) ImGui::Text("%.0f", p.x);
           else ImGui::Text("%g", p.x);
           ImGui::TableNextColumn();
-          if (std::isfinite(p.mean)) ImGui::Text("%.4f (%.4f .. %.4f)", p.mean, p.lo, p.hi);
-          else ImGui::TextDisabled("-");
+          const std::string value = explorer::figure_value_text(p, !p.source.empty());
+          if (std::isfinite(p.mean)) ImGui::TextUnformatted(value.c_str());
+          else ImGui::TextDisabled("%s", value.c_str());
           ImGui::TableNextColumn();
           if (!p.source.empty()) ImGui::TextDisabled("%s", p.source.c_str());
           else ImGui::Text("%d of %d done", p.done, p.runs);
