@@ -66,7 +66,11 @@ std::string format_number(double v, const char* fmt) {
 
 void same_line_if_fits(float width) {
   const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
-  const float limit = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  float limit = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  // Inside PushTextWrapPos (a column narrower than the window), text wraps at that position: an
+  // item that only fits the window would be split there ("0." / "959").
+  const ImGuiWindow* window = ImGui::GetCurrentWindowRead();
+  if (window->DC.TextWrapPos > 0.0f) limit = std::min(limit, window->Pos.x - window->Scroll.x + window->DC.TextWrapPos);
   if (right + width <= limit) ImGui::SameLine();
 }
 

@@ -25,7 +25,8 @@ std::string last_tooltip();
 void help_marker(const char* text);
 
 // SameLine() when an item `width` pixels wide (its label included) still fits on the row, else a
-// new row: a row of controls wraps on a narrow window instead of running off its edge.
+// new row: a row of controls wraps on a narrow window (or at a PushTextWrapPos) instead of running
+// off its edge.
 void same_line_if_fits(float width);
 // The width of a framed item of `frame_width` with `label` beside it.
 float labelled_width(float frame_width, const char* label);
