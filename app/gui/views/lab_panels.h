@@ -12,7 +12,7 @@
 
 namespace headroom::gui {
 
-// The model, its costs (TH §5) and the papers' bottleneck badges (lab_summary.cpp).
+// The model, its costs (as TH's tables and §5 count them) and the papers' bottleneck badges (lab_summary.cpp).
 void draw_lab_summary(const LabSnapshot& s);
 // Which layer a panel shows: a radio button per layer up to 8 (a slider's grab would hide the value
 // of a two-layer model), a slider beyond; `id` tells the panels' pickers apart (lab_maps.cpp).

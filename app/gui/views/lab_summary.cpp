@@ -1,4 +1,4 @@
-// The lab's summary: the model, its costs (TH §5) and the papers' bottleneck badges.
+// The lab's summary: the model, its costs (as TH's tables and §5 count them) and the papers' bottleneck badges.
 #include <imgui.h>
 
 #include <algorithm>
@@ -31,7 +31,9 @@ void draw_lab_summary(const LabSnapshot& s) {
   ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
                      s.n, human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
                      human_count(double(s.parameters)).c_str(), s.compute_ms);
-  tooltip("Costs by TH §5, computed for this spec and n (not copied from a table).");
+  tooltip(
+      "Parameters per attention layer counted as TH's tables count them (Tables 1-3, 8, 9), multiplies by\n"
+      "TH §5 with n = m = this input's length; computed for this spec, not copied from a table.");
   for (const auto& b : s.bottlenecks) {
     const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;
     ImGui::PushStyleColor(ImGuiCol_Button, color);
