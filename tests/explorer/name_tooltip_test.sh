@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # name_tooltip_test.sh HEADROOM WORKER OUTDIR
-# The run table gives run names the room of the widest one up to 330 px and clips longer names to
+# The run table gives run names the room of 9 in 10 of them, up to 280 px, and clips longer names to
 # their column; hovering one shows it whole in a tooltip (the tooltip's text comes back through
 # --state-out), and so does a suite name longer than its column.
 set -u
@@ -28,7 +28,7 @@ hover_and_check() {
   state_equals "$name" "$out/$name/state.json" 'j.get("tooltip")' "'$expected'"
 }
 # At 1280x800 the first row is at y = 174, the suite column from x = 10 and the names from x = 155.
-# vb-depth-width's longest names (~430 px) pass the 330 px the names may take: clipped, tooltip.
+# vb-depth-width's longest names (~430 px) pass the 280 px the names may take: clipped, tooltip.
 long_name="shallow-low-rank/embed_rank=56,width=44,seed=0,tokenizer=bpe:2000"
 hover_and_check name @results shallow-low-rank 250 174 "$long_name"
 # Names that fit (vb-attention-ratio's, seed included) are shown whole: no tooltip.

@@ -108,19 +108,27 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const auto width_of = [&](const Column& c) {
     return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
   };
-  // The names' least width: the widest name shown (from 150 to 330 px at scale 1), so that runs that
-  // differ only at the end of their names ("...,seed=0", "...,seed=1") do not look alike.
+  // The names' least width: wide enough for 9 names in 10 of those shown whole (from 150 to 280 px
+  // at scale 1), so that runs that differ only at the end of their names (",seed=0", ",seed=1") do
+  // not look alike, while a few very long names (shown whole in a tooltip) do not push every other
+  // column out.
   if (names_measured_for_ != applied_ || names_scale_ != ui_scale) {
     names_measured_for_ = applied_;
     names_scale_ = ui_scale;
-    names_width_ = 0.0f;
+    std::vector<float> widths;
     const size_t measured = std::min<size_t>(shown.size(), 5000);  // a huge DB: its first rows are typical
+    widths.reserve(measured);
     for (size_t i = 0; i < measured; ++i)
-      names_width_ = std::max(names_width_, ImGui::CalcTextSize(session.short_name(*shown[i]).c_str()).x);
+      widths.push_back(ImGui::CalcTextSize(session.short_name(*shown[i]).c_str()).x);
+    names_width_ = 0.0f;
+    if (!widths.empty()) {
+      const auto p90 = widths.begin() + static_cast<std::ptrdiff_t>((widths.size() - 1) * 9 / 10);
+      std::nth_element(widths.begin(), p90, widths.end());
+      names_width_ = *p90;
+    }
   }
-  // The vertical scroll bar and the outer borders take their room from the columns too.
   float need =
-      std::clamp(names_width_ + cell, 150.0f * ui_scale, 330.0f * ui_scale) + ImGui::GetStyle().ScrollbarSize + 2.0f;
+      std::clamp(names_width_ + cell, 150.0f * ui_scale, 280.0f * ui_scale) + ImGui::GetStyle().ScrollbarSize + 2.0f;
   for (const auto& c : kColumns)
     if (c.id != RunColumn::Name) need += width_of(c) + cell;
   const float avail = ImGui::GetContentRegionAvail().x;
