@@ -56,6 +56,10 @@ grep -q '<svg' "$out/export.svg" || fail "export: no SVG written"
 [ "$(grep -o '<polyline' "$out/export.svg" | wc -l)" -ge 2 ] || fail "export: expected a polyline per run in the SVG"
 grep -q 'talking-heads/heads=2' "$out/export.svg" || fail "export: the SVG legend lacks the run"
 
+# A scene's selection below the rows in view: the table scrolls to it.
+shot scrolled '{"view": "Explorer", "explorer": {"select": ["vb-attention-ratio/ratio-8/width=12,seed=1"]}}'
+grep -q '"table_focused_row_visible": true' "$out/scrolled.state.json" || fail "scrolled: the selected last run is not in view"
+
 shot filtered '{"view": "Explorer", "explorer": {"filter": "kind=talking-heads h>=8", "select": ["th-heads/talking-heads/heads=8"]}}'
 [ "$(state_value "$out/filtered.state.json" runs_shown)" -eq 1 ] || fail "filter: expected exactly one talking-heads run with h >= 8"
 

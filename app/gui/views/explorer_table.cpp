@@ -164,8 +164,17 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
           std::fmod(static_cast<float>(++bench_frame_) * 23.0f * ImGui::GetTextLineHeightWithSpacing(), max));
   }
   names_clipped_ = 0;
+  focused_row_visible_ = false;
+  int scroll_row = -1;  // the row scroll_to() asked for, drawn this frame wherever it is
+  if (scroll_to_ >= 0 && current()) {
+    const auto it =
+        std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* r) { return r->id == scroll_to_; });
+    if (it != shown.end()) scroll_row = static_cast<int>(it - shown.begin());
+    scroll_to_ = -1;
+  }
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));
+  if (scroll_row >= 0) clipper.ForceDisplayRangeByIndices(scroll_row, scroll_row + 1);
   while (clipper.Step()) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const explorer::RunRow& r = *shown[static_cast<size_t>(i)];
@@ -194,6 +203,8 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
         }
         session.focused = r.id;
       }
+      if (i == scroll_row) ImGui::SetScrollHereY(0.3f);
+      if (r.id == session.focused && ImGui::IsItemVisible()) focused_row_visible_ = true;
       if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0)) {
         session.focused = r.id;
         session.select_tab = static_cast<int>(ExplorerTab::Run);

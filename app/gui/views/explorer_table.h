@@ -29,11 +29,16 @@ class ExplorerTable {
   // `bench_scroll`: --bench-frames scrolls the table through its rows, a page jump per frame.
   void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"
-  void reset();                              // a new DB
+  // Scrolls the table once to run `id` when it is shown (a scene's or a lesson's selection may lie
+  // below the rows in view).
+  void scroll_to(std::int64_t id) { scroll_to_ = id; }
+  void reset();  // a new DB
   // Columns a narrow window left out in the last frame (tok/s first, then device, L, V, r, suite).
   int columns_dropped() const { return columns_dropped_; }
   // Run names drawn in the last frame that their column cut short (shown whole in a tooltip).
   int names_clipped() const { return names_clipped_; }
+  // Whether the focused run's row was in view in the last frame.
+  bool focused_row_visible() const { return focused_row_visible_; }
 
  private:
   char filter_buffer_[256] = {};
@@ -49,6 +54,8 @@ class ExplorerTable {
   int bench_frame_ = 0;
   int columns_dropped_ = 0;
   int names_clipped_ = 0;
+  std::int64_t scroll_to_ = -1;
+  bool focused_row_visible_ = false;
   std::uint64_t names_measured_for_ = ~std::uint64_t{0};  // the order whose names names_width_ measured
   float names_scale_ = 0.0f, names_width_ = 0.0f;
 };

@@ -164,6 +164,7 @@ void ExplorerView::apply_scene_selection() {
       selection_defaulted_ = true;
       session_.selected.insert(chosen.begin(), chosen.end());
       if (!session_.selected.empty()) session_.focused = *session_.selected.begin();
+      if (!scene_select_.empty() && session_.focused >= 0) table_.scroll_to(session_.focused);
     }
   }
   // The lab's "Open a trained run", once the shipped results are read: one of their runs with
@@ -464,6 +465,7 @@ nlohmann::json ExplorerView::state() const {
                       {"enqueue", worker_bar_.choice()},
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
+                      {"table_focused_row_visible", table_.focused_row_visible()},
                       {"error", rows ? rows->error : ""},
                       {"message", session_.message}};
   return {{"explorer", j}};
