@@ -43,11 +43,11 @@ bool parse_window_size(const std::string& text, int* width, int* height, std::st
   return true;
 }
 
-ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* options, std::ostream& out,
-                              std::ostream& err) {
-  GuiOptions o;
-  std::string size_text;
-  CLI::App app{"Headroom: a desktop lab for multi-head attention and its rank bottlenecks.", "headroom"};
+namespace {
+
+// Every option of the `headroom` command line, bound to *o (and the --size text): what
+// parse_gui_options parses and what gui_options_help lists, from one place.
+void describe_options(CLI::App& app, GuiOptions& o, std::string& size_text) {
   app.add_option("--scene", o.scene_path, "JSON scene file to open (its \"view\" selects the tab)");
   app.add_option("--screenshot", o.screenshot_path, "render --frames frames, save the whole window as this PNG, exit");
   app.add_option("--frames", o.frames,
@@ -67,6 +67,26 @@ ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* opt
   app.add_option("--handout", o.handout_dir,
                  "with --lesson: write every step as a PNG plus index.html with the texts into this folder, exit");
   app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
+}
+
+constexpr const char* kDescription = "Headroom: a desktop lab for multi-head attention and its rank bottlenecks.";
+
+}  // namespace
+
+std::string gui_options_help() {
+  GuiOptions o;
+  std::string size_text;
+  CLI::App app{kDescription, "headroom"};
+  describe_options(app, o, size_text);
+  return app.help();
+}
+
+ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* options, std::ostream& out,
+                              std::ostream& err) {
+  GuiOptions o;
+  std::string size_text;
+  CLI::App app{kDescription, "headroom"};
+  describe_options(app, o, size_text);
 
   try {
     app.parse(argc, argv);

@@ -57,6 +57,9 @@ struct ParseResult {
 ParseResult parse_gui_options(int argc, const char* const* argv, GuiOptions* options, std::ostream& out,
                               std::ostream& err);
 
+// `headroom --help`'s text: every option with its description (the About view shows it).
+std::string gui_options_help();
+
 // "1280x800" -> 1280, 800. Sides must be integers in [kMinWindowSide, kMaxWindowSide].
 // On failure returns false and sets *error to a message naming the bad value.
 bool parse_window_size(const std::string& text, int* width, int* height, std::string* error);

@@ -143,3 +143,15 @@ TEST(GuiOptions, LessonOptionsThatCannotWorkAreUsageErrors) {
     EXPECT_NE(p.err.find(c.says), std::string::npos) << p.err;
   }
 }
+
+// The About view's command-line text is the parser's own help: every option it accepts is listed.
+TEST(GuiOptions, TheHelpTheAboutViewShowsListsEveryOption) {
+  const std::string help = hg::gui_options_help();
+  for (const char* option :
+       {"--scene", "--screenshot", "--frames", "--size", "--state-out", "--bench-frames", "--db", "--view", "--model",
+        "--presentation", "--lesson", "--lesson-step", "--handout", "--version"})
+    EXPECT_NE(help.find(option), std::string::npos) << option << " is missing from:\n" << help;
+  const Parsed p = parse({"--help"});
+  EXPECT_FALSE(p.result.run);
+  EXPECT_EQ(p.out, help) << "--help and the About view differ";
+}

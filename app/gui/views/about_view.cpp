@@ -60,10 +60,8 @@ void AboutView::draw() {
   ImGui::Spacing();
   ImGui::TextUnformatted("Command line");
   if (context_.mono_font) ImGui::PushFont(context_.mono_font);
-  ImGui::TextUnformatted(
-      "headroom [--scene FILE] [--screenshot OUT.png] [--frames N] [--size WxH]\n"
-      "         [--state-out FILE.json] [--bench-frames N] [--db FILE] [--view NAME]\n"
-      "         [--presentation]");
+  static const std::string help = gui_options_help();  // headroom --help, from the parser's own options
+  ImGui::TextUnformatted(help.c_str());
   if (context_.mono_font) ImGui::PopFont();
 }
 
