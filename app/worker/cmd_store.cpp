@@ -68,15 +68,27 @@ int run_status(const std::string& path, bool json) {
     return kExitOk;
   }
   // weights: stored weight snapshots (the explorer's Run tab opens them in the lab).
-  std::printf("%-4s %-44s %-10s %8s %10s %10s %8s\n", "id", "name", "status", "step", "train", "val", "weights");
+  // The name column fits the longest name (44 at least), so long names do not shift the columns.
+  int name_width = 44;
+  for (const auto& r : out["runs"])
+    name_width = std::max(name_width, static_cast<int>(r["name"].get<std::string>().size()));
+  std::printf("%-4s %-*s %-10s %8s %10s %10s %8s\n", "id", name_width, "name", "status", "step", "train", "val",
+              "weights");
   for (const auto& r : out["runs"]) {
     auto metric = [&](const char* k) {
       const auto& m = r["metrics"];
       return m.contains(k) && m[k].is_number() ? m[k].get<double>() : NAN;
     };
-    std::printf("%-4lld %-44s %-10s %8lld %10.4f %10.4f %8lld\n", static_cast<long long>(r["id"].get<int64_t>()),
+    auto loss = [&](const char* k) {  // "-" until the run has logged one
+      const double v = metric(k);
+      if (!std::isfinite(v)) return std::string("-");
+      char text[32];
+      std::snprintf(text, sizeof text, "%.4f", v);
+      return std::string(text);
+    };
+    std::printf("%-4lld %-*s %-10s %8lld %10s %10s %8lld\n", static_cast<long long>(r["id"].get<int64_t>()), name_width,
                 r["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
-                static_cast<long long>(r["step"].get<int64_t>()), metric("train_loss"), metric("val_loss"),
+                static_cast<long long>(r["step"].get<int64_t>()), loss("train_loss").c_str(), loss("val_loss").c_str(),
                 static_cast<long long>(r["weights"].get<int64_t>()));
   }
   // Why runs failed, under the table (a run's error is its last line of output, kept in the DB).

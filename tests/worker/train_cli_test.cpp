@@ -392,6 +392,30 @@ TEST(TrainCli, RunningASuiteAgainRetriesItsFailedRuns) {
   EXPECT_EQ(runs[0]["attempts"], 2);
 }
 
+// `status`'s table keeps its columns under their headers when a run's name is longer than 44.
+TEST(TrainCli, StatusColumnsStayAlignedPastLongRunNames) {
+  const std::string db = temp_path("status_long.sqlite"), suite = temp_path("status_long.toml");
+  std::remove(db.c_str());
+  const std::string label(60, 'x');
+  write_text(suite, tiny_suite("long", "steps = 2\n[[grid]]\nlabel = \"" + label + "\"\n\"train.seed\" = [0, 1]\n"));
+  ASSERT_EQ(run_worker({"enqueue", suite, "--db", db, "--quiet"}).exit_code, 0);
+  const auto r = run_worker({"status", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header, line;
+  std::getline(lines, header);
+  const size_t status_at = header.find("status");
+  ASSERT_NE(status_at, std::string::npos) << r.out;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_EQ(line.find("long/" + label), 5u) << line;
+    EXPECT_EQ(line.find("nan"), std::string::npos) << "a run with no loss yet shows -, not nan: " << line;
+    EXPECT_EQ(line.find(" queued"), status_at - 1) << "\n" << header << "\n" << line;
+  }
+  EXPECT_EQ(rows, 2) << r.out;
+}
+
 // A bad suite is reported under the subcommand the user typed, and creates no DB.
 TEST(TrainCli, ABadSuiteIsReportedByTheSubcommandThatReadIt) {
   const std::string db = temp_path("bad_suite.sqlite"), suite = temp_path("bad_suite.toml");
