@@ -63,9 +63,15 @@ grep -q '"table_focused_row_visible": true' "$out/scrolled.state.json" || fail "
 shot filtered '{"view": "Explorer", "explorer": {"filter": "kind=talking-heads h>=8", "select": ["th-heads/talking-heads/heads=8"]}}'
 [ "$(state_value "$out/filtered.state.json" runs_shown)" -eq 1 ] || fail "filter: expected exactly one talking-heads run with h >= 8"
 
-shot figures '{"view": "Explorer", "explorer": {"tab": "figures", "figure": "th-heads"}}'
+rm -f "$out/figure.csv"
+shot figures "{\"view\": \"Explorer\", \"explorer\": {\"tab\": \"figures\", \"figure\": \"th-heads\", \"export\": \"$out/figure\"}}"
 [ "$(state_value "$out/figures.state.json" figures)" -eq 2 ] || fail "figures: expected one figure per stored suite (2)"
 [ "$(state_value "$out/figures.state.json" plots_drawn)" -ge 2 ] || fail "figures: expected ours and the paper's plots"
+# The figure's table as CSV (the tab's CSV button): our 6 quick runs, then TH Table 1's rows.
+[ -f "$out/figure.csv" ] || fail "figures: no CSV written"
+head -1 "$out/figure.csv" | grep -q '^figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation' || fail "figures: CSV header"
+[ "$(grep -c '^th-heads,ours,' "$out/figure.csv")" -eq 6 ] || fail "figures: expected a CSV line per quick run"
+grep -q '^th-heads,paper,TH Table 1: talking-heads,48,,1.903,' "$out/figure.csv" || fail "figures: TH Table 1's h = 48 row is missing"
 
 shot run '{"view": "Explorer", "explorer": {"tab": "run", "select": ["th-heads/talking-heads/heads=8"]}}'
 [ "$(state_value "$out/run.state.json" heatmaps_drawn)" -ge 2 ] || fail "run: expected the P_l and P_w replay maps"

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
+#include <sstream>
 #include <fstream>
 
 #include "tests/explorer/explorer_test_util.h"
@@ -86,7 +88,7 @@ TEST(FigureValueText, ShowsARangeOnlyWhereThereIsOneAndPaperValuesAsPrinted) {
   FigurePoint paper;
   paper.mean = 88.51;
   EXPECT_EQ(figure_value_text(paper, true), "88.51");
-  paper.mean = 90.89, paper.lo = 90.89 - 0.15, paper.hi = 90.89 + 0.15;
+  paper.mean = 90.89, paper.sd = 0.15, paper.lo = 90.89 - 0.15, paper.hi = 90.89 + 0.15;
   EXPECT_EQ(figure_value_text(paper, true), "90.89 (sd 0.15)");
 }
 
@@ -145,6 +147,34 @@ TEST_F(ThHeadsFigure, PaperSeriesAreTable1LnPerplexities) {
   EXPECT_EQ(th.points[3].source, "th_t5.csv line 12: TH Table 1, talking-heads, h=48");
   EXPECT_DOUBLE_EQ(f.paper[3].points[0].x, 12);
   EXPECT_DOUBLE_EQ(f.paper[3].points[0].mean, 1.921);
+}
+
+// The Paper figures tab's CSV: every point of ours, then the paper's with their sd and citation.
+TEST_F(ThHeadsFigure, CsvHoldsEveryPointOfOursAndThePapersWithCitations) {
+  const auto figs = figures(testing::reference_dir(), nullptr);
+  ASSERT_EQ(figs.size(), 1u);
+  std::ostringstream out;
+  write_figure_csv(out, figs[0]);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    ASSERT_FALSE(line.empty());
+    ASSERT_EQ(line.back(), '\r') << "RFC 4180 line ends";
+    lines.push_back(line.substr(0, line.size() - 1));
+  }
+  size_t points = 0;
+  for (const auto* all : {&figs[0].ours, &figs[0].paper})
+    for (const FigureSeries& s : *all) points += s.points.size();
+  ASSERT_EQ(lines.size(), points + 1);
+  EXPECT_EQ(lines[0], "figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation");
+  EXPECT_EQ(lines[1], "th-heads,ours,multi-head,2,,3.4,3.4,3.4,,1,1,");
+  // The running talking-heads run: counted, no value yet.
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "th-heads,ours,talking-heads,8,,,,,,0,1,"), lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(),
+                      "th-heads,paper,TH Table 1: talking-heads,48,,1.903,,,0.006,,,"
+                      "\"th_t5.csv line 12: TH Table 1, talking-heads, h=48\""),
+            lines.end())
+      << out.str();
 }
 
 TEST_F(ThHeadsFigure, MissingReferenceFileWarnsAndKeepsOurs) {

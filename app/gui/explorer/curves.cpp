@@ -97,16 +97,9 @@ GroupCurve build_group(const std::vector<const Curve*>& members, std::string key
   return g;
 }
 
-std::string number_text(double value) {
-  if (std::isnan(value)) return "";
-  char buf[64];
-  const auto result = std::to_chars(buf, buf + sizeof buf, value);
-  return std::string(buf, result.ptr);
-}
-
 std::string x_text(double x, XAxis axis) {
   const bool integral = axis == XAxis::Step || axis == XAxis::Tokens;
-  return integral ? std::to_string(static_cast<std::int64_t>(x)) : number_text(x);
+  return integral ? std::to_string(static_cast<std::int64_t>(x)) : csv_number(x);
 }
 
 }  // namespace
@@ -265,6 +258,13 @@ std::vector<GroupCurve> group_curves(const std::vector<Curve>& curves, const std
   return groups;
 }
 
+std::string csv_number(double value) {
+  if (std::isnan(value)) return "";
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, value);
+  return std::string(buf, result.ptr);
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
@@ -287,8 +287,8 @@ void write_curves_csv(std::ostream& out, const std::vector<Curve>& curves, const
     const std::string prefix =
         csv_field(labels[c]) + "," + std::to_string(curve.run_id) + "," + csv_field(curve.metric) + ",";
     for (std::size_t i = 0; i < curve.x.size(); ++i) {
-      out << prefix << curve.step[i] << ',' << x_text(curve.x[i], axis) << ',' << number_text(curve.y[i]) << ','
-          << number_text(curve.y_min[i]) << ',' << number_text(curve.y_max[i]) << "\r\n";
+      out << prefix << curve.step[i] << ',' << x_text(curve.x[i], axis) << ',' << csv_number(curve.y[i]) << ','
+          << csv_number(curve.y_min[i]) << ',' << csv_number(curve.y_max[i]) << "\r\n";
     }
   }
 }

@@ -103,5 +103,7 @@ void write_curves_csv(std::ostream& out, const std::vector<Curve>& curves, const
 
 // One RFC 4180 field: quoted (with "" for ") only when it holds , " CR or LF.
 std::string csv_field(const std::string& text);
+// A number that reads back exactly (shortest round-trip form); NaN is an empty field.
+std::string csv_number(double value);
 
 }  // namespace headroom::explorer

@@ -8,6 +8,7 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "app/gui/explorer/curves.h"
 #include "app/gui/explorer/reference_csv.h"
 
 namespace headroom::explorer {
@@ -734,6 +735,7 @@ void build_paper(Figure& fig, const PaperSpec& spec, const CsvTable& table, std:
     p.x = spec.category ? static_cast<double>(category_index(fig.x_categories, spec.category(view))) : *x;
     p.mean = *y;
     if (sd) {
+      p.sd = *sd;
       p.lo = *y - *sd;
       p.hi = *y + *sd;
     }
@@ -854,12 +856,32 @@ std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>
   return figures;
 }
 
+void write_figure_csv(std::ostream& out, const Figure& fig) {
+  out << "figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation\r\n";
+  const auto rows = [&](const std::vector<FigureSeries>& all, bool paper) {
+    for (const FigureSeries& s : all)
+      for (const FigurePoint& p : s.points) {
+        const int xi = static_cast<int>(p.x);
+        const bool category = !fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size());
+        const bool spread = std::isfinite(p.lo) && std::isfinite(p.hi);
+        out << csv_field(fig.suite) << ',' << (paper ? "paper" : "ours") << ',' << csv_field(s.label) << ','
+            << csv_number(p.x) << ',' << (category ? csv_field(fig.x_categories[static_cast<size_t>(xi)]) : "") << ','
+            << csv_number(p.mean) << ',' << (!paper && spread ? csv_number(p.lo) : "") << ','
+            << (!paper && spread ? csv_number(p.hi) : "") << ',' << (paper ? csv_number(p.sd) : "") << ','
+            << (paper ? "" : std::to_string(p.done)) << ',' << (paper ? "" : std::to_string(p.runs)) << ','
+            << csv_field(p.source) << "\r\n";
+      }
+  };
+  rows(fig.ours, false);
+  rows(fig.paper, true);
+}
+
 std::string figure_value_text(const FigurePoint& p, bool paper) {
   if (!std::isfinite(p.mean)) return "-";
   char text[96];
   const bool spread = std::isfinite(p.lo) && std::isfinite(p.hi) && p.hi > p.lo;
   if (paper) {
-    if (spread) std::snprintf(text, sizeof text, "%g (sd %.3g)", p.mean, 0.5 * (p.hi - p.lo));
+    if (std::isfinite(p.sd)) std::snprintf(text, sizeof text, "%g (sd %g)", p.mean, p.sd);
     else std::snprintf(text, sizeof text, "%g", p.mean);
   } else if (spread) {
     std::snprintf(text, sizeof text, "%.4f (%.4f .. %.4f)", p.mean, p.lo, p.hi);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ namespace headroom::explorer {
 struct FigurePoint {
   double x = 0;
   double mean = kNaN, lo = kNaN, hi = kNaN;  // ours: mean, min, max over finished runs; paper: value -/+ its sd
+  double sd = kNaN;                          // paper: the sd as its CSV gives it (NaN: none given)
   int runs = 0;                              // runs at this point, finished or not
   int done = 0;                              // of which finished (only these are in mean / lo / hi)
   std::vector<std::int64_t> run_ids;
@@ -72,6 +74,12 @@ struct Figure {
 // "1.1526 (1.1476 .. 1.1583)" (mean, then min .. max); "-" with none finished. Paper: the value as
 // the paper prints it ("88.51"), with "sd 0.15" where its CSV has one.
 std::string figure_value_text(const FigurePoint& p, bool paper);
+
+// The figure's table as CSV, what the Paper figures tab lists: a header, then one line per point,
+// ours first. Columns figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation:
+// ours have min / max over finished seeds, the paper's points their sd where the CSV gives one and
+// their citation (file, line, table). RFC 4180 as write_curves_csv; numbers round-trip exactly.
+void write_figure_csv(std::ostream& out, const Figure& fig);
 
 // The suite names build_figure knows, in assets/suites order.
 std::vector<std::string> figure_suites();

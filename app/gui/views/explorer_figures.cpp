@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <tuple>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/plot_series.h"
+#include "core/io/atomic_file.h"
 #include "widgets/draw_util.h"
 #include "widgets/line_plot.h"
 
@@ -132,6 +134,22 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
         "x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
         "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
         "parameters by default: VB's figures plot loss against parameter count.");
+  }
+  // The numbers behind the figure as a file, for a paper or another tool.
+  ImGui::SameLine();
+  if (ImGui::Button("CSV")) {
+    const char* axis = fig.axis == explorer::FigureAxis::Parameters ? "parameters" : "key";
+    export_csv(fig, "headroom-" + fig.suite + "-" + axis + ".csv");
+  }
+  tooltip("Writes the table below (ours and the paper's, with citations) as CSV into the current directory");
+  if (!scene_export.empty() && scene_figure.empty() && !stale_) {  // a scene's, once its figure and axis are in
+    export_csv(fig, scene_export + ".csv");
+    scene_export.clear();
+  }
+  if (!export_message_.empty()) {
+    ImGui::SameLine();
+    if (export_error_) ImGui::TextColored(kProblem, "%s", export_message_.c_str());
+    else ImGui::TextDisabled("%s", export_message_.c_str());
   }
   // The title beside the two combos where a readable column is left, else on a line of its own (a
   // 1024-wide presenter leaves a sliver that wrapped it one letter per line).
@@ -297,6 +315,14 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     rows_of(fig.paper, "paper");
     ImGui::EndTable();
   }
+}
+
+void ExplorerFigures::export_csv(const explorer::Figure& fig, const std::string& path) {
+  std::ostringstream csv;
+  explorer::write_figure_csv(csv, fig);
+  std::string error;
+  export_error_ = !core::write_file_atomically(path, csv.str(), &error);
+  export_message_ = export_error_ ? error : "wrote " + path;
 }
 
 }  // namespace headroom::gui

@@ -26,6 +26,7 @@ class ExplorerFigures {
   void reset() { figures_.clear(), version_ = 0; }  // a new DB
 
   std::string scene_figure;  // the suite whose figure a scene asked for (applied once it exists)
+  std::string scene_export;  // a scene's "export" on this tab: the figure's table to this stem + ".csv"
   explorer::FigureAxis scene_axis = explorer::FigureAxis::Default;
 
  private:
@@ -36,6 +37,10 @@ class ExplorerFigures {
   // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
   std::map<std::string, explorer::FigureAxis> axes_;
   bool stale_ = false;
+  std::string export_message_;
+  bool export_error_ = false;
+  // Writes fig's table as CSV to `path`; the outcome shows beside the button.
+  void export_csv(const explorer::Figure& fig, const std::string& path);
 };
 
 }  // namespace headroom::gui
