@@ -6,7 +6,9 @@ CPU, Kineto with the GPU kernels on CUDA) and `bench/train_bench.py --profile` (
 A trace with GPU kernels (events of category "kernel") is summed by kernel: total ms, share of the
 kernel time, calls; and how busy the kernels kept the GPU over the span they cover (idle time is the
 host's: launches, syncs; the profiler slows the host too, so compare two traces' shares rather than
-read one as the unprofiled step's). One without is summed by CPU operator: nested operators are counted inside
+read one as the unprofiled step's), and by kind (GEMM, flash attention, softmax, th_mix, layer norm,
+optimizer, copies and casts, ...); with two or more such traces, a last table puts their kinds side
+by side. One without is summed by CPU operator: nested operators are counted inside
 their parents too, so the inclusive times overlap; the top-level rows (depth 0 on each thread) add
 up to the step. TOP rows per trace (default 25). Every number is read from the trace."""
 import json, sys
@@ -22,6 +24,38 @@ def load_events(path):
 
 def short(name, width):
     return name if len(name) <= width else name[:width - 3] + "..."
+
+
+# Kinds of GPU kernel, first match wins (kernel names as CUDA LibTorch 2.x and cuBLAS / flash
+# attention print them; "cutlass" also names flash kernels, so attention is asked before GEMM).
+KINDS = [
+    ("th_mix (ours)", ("th_mix",)),
+    ("loss (log-softmax, NLL)", ("logsoftmax", "nll_loss", "cross_entropy")),
+    ("softmax", ("softmax",)),
+    ("attention (flash / SDPA)", ("flash", "fmha", "sdpa", "efficient_attention", "attention")),
+    ("layer norm", ("layer_norm", "layernorm", "gammabeta")),
+    ("optimizer, clipping (multi-tensor)", ("multi_tensor", "adam", "foreach")),
+    ("GEMM (cuBLAS, CUTLASS)", ("gemm", "gemv", "nvjet", "xmma", "cutlass", "splitkreduce", "cublas")),
+    ("copy, cast, cat", ("copy", "catarray", "cast")),
+    ("embedding, index", ("embedding", "index")),
+    ("reduction", ("reduce",)),
+    ("other elementwise", ("elementwise",)),
+]
+
+
+def kind_of(name):
+    low = name.lower()
+    for kind, patterns in KINDS:
+        if any(p in low for p in patterns):
+            return kind
+    return "other"
+
+
+def by_kind(kernels):
+    total = defaultdict(float)
+    for e in kernels:
+        total[kind_of(e["name"])] += float(e["dur"])
+    return total
 
 
 def gpu_kernels(path, kernels, top):
@@ -44,6 +78,24 @@ def gpu_kernels(path, kernels, top):
     print("|---|---|---|---|")
     for name, us in sorted(total.items(), key=lambda kv: -kv[1])[:top]:
         print(f"| {us / 1e3:.3f} | {us / whole:.1%} | {calls[name]} | `{short(name, 90)}` |")
+    print()
+    print("| ms | share | kind of kernel |")
+    print("|---|---|---|")
+    for kind, us in sorted(by_kind(kernels).items(), key=lambda kv: -kv[1]):
+        print(f"| {us / 1e3:.3f} | {us / whole:.1%} | {kind} |")
+
+
+def compare_kinds(traces):
+    """One table of every GPU trace's kernel time by kind, side by side (ms): where two steps differ."""
+    names = [path.rsplit("/", 1)[-1].removesuffix(".json") for path, _ in traces]
+    kinds = [by_kind(k) for _, k in traces]
+    order = sorted({kind for k in kinds for kind in k}, key=lambda kind: -max(k.get(kind, 0.0) for k in kinds))
+    print("GPU kernel time by kind, ms (one profiled step each)")
+    print("| kind | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for kind in order:
+        print(f"| {kind} | " + " | ".join(f"{k.get(kind, 0.0) / 1e3:.3f}" for k in kinds) + " |")
+    print("| all kernels | " + " | ".join(f"{sum(k.values()) / 1e3:.3f}" for k in kinds) + " |")
 
 
 def cpu_operators(path, events, top):
@@ -77,6 +129,7 @@ def main(args):
         top = int(args.pop())
     if not args:
         sys.exit("usage: profile_summary.py TRACE.json [TRACE2.json ...] [TOP]")
+    gpu_traces = []
     for i, path in enumerate(args):
         if i:
             print()
@@ -84,8 +137,12 @@ def main(args):
         kernels = [e for e in events if str(e.get("cat", "")).lower() == "kernel"]
         if kernels:
             gpu_kernels(path, kernels, top)
+            gpu_traces.append((path, kernels))
         else:
             cpu_operators(path, events, top)
+    if len(gpu_traces) > 1:
+        print()
+        compare_kinds(gpu_traces)
 
 
 if __name__ == "__main__":

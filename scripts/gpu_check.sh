@@ -92,8 +92,9 @@ fi
 
 if want profile; then
   # One profiled step of the base model (bf16) in the worker and in PyTorch, GPU kernels summed by
-  # name (bench/profile_summary.py): where the worker's gap to eager SDPA is, and what the talking-heads
-  # mixing costs with and without th_mix. The traces stay on the machine; the tables come back.
+  # name and by kind, every trace's kinds side by side in a last table (bench/profile_summary.py):
+  # where the worker's gap to eager SDPA is, and what the talking-heads mixing costs with and
+  # without th_mix. The traces stay on the machine; the tables come back.
   BASE=(--vocab 8192 --n 512 --d-model 768 --layers 12 --heads 12 --batch 32 --precision bf16 --steps 5 --device cuda)
   traces=$(mktemp -d)
   build-cuda/bench/bench_train "${BASE[@]}" --profile "$traces/worker_base.json" >/dev/null
