@@ -89,10 +89,12 @@ void ExplorerRun::draw(ExplorerSession& session) {
     ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());
     ImGui::PopTextWrapPos();
   }
-  ImGui::Text(
-      "step %lld of %lld; train loss %.4f, val loss %.4f (best %.4f); %.0f tokens/s on average; %lld parameters",
-      static_cast<long long>(row->step), static_cast<long long>(row->steps_total), row->last_train_loss,
-      row->last_val_loss, row->best_val_loss, row->tokens_per_s, static_cast<long long>(row->params));
+  // A run that has logged nothing yet (queued) shows "-" for its losses and speed, not "nan".
+  summary_ = "step " + std::to_string(row->step) + " of " + std::to_string(row->steps_total) + "; train loss " +
+             format_number(row->last_train_loss, "%.4f") + ", val loss " + format_number(row->last_val_loss, "%.4f") +
+             " (best " + format_number(row->best_val_loss, "%.4f") + "); " + format_number(row->tokens_per_s, "%.0f") +
+             " tokens/s on average; " + std::to_string(row->params) + " parameters";
+  ImGui::TextUnformatted(summary_.c_str());
 
   const auto detail = drawn_;
   if (detail->request.run_id != row->id) {

@@ -23,6 +23,8 @@ class ExplorerRun {
   // -1 hands the slider back.
   void set_replay_fraction(double f) { replay_fraction_ = f; }
   std::int64_t replay_step() const { return replay_step_; }
+  // The run's one-line summary as last drawn ("step 0 of 30; train loss -, ..."), for --state-out.
+  const std::string& summary() const { return summary_; }
   void reset() { wanted_ = {}, replay_step_ = -1, weights_index_ = -1, drawn_.reset(), config_run_ = -1; }  // a new DB
 
  private:
@@ -38,6 +40,7 @@ class ExplorerRun {
   std::int64_t config_run_ = -1;                      // whose config config_text_ shows
   std::uint64_t config_version_ = 0;                  // from which RunDetail
   std::string config_text_;                           // pretty-printed once per run, not per frame
+  std::string summary_;
 };
 
 }  // namespace headroom::gui

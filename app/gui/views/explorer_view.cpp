@@ -467,6 +467,7 @@ nlohmann::json ExplorerView::state() const {
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
                       {"table_focused_row_visible", table_.focused_row_visible()},
+                      {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
                       {"error", rows ? rows->error : ""},
                       {"message", session_.message}};
   return {{"explorer", j}};
