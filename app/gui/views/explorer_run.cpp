@@ -66,8 +66,8 @@ void ExplorerRun::draw_replay_panel(ExplorerSession& session) {
   ImGui::Text("%s", row->name.c_str());
   ImGui::SameLine();
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s, h = %d (h_k %d, h_v %d), d = %d, %d layers; val loss %.3f after %lld steps",
-                      row->kind.c_str(), row->h, row->h_k, row->h_v, row->d, row->L, row->last_val_loss,
+  ImGui::TextDisabled("%s, h = %d (h_k %d, h_v %d), d = %d, %d layers; val loss %s after %lld steps", row->kind.c_str(),
+                      row->h, row->h_k, row->h_v, row->d, row->L, format_number(row->last_val_loss, "%.3f").c_str(),
                       static_cast<long long>(row->step));
   ImGui::PopTextWrapPos();
   if (!wanted_.projections)
