@@ -236,6 +236,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     for (const auto& ps : all)
       for (float x : ps.x)
         if (!fig.log_x || x > 0) lo = std::min(lo, static_cast<double>(x)), hi = std::max(hi, static_cast<double>(x));
+    if (!(lo <= hi))  // nothing finished yet: the axis of the points to come, not a degenerate one
+      for (const auto& s : fig.ours)
+        for (const auto& pt : s.points)
+          if (!fig.log_x || pt.x > 0) lo = std::min(lo, pt.x), hi = std::max(hi, pt.x);
     if (!(lo <= hi)) return;
     if (fig.log_x) {
       const double a = std::log10(lo), b = std::log10(hi), m = std::max(0.05, (b - a) * 0.05);
