@@ -161,6 +161,24 @@ HR_DEVICE void softmax_backward_rows(const float* w, float* g, int h, int m, int
   }
 }
 
+// Both directions end alike: the staged rows `a` [h][m] go out to `a_out` as they are, and mixed
+// by `p` (h x n_out, rows padded) to `b_out`, each thread a column or a part of one (a part writes
+// its share of `a` too); the masked columns past `visible` get zeros in both.
+template <typename T>
+HR_DEVICE void store_and_mix(const float* a, int h, int n_out, const float* p, int m, int visible, long long plane,
+                             int max_parts, T* a_out, T* b_out) {
+  for_column_parts(visible, n_out, max_parts, [&](int j, int part, int parts) {
+    for_head_share(h, part, parts, [&](int c) { store(a_out + c * plane + j, a[c * m + j]); });
+    mix_column(
+        h, n_out, p, part, parts, [&](int c) { return a[c * m + j]; },
+        [&](int o, float x) { store(b_out + o * plane + j, x); });
+  });
+  for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
+    for (int c = 0; c < h; ++c) store(a_out + c * plane + j, 0.0f);
+    for (int o = 0; o < n_out; ++o) store(b_out + o * plane + j, 0.0f);
+  }
+}
+
 template <typename T>
 HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__ p_l, const float* __restrict__ p_w,
                               T* __restrict__ W, T* __restrict__ U, int hk, int h, int hv, int n, int m, bool causal,
@@ -190,17 +208,8 @@ HR_GLOBAL void forward_kernel(const T* __restrict__ J, const float* __restrict__
   HR_SYNC();
   softmax_rows(a, h, m, visible);
   HR_SYNC();
-  // W[:, j] out, U[:, j] = P_w^T W[:, j]; a part stores its share of the weights too.
-  for_column_parts(visible, hv, max_parts, [&](int j, int part, int parts) {
-    for_head_share(h, part, parts, [&](int c) { store(w_row + c * plane + j, a[c * m + j]); });
-    mix_column(
-        h, hv, pw, part, parts, [&](int c) { return a[c * m + j]; },
-        [&](int v, float x) { store(u_row + v * plane + j, x); });
-  });
-  for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
-    for (int c = 0; c < h; ++c) store(w_row + c * plane + j, 0.0f);
-    for (int v = 0; v < hv; ++v) store(u_row + v * plane + j, 0.0f);
-  }
+  // W[:, j] out, U[:, j] = P_w^T W[:, j].
+  store_and_mix(a, h, hv, pw, m, visible, plane, max_parts, w_row, u_row);
 }
 
 template <typename T>
@@ -239,16 +248,7 @@ HR_GLOBAL void HR_LAUNCH_BOUNDS(256, 4)
   softmax_backward_rows(w, g, h, m, visible);
   HR_SYNC();
   // dL[:, j] out, dJ[:, j] = P_l dL[:, j].
-  for_column_parts(visible, hk, max_parts, [&](int j, int part, int parts) {
-    for_head_share(h, part, parts, [&](int c) { store(dl_row + c * plane + j, g[c * m + j]); });
-    mix_column(
-        h, hk, pl_t, part, parts, [&](int c) { return g[c * m + j]; },
-        [&](int k, float x) { store(dj_row + k * plane + j, x); });
-  });
-  for (int j = visible + HR_TID; j < m; j += HR_NTHREADS) {  // masked: 0
-    for (int c = 0; c < h; ++c) store(dl_row + c * plane + j, 0.0f);
-    for (int k = 0; k < hk; ++k) store(dj_row + k * plane + j, 0.0f);
-  }
+  store_and_mix(g, h, hk, pl_t, m, visible, plane, max_parts, dl_row, dj_row);
 }
 
 // NOLINTEND
