@@ -47,7 +47,7 @@ def commands(lines):
         m = COMMAND.match(line.split("  #")[0].rstrip())
         if m:
             pending.append((m.group(1), (variables, m.group(2))))
-    return [(i, db, rest) for i, db, rest in found]
+    return found
 
 
 def tables(text):

@@ -856,20 +856,23 @@ std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>
   return figures;
 }
 
+std::string x_category(const Figure& fig, double x) {
+  const int i = static_cast<int>(x);
+  if (fig.x_categories.empty() || i < 0 || i >= static_cast<int>(fig.x_categories.size())) return {};
+  return fig.x_categories[static_cast<size_t>(i)];
+}
+
 void write_figure_csv(std::ostream& out, const Figure& fig) {
   out << "figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation\r\n";
   const auto rows = [&](const std::vector<FigureSeries>& all, bool paper) {
     for (const FigureSeries& s : all)
       for (const FigurePoint& p : s.points) {
-        const int xi = static_cast<int>(p.x);
-        const bool category = !fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size());
         const bool spread = std::isfinite(p.lo) && std::isfinite(p.hi);
         out << csv_field(fig.suite) << ',' << (paper ? "paper" : "ours") << ',' << csv_field(s.label) << ','
-            << csv_number(p.x) << ',' << (category ? csv_field(fig.x_categories[static_cast<size_t>(xi)]) : "") << ','
-            << csv_number(p.mean) << ',' << (!paper && spread ? csv_number(p.lo) : "") << ','
-            << (!paper && spread ? csv_number(p.hi) : "") << ',' << (paper ? csv_number(p.sd) : "") << ','
-            << (paper ? "" : std::to_string(p.done)) << ',' << (paper ? "" : std::to_string(p.runs)) << ','
-            << csv_field(p.source) << "\r\n";
+            << csv_number(p.x) << ',' << csv_field(x_category(fig, p.x)) << ',' << csv_number(p.mean) << ','
+            << (!paper && spread ? csv_number(p.lo) : "") << ',' << (!paper && spread ? csv_number(p.hi) : "") << ','
+            << (paper ? csv_number(p.sd) : "") << ',' << (paper ? "" : std::to_string(p.done)) << ','
+            << (paper ? "" : std::to_string(p.runs)) << ',' << csv_field(p.source) << "\r\n";
       }
   };
   rows(fig.ours, false);

@@ -70,6 +70,9 @@ struct Figure {
   std::vector<std::string> notes;  // caveats, e.g. "3 of 8 runs finished; ..."
 };
 
+// The category at x on a categorical x axis (th-projections: the attention kind), else "".
+std::string x_category(const Figure& fig, double x);
+
 // A point's value as the figure's table shows it. Ours: "1.1526", or over several finished seeds
 // "1.1526 (1.1476 .. 1.1583)" (mean, then min .. max); "-" with none finished. Paper: the value as
 // the paper prints it ("88.51"), with "sd 0.15" where its CSV has one.

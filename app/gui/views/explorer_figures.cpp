@@ -301,9 +301,8 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
           ImGui::TableNextColumn();
           ImGui::TextUnformatted(s.label.c_str());
           ImGui::TableNextColumn();
-          const int xi = static_cast<int>(p.x);
-          if (!fig.x_categories.empty() && xi >= 0 && xi < static_cast<int>(fig.x_categories.size()))
-            ImGui::TextUnformatted(fig.x_categories[static_cast<size_t>(xi)].c_str());
+          if (const std::string category = explorer::x_category(fig, p.x); !category.empty())
+            ImGui::TextUnformatted(category.c_str());
           else if (fig.axis == explorer::FigureAxis::Parameters) ImGui::Text("%.0f", p.x);
           else ImGui::Text("%g", p.x);
           ImGui::TableNextColumn();
