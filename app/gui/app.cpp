@@ -723,8 +723,19 @@ void App::apply_lesson_step(double now) {
   const LessonStep& step = player.current();
   const int index = std::max(0, find_view(views_, step.view));
   std::string error;
-  if (!views_[index]->load_lesson_scene(step.scene, &error))
+  // A step that goes on with earlier steps' weights, reached out of order, trains them first.
+  const LessonCatchUp& catch_up = player.catch_up();
+  nlohmann::json scene = step.scene;
+  if (catch_up.reset) scene["keep_weights"] = false;
+  if (!views_[index]->load_lesson_scene(scene, &error)) {
     set_status("lesson step " + std::to_string(player.step() + 1) + ": " + error, true);
+  } else if (catch_up.train_steps > 0) {
+    LessonAnimation train;
+    train.kind = LessonAnimation::Kind::Train;
+    train.steps = catch_up.train_steps;
+    if (!views_[index]->lesson_action(train, &error)) set_status("lesson: " + error, true);
+    else set_status(catch_up_message(catch_up, player.step()));
+  }
   for (size_t i = 0; i < views_.size(); ++i) {
     LessonFocus focus;
     if (static_cast<int>(i) == index) focus = {true, step.focus, step.highlight, step.try_it};
@@ -735,7 +746,7 @@ void App::apply_lesson_step(double now) {
   lesson_step_applied_at_ = now;
   lesson_step_frames_ = 0;
   // A step that trains is timed as an animation, not as a step change (its training is the point).
-  bool trains = false;
+  bool trains = catch_up.train_steps > 0;
   for (const LessonAnimation& a : step.animations) trains = trains || a.kind == LessonAnimation::Kind::Train;
   lesson_step_timing_ = opts_.bench_frames > 0 && !trains;
   lesson_complete_timing_ = false;

@@ -239,6 +239,44 @@ TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
   EXPECT_EQ(s3->training.step, 0);
 }
 
+// A lesson's "train 400 steps" and the next step's scene come in quick succession: the latest
+// request wins, yet the steps asked for are trained (the replaced request's carried over, or the
+// interrupted training's owed), as long as the weights stay the same model's.
+TEST(LabEngine, StepsAskedForSurviveANewerRequestThatKeepsTheWeights) {
+  LabEngine engine;
+  auto r = request(core::AttentionKind::MultiHead, 32, 4);
+  r.input = LabInput::Synthetic;
+  r.task = core::SyntheticTask::Copy;
+  r.synthetic_n = 16;
+  r.single_steps = 120;
+  r.reset_training = true;
+  engine.post(r);
+  auto next = r;  // the next step's scene: another input, the same model
+  next.single_steps = 0;
+  next.reset_training = false;
+  next.input = LabInput::Text;
+  auto s = wait_for(engine, engine.post(next));
+  ASSERT_TRUE(s && s->valid);
+  EXPECT_EQ(s->training.step, 120);
+
+  // A reset asked for and replaced before the engine took it still happens.
+  auto reset = next;
+  reset.reset_training = true;
+  engine.post(reset);
+  s = wait_for(engine, engine.post(next));
+  ASSERT_TRUE(s && s->valid);
+  EXPECT_EQ(s->training.step, 0);
+
+  // Another model drops them: its weights are new, the steps were asked of the old ones.
+  r.single_steps = 120;
+  r.reset_training = false;
+  engine.post(r);
+  auto other = request(core::AttentionKind::MultiHead, 32, 8);
+  s = wait_for(engine, engine.post(other));
+  ASSERT_TRUE(s && s->valid);
+  EXPECT_EQ(s->training.step, 0);
+}
+
 TEST(LabEngine, OpensAStoredRunWithItsShapesAndValuesOffTheCallingThread) {
   const core::ModelSpec spec = request(core::AttentionKind::TalkingHeads, 32, 4, 1).model;
   core::TransformerLM stored(nullptr);

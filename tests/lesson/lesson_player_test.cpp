@@ -177,6 +177,66 @@ TEST(LessonPlayer, AnimationsDone) {
   EXPECT_TRUE(p.animations_done(6));  // a step without animations
 }
 
+// Steps 1..7 (0-based 0..6): 0 plain, 1 trains 400 (fresh weights), 2 keeps, 3 keeps and trains 50,
+// 4 keeps, 5 plain (fresh again), 6 keeps.
+Lesson keep_weights_lesson() {
+  Lesson l = lesson_of({{}, {train(400, 0.5)}, {}, {train(50, 0)}, {}, {}, {}});
+  for (int i : {2, 3, 4, 6}) l.steps[static_cast<size_t>(i)].keep_weights = true;
+  return l;
+}
+
+TEST(LessonPlayer, AStepThatKeepsWeightsReachedInOrderNeedsNoCatchUp) {
+  LessonPlayer p(keep_weights_lesson());
+  p.start(0);
+  p.next(1);  // step 1: its own training, handed out as it comes
+  EXPECT_FALSE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+  ASSERT_EQ(p.due_actions(2).size(), 1u);
+  p.next(3);  // step 2 keeps what step 1 trained (the lab finishes a handed-out training)
+  EXPECT_FALSE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+  p.next(4);  // step 3's own 50 steps are its animations, not a catch-up
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+  p.due_actions(4);
+  p.next(5);
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+  p.previous(6);  // back within the run: the weights have at least what step 3 needs
+  EXPECT_FALSE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+}
+
+TEST(LessonPlayer, AStepThatKeepsWeightsOpenedDirectlyTrainsItsRunFirst) {
+  LessonPlayer p(keep_weights_lesson());
+  p.start(0);
+  p.go_to(4, 1);  // opened at step 5 (--lesson-step 5): fresh weights, then steps 2 and 4's training
+  EXPECT_TRUE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 450);
+  EXPECT_EQ(p.catch_up().from_steps, (std::vector<int>{1, 3}));
+  EXPECT_EQ(catch_up_message(p.catch_up(), p.step()),
+            "Step 5 goes on from the training of steps 2 and 4: the model starts from its seed and trains those "
+            "450 steps first");
+  p.go_to(2, 2);  // back into the run from a later step of it: nothing to add
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+
+  // Back to a keeping step from a step that began anew (step 6 -> 5): start over.
+  p.go_to(5, 3);
+  EXPECT_FALSE(p.catch_up().reset);  // step 6 itself loads fresh weights
+  p.previous(4);
+  EXPECT_TRUE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 450);
+  p.next(5);
+  p.next(6);  // step 7 keeps step 6's weights, which trained nothing
+  EXPECT_EQ(p.catch_up().train_steps, 0);
+
+  // Left before its training was handed out (a delay of 0.5 s): step 3 trains step 2's 400 itself.
+  p.go_to(1, 10);
+  p.next(10.2);
+  EXPECT_FALSE(p.catch_up().reset);
+  EXPECT_EQ(p.catch_up().train_steps, 400);
+  EXPECT_EQ(catch_up_message(p.catch_up(), p.step()),
+            "Step 3 goes on from the training of step 2: the model trains those 400 steps first");
+}
+
 TEST(LessonPlayer, IntegerControls) {
   EXPECT_TRUE(LessonPlayer::is_integer_control("theorem_dp"));
   EXPECT_TRUE(LessonPlayer::is_integer_control("enlarged_head"));

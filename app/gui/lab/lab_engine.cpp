@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include <unistd.h>
 
@@ -161,6 +162,9 @@ struct LabEngine::Impl {
   core::SyntheticTask task_of_data = core::SyntheticTask::Induction;
   std::map<std::string, std::unique_ptr<core::Tokenizer>> tokenizers;  // by name; BPE ones load the KJV corpus once
   TrainingCurve curve;
+  // Forced steps (a lesson's "train N", Step) that a newer request interrupted: the steps still
+  // owed to these weights, taken after that request's own. Fresh weights drop them.
+  int owed_steps = 0;
   uint64_t version = 0;
   int embedding_rank = 0;
   int64_t embedding_rank_step = -1;
@@ -258,6 +262,7 @@ struct LabEngine::Impl {
         if (auto* o = old.find(p.key())) p.value().copy_(*o);
     } else {
       curve = TrainingCurve{};
+      owed_steps = 0;
     }
     trainer = std::move(next);
     ++model_generation;
@@ -473,7 +478,10 @@ struct LabEngine::Impl {
       if (forced_steps > 0 ? done >= forced_steps
                            : std::chrono::duration<double>(Clock::now() - t0).count() > kTrainSliceSeconds)
         break;
-      if (box.superseded()) break;  // a new request wins over more training
+      if (box.superseded()) {  // a new request wins over more training; forced steps resume after it
+        if (forced_steps > 0) owed_steps = forced_steps - done;
+        break;
+      }
     }
   }
 
@@ -508,7 +516,7 @@ struct LabEngine::Impl {
         }
         if (req) {
           const bool reset = req->reset_training;
-          const int singles = req->single_steps;
+          const int singles = req->single_steps + req->carried_steps;
           auto problems = core::validate(req->model);
           if (!problems.empty()) {
             auto s = std::make_shared<LabSnapshot>();
@@ -524,7 +532,7 @@ struct LabEngine::Impl {
             if (!open) trained_on.clear();
             have_request = true;
             ensure_model(reset);
-            if (singles > 0) train_slice(singles);
+            if (const int steps = singles + std::exchange(owed_steps, 0); steps > 0) train_slice(steps);
           }
         }
         if (open) {
@@ -589,6 +597,7 @@ struct LabEngine::Impl {
       info.open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       real = std::move(next);
       real_info = std::move(info);
+      owed_steps = 0;  // the lab's own model trains no more while a real one is shown
       current.training = false;
     } catch (const std::exception& e) {
       real_info.error = "cannot open " + dir + ": " + e.what();
@@ -713,7 +722,18 @@ LabEngine::LabEngine() : impl_(std::make_unique<Impl>()) {}
 LabEngine::~LabEngine() = default;
 
 uint64_t LabEngine::post(const LabRequest& request) {
-  return impl_->box.update([&](Impl::Work& w) { w.model = request; });
+  return impl_->box.update([&](Impl::Work& w) {
+    // The latest request wins, but the steps a replaced request asked for are kept when they
+    // would train the same weights: a lesson's "train 400 steps" followed at once by the next
+    // step's scene still trains. Its reset comes along, as it came before those steps.
+    LabRequest next = request;
+    if (w.model && !request.reset_training && request.seed == w.model->seed &&
+        same_shapes(request.model, w.model->model)) {
+      next.reset_training = w.model->reset_training;
+      next.carried_steps = w.model->single_steps + w.model->carried_steps;
+    }
+    w.model = std::move(next);
+  });
 }
 
 uint64_t LabEngine::open_stored(const StoredCheckpoint& request) {

@@ -37,6 +37,9 @@ struct LabRequest {
   bool training = false;  // train in the background on `task`
   int single_steps = 0;   // > 0: take this many steps now (paused training)
   bool reset_training = false;
+  // Set by LabEngine::post, not by callers: the steps of a request this one replaced before the
+  // engine took it. They are owed to the same weights, so a reset or a new model drops them.
+  int carried_steps = 0;
   double lr = 3e-3;
   int batch = 16;
   // Head ablation: these (layer, value head) pairs are switched off (their output rows of w_o read

@@ -18,7 +18,48 @@ const LessonStep& LessonPlayer::current() const {
   return active() ? lesson_.steps[static_cast<size_t>(step_)] : kNone;
 }
 
+namespace {
+
+int train_steps_of(const LessonStep& step, const std::vector<bool>* handed_out = nullptr) {
+  int steps = 0;
+  for (size_t i = 0; i < step.animations.size(); ++i)
+    if (step.animations[i].kind == LessonAnimation::Kind::Train &&
+        !(handed_out && i < handed_out->size() && (*handed_out)[i]))
+      steps += step.animations[i].steps;
+  return steps;
+}
+
+}  // namespace
+
+// A step with keep_weights belongs to the run of steps that begins at the nearest step before it
+// without keep_weights (that step loads fresh weights) and goes on while keep_weights holds. Coming
+// from a step of the same run before it, the weights have that step's training (its train
+// animations handed out: the lab finishes those even when the lecturer moves on) and lack only the
+// steps in between; coming from a later step of the run, they have at least what this step needs;
+// coming from anywhere else (a step outside the run, or none: the lesson was opened here), they
+// start over and train the whole run's steps before this one.
+LessonCatchUp LessonPlayer::catch_up_for(int step, int from, const std::vector<bool>& from_handed_out) const {
+  LessonCatchUp c;
+  const auto& steps = lesson_.steps;
+  if (!steps[static_cast<size_t>(step)].keep_weights) return c;
+  int first = step;
+  while (first > 0 && steps[static_cast<size_t>(first)].keep_weights) --first;
+  int last = step;
+  while (last + 1 < count() && steps[static_cast<size_t>(last + 1)].keep_weights) ++last;
+  if (from > step && from <= last) return c;
+  const bool in_run = from >= first && from < step;
+  c.reset = !in_run;
+  for (int i = in_run ? from : first; i < step; ++i) {
+    const int n = train_steps_of(steps[static_cast<size_t>(i)], i == from ? &from_handed_out : nullptr);
+    if (n == 0) continue;
+    c.train_steps += n;
+    c.from_steps.push_back(i);
+  }
+  return c;
+}
+
 void LessonPlayer::enter(int step, double now) {
+  catch_up_ = active() ? catch_up_for(step, started_ ? step_ : -1, handed_out_) : LessonCatchUp{};
   if (!started_) {
     started_ = true;
     start_time_ = now;
@@ -91,6 +132,18 @@ bool LessonPlayer::animations_done(double now) const {
     }
   }
   return true;
+}
+
+std::string catch_up_message(const LessonCatchUp& c, int step) {
+  std::string steps;
+  for (size_t i = 0; i < c.from_steps.size(); ++i) {
+    if (i > 0) steps += i + 1 == c.from_steps.size() ? " and " : ", ";
+    steps += std::to_string(c.from_steps[i] + 1);
+  }
+  return "Step " + std::to_string(step + 1) + " goes on from the training of step" +
+         (c.from_steps.size() == 1 ? " " : "s ") + steps + ": the model " +
+         (c.reset ? "starts from its seed and trains" : "trains") + " those " + std::to_string(c.train_steps) +
+         " steps first";
 }
 
 std::string format_clock(double seconds) {

@@ -13,6 +13,16 @@
 
 namespace headroom::gui {
 
+// What a step that keeps the weights (keep_weights) needs before its own animations, when it was not
+// reached from the steps that trained them: opened at it, or come back to from a step that began
+// anew. The weights are set back to the seed's (reset) and trained for the steps the earlier steps
+// of its run would have trained, so the step shows what it shows when the lesson is played in order.
+struct LessonCatchUp {
+  bool reset = false;
+  int train_steps = 0;
+  std::vector<int> from_steps;  // 0-based steps whose training is caught up, in order
+};
+
 class LessonPlayer {
  public:
   LessonPlayer() = default;
@@ -47,11 +57,14 @@ class LessonPlayer {
   std::vector<LessonAnimation> due_actions(double now);
   // Every sweep has reached its end and every action was handed out (true for a step without animations).
   bool animations_done(double now) const;
+  // Set on every step change (see LessonCatchUp); nothing to do for a step reached in order.
+  const LessonCatchUp& catch_up() const { return catch_up_; }
 
   static bool is_integer_control(const std::string& control);
 
  private:
   void enter(int step, double now);
+  LessonCatchUp catch_up_for(int step, int from, const std::vector<bool>& from_handed_out) const;
 
   Lesson lesson_;
   int step_ = 0;
@@ -60,7 +73,12 @@ class LessonPlayer {
   double start_time_ = 0, step_start_ = 0;
   bool notes_shown_ = false;
   std::vector<bool> handed_out_;  // per animation of the current step
+  LessonCatchUp catch_up_;
 };
+
+// What the status bar says while a catch-up trains, e.g. "Step 5 goes on from the training of step 2:
+// the model starts from its seed and trains those 400 steps first" (steps 1-based).
+std::string catch_up_message(const LessonCatchUp& c, int step);
 
 // A clock for the lecturer: "0:07", "12:34", "1:02:03" (whole seconds, negative as 0).
 std::string format_clock(double seconds);

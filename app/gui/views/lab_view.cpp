@@ -111,7 +111,12 @@ bool LabView::lesson_action(const LessonAnimation& action, std::string* error) {
 }
 
 nlohmann::json LabView::lesson_state() const {
-  return {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
+  nlohmann::json j = {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
+  if (snap_ && snap_->valid) {  // what the step shows was trained this far, to this loss on the input
+    j["training_step"] = snap_->training.step;
+    j["input_loss"] = snap_->ablation.sentence_loss_all;
+  }
+  return j;
 }
 
 bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
@@ -131,6 +136,7 @@ nlohmann::json LabView::state() const {
     j["lab_snapshot"] = {{"layers", snap_->layers.size()},
                          {"heads", snap_->layers.empty() ? 0 : snap_->layers[0].W.size()},
                          {"version", snap_->version},
+                         {"training_step", snap_->training.step},
                          {"projections_cut_off", projections_cut_off_}};
   }
   if (snap_ && (!snap_->real.dir.empty() || !snap_->real.error.empty())) {  // a real checkpoint (issue 16)
