@@ -220,8 +220,8 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
     case FileKind::Empty:
       if (mode != OpenMode::Create) {
         throw DbError(path +
-                      ": is an empty file, not a Headroom experiments database yet; open it with "
-                      "headroom-worker to create one (the file was not changed)");
+                      ": is an empty file, not a Headroom experiments database yet; headroom-worker run, enqueue "
+                      "or train with --db " + path + " makes it one (the file was not changed)");
       }
       break;
     case FileKind::LooksLikeSqlite: break;
@@ -237,8 +237,8 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
     const SchemaProbe found = probe(reader);
     if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
       throw DbError(path +
-                    ": is an empty SQLite database, not a Headroom experiments database yet; open it with "
-                    "headroom-worker to create one (the file was not changed)");
+                    ": is an empty SQLite database, not a Headroom experiments database yet; headroom-worker "
+                    "run, enqueue or train with --db " + path + " makes it one (the file was not changed)");
     }
     if (mode == OpenMode::ReadOnly) {
       if (found.state == SchemaState::Older) {

@@ -28,7 +28,9 @@ namespace {
 
 bool require_existing(const std::string& cmd, const std::string& path) {
   if (access(path.c_str(), F_OK) == 0) return true;
-  std::cerr << "headroom-worker " << cmd << ": " << path << ": no such experiments database\n";
+  std::cerr << "headroom-worker " << cmd << ": " << path
+            << ": no such experiments database; check the path, or create one with `headroom-worker run SUITE --db "
+            << path << "` or `train`\n";
   return false;
 }
 
