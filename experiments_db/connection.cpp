@@ -221,7 +221,8 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
       if (mode != OpenMode::Create) {
         throw DbError(path +
                       ": is an empty file, not a Headroom experiments database yet; headroom-worker run, enqueue "
-                      "or train with --db " + path + " makes it one (the file was not changed)");
+                      "or train with --db " +
+                      path + " makes it one (the file was not changed)");
       }
       break;
     case FileKind::LooksLikeSqlite: break;
@@ -238,7 +239,8 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
     if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
       throw DbError(path +
                     ": is an empty SQLite database, not a Headroom experiments database yet; headroom-worker "
-                    "run, enqueue or train with --db " + path + " makes it one (the file was not changed)");
+                    "run, enqueue or train with --db " +
+                    path + " makes it one (the file was not changed)");
     }
     if (mode == OpenMode::ReadOnly) {
       if (found.state == SchemaState::Older) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <iterator>
 #include <stdexcept>
@@ -213,6 +214,12 @@ struct ExplorerLoader::State {
     } catch (const std::exception& e) {
       RowsSnapshot r;
       r.error = e.what();
+      std::error_code ec;
+      const auto folder = std::filesystem::absolute(path, ec).parent_path();
+      const bool missing = !create && !std::filesystem::exists(path, ec);
+      r.can_create = missing && std::filesystem::is_directory(folder, ec);
+      if (missing && !r.can_create)
+        r.error = path + ": no such file, and its folder " + folder.string() + " does not exist either; check the path";
       publish_rows(std::move(r));
       return;
     }

@@ -37,6 +37,7 @@ struct RowsSnapshot {
   std::uint64_t version = 0;  // increases with every reload
   bool open = false;          // the DB opened (else `error` says why)
   std::string error;          // one message: what is wrong with the file, what would be right
+  bool can_create = false;    // with `error`: the file does not exist but its folder does (the GUI offers to create it)
   std::string notice;         // what opening did to the file, if anything (a schema upgrade)
   std::vector<RunRow> rows;   // in id order
   // A big DB's first load comes in two snapshots: the newest runs at once (`partial`), then

@@ -215,6 +215,15 @@ void ExplorerView::draw() {
     ImGui::TextDisabled("Opening %s ...", session_.loader->db_path().c_str());
     return;
   }
+  if (rows->can_create) {  // a new path: offer to make it a DB, then the empty DB's offer trains into it
+    const std::string path = session_.loader->db_path();
+    ImGui::TextUnformatted((path + " does not exist yet.").c_str());
+    if (ImGui::Button("Create an experiments DB here")) open_db(path, /*create=*/true);
+    tooltip("Creates an empty Headroom experiments DB at this path; then enqueue a suite and start a worker.");
+    ImGui::SameLine();
+    ImGui::TextDisabled("or open another one above.");
+    return;
+  }
   if (!rows->error.empty()) {
     problem_text(rows->error);
     ImGui::TextDisabled("The file was not modified. Open another experiments DB above.");
@@ -469,6 +478,7 @@ nlohmann::json ExplorerView::state() const {
                       {"table_focused_row_visible", table_.focused_row_visible()},
                       {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
                       {"error", rows ? rows->error : ""},
+                      {"can_create", rows && rows->can_create},
                       {"message", session_.message}};
   return {{"explorer", j}};
 }
