@@ -70,8 +70,19 @@ std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& a, int n) {
              " shrinks as h grows (LRB eq. 8); a fixed head size d_p >= " + s(a.causal ? n / 2 : n - 1) +
              " (fixed-head) removes it";
   else if (!mixed) remedy = "a head size d_p >= " + s(a.causal ? n / 2 : n - 1) + " removes it";
-  if (auto b = reachability(head_cap, n, a.causal, head_what, "lrb-head-rank", "LRB", "§2.3, Thm 1", remedy))
+  if (auto b = reachability(head_cap, n, a.causal, head_what, "lrb-head-rank", "LRB", "§2.3, Thm 1", remedy)) {
+    // With P_l the softmax sees mixed logits, not a head's own J: LRB's cap is on J, and whether
+    // patterns are out of reach is the mixed rank's question (the th-mixed-rank badge below).
+    if (mixed) {
+      const int threshold = a.causal ? n / 2 : n - 1;
+      b->message = std::string("each ") + (a.causal ? "causal " : "") +
+                   "key head's raw logits J (before P_l) have rank <= " + head_what + " < n = " + s(n) +
+                   "; unmixed, a head this size would leave most patterns out of reach (" +
+                   (a.causal ? "causal heads need rank floor(n/2) = " : "full attention needs rank n - 1 = ") +
+                   s(threshold) + "), but the softmax sees the mixed logits (TH §4)";
+    }
     out.push_back(*b);
+  }
   if (mixed && head_cap < (a.causal ? n / 2 : n - 1)) {
     const int cap = logit_rank_cap(a, n, n);
     std::string msg =

@@ -124,6 +124,12 @@ TEST(BottleneckReport, CausalHeadsReachAlmostEveryPatternFromHalfN) {
   const auto mixed = find_bottleneck(attention_bottlenecks(th, 32), "th-mixed-rank");
   ASSERT_TRUE(mixed.has_value());
   EXPECT_NE(mixed->message.find("= 16 >= floor(n/2)"), std::string::npos) << mixed->message;
+  // LRB's badge speaks of J, the raw logits, and does not say patterns are out of reach: the
+  // softmax sees the mixed logits, which reach them.
+  const auto raw = find_bottleneck(attention_bottlenecks(th, 32), "lrb-head-rank");
+  ASSERT_TRUE(raw.has_value());
+  EXPECT_NE(raw->message.find("raw logits J (before P_l) have rank <= d_k = 4"), std::string::npos) << raw->message;
+  EXPECT_EQ(raw->message.find("so most patterns are out of reach"), std::string::npos) << raw->message;
 }
 
 TEST(BottleneckReport, RankCapsIncludeTheWidth) {
