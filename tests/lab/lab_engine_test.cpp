@@ -213,14 +213,20 @@ TEST(LabEngine, ImpossibleModelIsExplainedNotApplied) {
   EXPECT_NE(bad->problems[0].message.find("not divisible"), std::string::npos);
 }
 
-TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
-  LabEngine engine;
-  auto r = request(core::AttentionKind::TalkingHeads, 32, 4);
+// `steps` training steps now on the copy task (paused training).
+LabRequest copy_task_steps(core::AttentionKind kind, int d, int h, int steps) {
+  auto r = request(kind, d, h);
   r.input = LabInput::Synthetic;
   r.task = core::SyntheticTask::Copy;
   r.synthetic_n = 16;
   r.training = false;
-  r.single_steps = 40;
+  r.single_steps = steps;
+  return r;
+}
+
+TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
+  LabEngine engine;
+  auto r = copy_task_steps(core::AttentionKind::TalkingHeads, 32, 4, 40);
   auto s = wait_for(engine, engine.post(r));
   ASSERT_TRUE(s && s->valid);
   ASSERT_EQ(s->training.step, 40);
@@ -244,11 +250,7 @@ TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
 // interrupted training's owed), as long as the weights stay the same model's.
 TEST(LabEngine, StepsAskedForSurviveANewerRequestThatKeepsTheWeights) {
   LabEngine engine;
-  auto r = request(core::AttentionKind::MultiHead, 32, 4);
-  r.input = LabInput::Synthetic;
-  r.task = core::SyntheticTask::Copy;
-  r.synthetic_n = 16;
-  r.single_steps = 120;
+  auto r = copy_task_steps(core::AttentionKind::MultiHead, 32, 4, 120);
   r.reset_training = true;
   engine.post(r);
   auto next = r;  // the next step's scene: another input, the same model
