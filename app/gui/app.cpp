@@ -40,12 +40,22 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 
 void on_stop_signal(int signal) { g_stop_signal = signal; }
 
+// SIGUSR1 asks for --state-out now, window open: a test polls what a lesson or the lab settled on
+// instead of guessing how long a loaded machine takes.
+volatile std::sig_atomic_t g_state_requested = 0;
+
+void on_state_signal(int) { g_state_requested = 1; }
+
 void close_on_stop_signals() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  struct sigaction state {};
+  state.sa_handler = on_state_signal;
+  sigemptyset(&state.sa_mask);
+  sigaction(SIGUSR1, &state, nullptr);
 }
 
 void on_glfw_error(int code, const char* description) {
@@ -367,6 +377,10 @@ void App::after_render() {
   }
   if (screenshot_countdown_ == 0) save_screenshot(screenshot_request_, true);
   if (screenshot_countdown_ >= 0) --screenshot_countdown_;
+  if (g_state_requested != 0) {  // SIGUSR1: the state of the frame just drawn
+    g_state_requested = 0;
+    if (!opts_.state_out.empty()) write_state_out();
+  }
 
   if (!opts_.handout_dir.empty()) {
     handout_after_render();
@@ -592,6 +606,33 @@ void App::draw_export_dialog() {
   ImGui::EndPopup();
 }
 
+// --state-out: what the window shows, for automation; at exit, and on SIGUSR1 while it runs.
+bool App::write_state_out() const {
+  const View& shown = *views_[current_];
+  AppStateInputs in;
+  in.view = shown.name();
+  glfwGetWindowSize(window_, &in.window_width, &in.window_height);
+  glfwGetFramebufferSize(window_, &in.framebuffer_width, &in.framebuffer_height);
+  in.frames = frames_;
+  in.heatmaps_drawn = last_stats_.heatmaps_drawn;
+  in.heatmap_uploads = last_stats_.heatmap_uploads;
+  in.plots_drawn = last_stats_.plots_drawn;
+  in.attention_lines_drawn = last_stats_.attention_lines_drawn;
+  in.neuron_cells_drawn = last_stats_.neuron_cells_drawn;
+  in.blocking_io_on_ui_thread = io::blocking_calls_on_ui_thread();
+  in.presentation = presentation_;
+  for (const auto& v : views_) in.views.push_back(v->name());
+  in.screenshot = screenshot_written_;
+  in.tooltip = last_tooltip();
+  std::vector<nlohmann::json> states;
+  for (const auto& v : views_) states.push_back(v->state());
+  if (lesson_.active()) states.push_back({{"lesson", lesson_state(now_seconds())}});
+  std::string error;
+  if (write_json_file(opts_.state_out, build_app_state(in, states), &error)) return true;
+  std::cerr << "headroom: cannot write --state-out: " << error << "\n";
+  return false;
+}
+
 int App::finish() {
   int code = exit_code_;
   const View& shown = *views_[current_];
@@ -625,31 +666,7 @@ int App::finish() {
     if (g_stop_signal != 0) extra["stopped_by_signal"] = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
     std::cout << bench_json(compute_bench_stats(frame_ms_), extra).dump() << std::endl;
   }
-  if (!opts_.state_out.empty()) {
-    AppStateInputs in;
-    in.view = shown.name();
-    glfwGetWindowSize(window_, &in.window_width, &in.window_height);
-    glfwGetFramebufferSize(window_, &in.framebuffer_width, &in.framebuffer_height);
-    in.frames = frames_;
-    in.heatmaps_drawn = last_stats_.heatmaps_drawn;
-    in.heatmap_uploads = last_stats_.heatmap_uploads;
-    in.plots_drawn = last_stats_.plots_drawn;
-    in.attention_lines_drawn = last_stats_.attention_lines_drawn;
-    in.neuron_cells_drawn = last_stats_.neuron_cells_drawn;
-    in.blocking_io_on_ui_thread = io::blocking_calls_on_ui_thread();
-    in.presentation = presentation_;
-    for (const auto& v : views_) in.views.push_back(v->name());
-    in.screenshot = screenshot_written_;
-    in.tooltip = last_tooltip();
-    std::vector<nlohmann::json> states;
-    for (const auto& v : views_) states.push_back(v->state());
-    if (lesson_.active()) states.push_back({{"lesson", lesson_state(now_seconds())}});
-    std::string error;
-    if (!write_json_file(opts_.state_out, build_app_state(in, states), &error)) {
-      std::cerr << "headroom: cannot write --state-out: " << error << "\n";
-      code = kExitRuntime;
-    }
-  }
+  if (!opts_.state_out.empty() && !write_state_out()) code = kExitRuntime;
   if (!opts_.automation()) {
     Settings s;
     s.last_view = shown.name();
@@ -876,13 +893,16 @@ bool App::write_handout(std::string* error) const {
                      "</style>\n</head>\n<body>\n<h1>" +
                      escape(lesson.title) + "</h1>\n";
   if (!lesson.summary.empty()) html += "<p>" + escape(lesson.summary) + "</p>\n";
-  for (size_t i = 0; i < lesson.steps.size() && i < handout_states_.size(); ++i) {
+  // The steps captured, from the one the lesson opened at (--lesson-step) to the last.
+  for (const nlohmann::json& state : handout_states_) {
+    const size_t i = state["step"].get<size_t>() - 1;
+    if (i >= lesson.steps.size()) continue;
     const LessonStep& step = lesson.steps[i];
     std::vector<TextBlock> text, notes;
     std::string ignored;
     parse_lesson_markdown(step.text, &text, &ignored);
     parse_lesson_markdown(step.notes, &notes, &ignored);
-    const std::string png = handout_states_[i]["png"].get<std::string>();
+    const std::string png = state["png"].get<std::string>();
     html += "<section id=\"step-" + std::to_string(i + 1) + "\">\n<h2>" + std::to_string(i + 1) + ". " +
             escape(step.title) + "</h2>\n<img src=\"" + png + "\" alt=\"Step " + std::to_string(i + 1) + ": " +
             escape(step.title) + "\">\n" + blocks_to_html(text) + "\n";

@@ -46,7 +46,8 @@ class App {
   void toggle_fullscreen();
   void save_screenshot(const std::string& path, bool fall_back_to_config_dir);
   void set_status(const std::string& message, bool error = false);
-  int finish();  // state-out, bench line, settings; returns the exit code
+  int finish();                  // state-out, bench line, settings; returns the exit code
+  bool write_state_out() const;  // --state-out now (false: could not, said on stderr)
 
   // Lessons (app/gui/lesson_presenter.h): the presenter plays a lesson over the views.
   bool open_lesson(const std::string& path, int start_step, std::string* error);

@@ -11,12 +11,15 @@
 #include <iostream>
 #include <sstream>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "app/worker/run_executor.h"
 #include "app/worker/suite.h"
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
+#include "experiments_db/connection.h"
+#include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
 
 extern char** environ;
@@ -149,6 +152,45 @@ std::string petaflop_text(double flops) {
   std::ostringstream s;
   s << std::setprecision(flops < 1e15 ? 2 : 3) << flops / 1e15 << " PFLOP";
   return s.str();
+}
+
+// The warning `run` gives before a CPU starts on a paper-scale suite, for `serve` (and the GUI's
+// Start worker, which serves): the queued runs of paper-scale suites, their arithmetic, the days.
+void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& device) {
+  if (device.rfind("cuda", 0) == 0) return;
+  try {
+    auto conn = db::Connection::open(db_path, db::OpenMode::ReadOnly);
+    db::RunStore store(conn);
+    std::set<std::int64_t> paper;
+    for (const auto& s : store.list_suites())
+      if (s.scale == "paper") paper.insert(s.id);
+    if (paper.empty()) return;
+    std::set<std::string> suites;
+    int runs = 0;
+    double flops = 0;
+    for (const auto& r : store.list_runs()) {
+      if (!r.suite_id || !paper.count(*r.suite_id) || r.status != db::RunStatus::Queued) continue;
+      const auto config = nlohmann::json::parse(r.config_json, nullptr, false);
+      if (!config.is_object()) continue;
+      const auto train = config.value("train", nlohmann::json::object());
+      const auto model = config.value("model", nlohmann::json::object());
+      const int seq_len = train.value("seq_len", 0) > 0 ? train.value("seq_len", 0) : model.value("context", 0);
+      const double steps_left = std::max<double>(0, train.value("steps", 0) - static_cast<double>(r.current_step));
+      flops += 6.0 * static_cast<double>(r.param_count) * steps_left * train.value("batch", 0) * seq_len;
+      suites.insert(r.suite_name);
+      ++runs;
+    }
+    if (runs == 0) return;
+    std::string names;
+    for (const auto& name : suites) names += (names.empty() ? "" : ", ") + name;
+    std::cerr << "headroom-worker serve: warning: " << runs << " queued run" << (runs == 1 ? "" : "s")
+              << " of paper-scale suites (" << names << ") are sized for one GPU (--device cuda) and this worker is on "
+              << device << ": " << petaflop_text(flops)
+              << " of training arithmetic, which a CPU at 100 GFLOP/s would need " << std::setprecision(2)
+              << flops / 100e9 / 86400.0 << " days for. They run anyway.\n";
+  } catch (const std::exception&) {
+    // The DB's problem, if any, is reported when the worker opens it to work.
+  }
 }
 
 int run_suite(const QueueOptions& o) {
@@ -318,6 +360,7 @@ Command register_serve(CLI::App& root) {
             }
             const auto device = resolve_device_flag(o->device, "serve");
             if (!device) return kExitBadInput;
+            if (!o->quiet) warn_of_paper_runs_on_a_cpu(o->db, *device);  // once: the children are quiet
             return work_queue_in_processes(*o, shard, *device);
           }};
 }

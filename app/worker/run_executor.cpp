@@ -219,6 +219,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     pending.worker_id = o.worker_id;
     std::vector<std::vector<uint8_t>> blobs;  // owns artifact bytes until committed
 
+    double initial_val = NAN;  // the validation loss before step 1 (a fresh start only)
     if (auto resume = newest_good_checkpoint(store, run)) {
       tr.load_state(resume->state);
       const auto& meta = resume->state.metadata;
@@ -230,7 +231,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       saved_step = resume->step;
     } else {
       store.delete_progress_after(run.id, 0);
-      pending.metrics.push_back({"val_loss", 0, 0, 0.0, tr.evaluate()});
+      initial_val = tr.evaluate();
+      pending.metrics.push_back({"val_loss", 0, 0, 0.0, initial_val});
       if (th_kind) {
         blobs.push_back(core::encode_safetensors(talking_heads_snapshot(tr)));
         pending.artifacts.push_back(
@@ -242,7 +244,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     const auto started = Clock::now();
     double window_seconds = 0;
     int64_t window_tokens = 0;
-    double last_loss = NAN, last_val = NAN, last_tps = 0;
+    double last_loss = NAN, last_val = initial_val, last_tps = NAN;
     int last_printed_decile = -1;
     int64_t last_printed_step = -1;
 
@@ -269,10 +271,17 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       const double done = double(step - start_step);
       const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
       const double eta = done > 0 ? elapsed / done * double(ts.steps - step) : 0;
+      // "-" for what is not measured yet: no validation since a resume, no speed before the first window.
+      auto number = [](double v, const char* format) {
+        if (!std::isfinite(v)) return std::string("-");
+        char text[32];
+        std::snprintf(text, sizeof text, format, v);
+        return std::string(text);
+      };
       char line[512];
-      std::snprintf(line, sizeof line, "%s  step %lld/%lld  loss %.4f  val %.4f  %.0f tok/s  ETA %s", run.name.c_str(),
-                    static_cast<long long>(step), static_cast<long long>(ts.steps), last_loss, last_val, last_tps,
-                    format_duration(eta).c_str());
+      std::snprintf(line, sizeof line, "%s  step %lld/%lld  loss %s  val %s  %s tok/s  ETA %s", run.name.c_str(),
+                    static_cast<long long>(step), static_cast<long long>(ts.steps), number(last_loss, "%.4f").c_str(),
+                    number(last_val, "%.4f").c_str(), number(last_tps, "%.0f").c_str(), format_duration(eta).c_str());
       if (o.tty) {
         std::cout << "\r\033[K" << line << (final_line ? "\n" : "") << std::flush;
       } else {

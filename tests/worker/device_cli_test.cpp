@@ -236,4 +236,19 @@ label = "a"
   r = run_worker({"run", suite, "--db", db, "--device", "cpu", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+
+  // enqueue + serve (what the GUI's Start worker runs): serve warns of the queued paper runs.
+  std::remove(db.c_str());
+  r = run_worker({"enqueue", suite, "--scale", "paper", "--db", db, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_worker({"serve", "--db", db, "--device", "cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("serve: warning: 2 queued runs of paper-scale suites (paper-test) are sized for one GPU"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" PFLOP of training arithmetic"), std::string::npos) << r.err;
+  // Nothing queued any more: no warning.
+  r = run_worker({"serve", "--db", db, "--device", "cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }

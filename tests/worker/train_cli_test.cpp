@@ -1,5 +1,7 @@
 // The worker's training commands from outside: resume after SIGKILL, suites, two workers, bad input.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
@@ -182,6 +184,19 @@ TEST(TrainCli, PipedProgressPrintsEachStepOnceAndTheLastStep) {
   EXPECT_LE(steps.size(), 11u) << r.out;
   EXPECT_EQ(std::set<std::string>(steps.begin(), steps.end()).size(), steps.size()) << "a step printed twice:\n"
                                                                                     << r.out;
+
+  // Lines printed before the first logged speed and the second validation show the step-0
+  // validation loss and "-" for the speed (they printed "val nan" and "0 tok/s").
+  auto sparse = train_args(db, "progress-sparse");
+  sparse.pop_back();  // --quiet
+  for (const std::string flag : {"--eval-every", "--log-every"})
+    *(std::find(sparse.begin(), sparse.end(), flag) + 1) = "1000";
+  const auto s = run_worker(sparse);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_NE(s.out.find("step 40/300  loss "), std::string::npos) << s.out;  // the first checkpoint
+  EXPECT_EQ(s.out.find("nan"), std::string::npos) << s.out;
+  EXPECT_EQ(s.out.find(" 0 tok/s"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("  - tok/s"), std::string::npos) << s.out;
 }
 
 TEST(TrainCli, TwoWorkerProcessesRunEachJobExactlyOnce) {

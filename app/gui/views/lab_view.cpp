@@ -130,6 +130,7 @@ bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
 nlohmann::json LabView::state() const {
   nlohmann::json j;
   j["lab"] = to_json(c_);
+  j["lab_settled"] = settled();  // the engine has answered the last request (trained what it was asked)
   if (snap_ && snap_->valid) {
     j["model"] = core::to_json(snap_->spec);
     j["model"]["n"] = snap_->n;
