@@ -34,7 +34,7 @@ std::shared_ptr<const LabSnapshot> wait_for(const LabEngine& e, uint64_t id, dou
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
     auto s = e.snapshot();
-    if (s->request_id >= id) return s;
+    if (s->request_id >= id && s->training.pending_steps == 0) return s;  // the answer, not a progress snapshot
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   return nullptr;
@@ -243,6 +243,28 @@ TEST(LabEngine, TrainingLowersTheLossAndSurvivesAnInputChange) {
   auto s3 = wait_for(engine, engine.post(r3));
   ASSERT_TRUE(s3);
   EXPECT_EQ(s3->training.step, 0);
+}
+
+// Many steps asked for at once show the loss as it falls (snapshots marked unfinished), then the end.
+TEST(LabEngine, ALongTrainingRequestShowsItsProgressBeforeItsEnd) {
+  LabEngine engine;
+  const auto id = engine.post(copy_task_steps(core::AttentionKind::MultiHead, 32, 4, 1500));
+  std::vector<std::pair<int64_t, int>> seen;  // (step, pending) of each snapshot answering the request
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < until) {
+    const auto s = engine.snapshot();
+    if (s->request_id >= id && s->valid && (seen.empty() || seen.back().first != s->training.step))
+      seen.emplace_back(s->training.step, s->training.pending_steps);
+    if (s->request_id >= id && s->training.step == 1500) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), std::make_pair(int64_t{1500}, 0));
+  ASSERT_GE(seen.size(), 2u) << "no snapshot before the end";
+  for (size_t i = 0; i + 1 < seen.size(); ++i) {
+    EXPECT_GT(seen[i].second, 0) << "a snapshot at step " << seen[i].first << " was not marked unfinished";
+    EXPECT_EQ(seen[i].first + seen[i].second, 1500);
+  }
 }
 
 // A lesson's "train 400 steps" and the next step's scene come in quick succession: the latest

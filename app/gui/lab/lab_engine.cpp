@@ -460,7 +460,7 @@ struct LabEngine::Impl {
   }
 
   void train_slice(int forced_steps) {
-    const auto t0 = Clock::now();
+    auto t0 = Clock::now();
     int done = 0;
     while (true) {
       const auto m = trainer->step();
@@ -475,9 +475,16 @@ struct LabEngine::Impl {
         curve.steps.swap(s2);
         curve.loss.swap(l2);
       }
-      if (forced_steps > 0 ? done >= forced_steps
-                           : std::chrono::duration<double>(Clock::now() - t0).count() > kTrainSliceSeconds)
-        break;
+      if (forced_steps > 0 && done >= forced_steps) break;
+      if (std::chrono::duration<double>(Clock::now() - t0).count() > kTrainSliceSeconds) {
+        if (forced_steps == 0) break;
+        // Steps asked for that take a while (a lesson's "train 400 steps"): show the loss as it
+        // falls, as continuous training does, marked unfinished so automation waits for the end.
+        auto s = compute();
+        s->training.pending_steps = forced_steps - done;
+        publish(std::move(s));
+        t0 = Clock::now();
+      }
       if (box.superseded()) {  // a new request wins over more training; forced steps resume after it
         if (forced_steps > 0) owed_steps = forced_steps - done;
         break;

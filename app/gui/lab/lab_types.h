@@ -87,6 +87,7 @@ struct TrainingCurve {
   std::vector<float> steps, loss;
   int64_t step = 0;
   bool running = false;
+  int pending_steps = 0;  // > 0: a snapshot in the middle of steps asked for (a lesson's "train 400"); more follow
   std::string task;
 };
 

@@ -35,6 +35,10 @@ void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& 
   if (!s.training.loss.empty()) {
     ImGui::SameLine();
     ImGui::Text("loss %.3f", s.training.loss.back());
+    if (s.training.pending_steps > 0) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(%d more steps to train)", s.training.pending_steps);
+    }
     if (widgets::BeginPlot("##loss", ImVec2(-1, plot_height > 0 ? plot_height : 150 * ctx.ui_scale))) {
       widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);
       widgets::PlotLine("loss", s.training.steps.data(), s.training.loss.data(),
