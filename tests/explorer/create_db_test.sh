@@ -20,7 +20,7 @@ state_equals "missing folder" "$out/nofolder.json" "j['explorer']['can_create']"
 open_window "$out" "$headroom" --view Explorer --db "$db" --state-out "$out/state.json"
 [ -e "$db" ] && fail "opening a new path created it before the click"
 xdotool mousemove --window "$win" 127 126 click 1   # "Create an experiments DB here" (1280x800)
-sleep 3
+wait_for_state "$out/state.json" "j['explorer']['open']" 60 || fail "the new DB did not open after the click"
 close_window "create"
 [ -f "$db" ] || fail "the click did not create $db"
 "$worker" status --db "$db" --json > "$out/status.json" || fail "headroom-worker cannot read the created DB"

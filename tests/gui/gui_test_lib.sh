@@ -64,3 +64,19 @@ fresh_home() {
   rm -rf "$1" && mkdir -p "$1/home"
   export HOME="$1/home" XDG_DATA_HOME="$1/home/data"
 }
+
+# wait_for_state FILE EXPR [SECONDS]: with a window from open_window started with --state-out FILE,
+# asks for the state (SIGUSR1) every half second until EXPR (Python over j, the parsed state) holds,
+# for at most SECONDS (default 120: a loaded machine's niced background threads can be slow).
+# Returns non-zero when it never held; FILE then holds the last state.
+wait_for_state() {
+  local file=$1 expr=$2 seconds=${3:-120} i
+  for i in $(seq $((seconds * 2))); do
+    rm -f "$file"
+    kill -USR1 "$app" 2>/dev/null || return 1
+    sleep 0.5
+    [ -f "$file" ] && python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$file" \
+      2>/dev/null && return 0
+  done
+  return 1
+}

@@ -44,15 +44,9 @@ trained=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['steps
 command -v xdotool >/dev/null || { echo "SKIP (part 2): needs xdotool"; echo PASS; exit 0; }
 open_window "$out" "$headroom" --lesson "$lesson" --state-out "$out/state.json"
 xdotool key --window "$win" Right Right   # onto the training step and off it at once
-# SIGUSR1 writes the state while the window stays open: wait (on a loaded machine the niced lab
-# engine may take many seconds for the steps) until the lab has answered what the step asked.
-for i in $(seq 240); do
-  rm -f "$out/state.json"
-  kill -USR1 "$app"
-  sleep 0.5
-  [ -f "$out/state.json" ] && python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j.get('lab_settled') and j['lesson']['step'] == 3 else 1)" \
-    "$out/state.json" && break
-done
+# Wait (on a loaded machine the niced lab engine may take many seconds for the steps) until the
+# lab has answered what step 3 asked.
+wait_for_state "$out/state.json" "j.get('lab_settled') and j['lesson']['step'] == 3"
 state_equals "Right twice at once" "$out/state.json" "(j['lesson']['step'], j['lab_snapshot']['training_step'])" "(3, $trained)"
 close_window "Right, Right"
 echo PASS

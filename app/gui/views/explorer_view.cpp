@@ -479,6 +479,7 @@ nlohmann::json ExplorerView::state() const {
                       {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
                       {"error", rows ? rows->error : ""},
                       {"can_create", rows && rows->can_create},
+                      {"open", rows && rows->open},
                       {"message", session_.message}};
   return {{"explorer", j}};
 }
