@@ -65,7 +65,8 @@ void describe_options(CLI::App& app, GuiOptions& o, std::string& size_text) {
   app.add_option("--lesson", o.lesson_path, "play a lesson (assets/lessons/*.toml) in presentation mode");
   app.add_option("--lesson-step", o.lesson_step, "with --lesson: open at this step (1-based, default 1)");
   app.add_option("--handout", o.handout_dir,
-                 "with --lesson: write every step as a PNG plus index.html with the texts into this folder, exit");
+                 "with --lesson: write every step (from --lesson-step on) as a PNG plus index.html with the texts into "
+                 "this folder, exit");
   app.set_version_flag("--version", std::string("headroom ") + HEADROOM_VERSION);
 }
 

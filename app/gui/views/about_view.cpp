@@ -55,6 +55,10 @@ void AboutView::draw() {
     row("Ctrl+Q", "quit");
     row("mouse wheel / drag", "zoom / pan a plot's x axis; double-click fits");
     row("click a head", "select it; right-click any map or plot to export it as PNG");
+    row("Space / S / R (lab)", "train or pause / one training step / re-initialise the weights");
+    row("[ / ] (lab)", "halve / double the heads h");
+    row("1 .. 5 (lab)", "attention maps, rank, P_l / P_w, Theorem 1, depth vs width");
+    row("Right, Page Down, Space", "a lesson's next step (Left, Page Up: the previous one); N: speaker notes");
     ImGui::EndTable();
   }
   ImGui::Spacing();
