@@ -66,6 +66,9 @@ struct SuiteSpec {
   XRule x_rule = XRule::Key;
   // The paper's numbers are read against this (for the note on the parameters axis).
   std::string_view paper_axis = "";
+  // Each series keeps (nearly) equal parameters along x (TH's tables): a computed note says how
+  // far apart each series' runs are, at whatever scale they ran.
+  bool series_span_note = false;
 };
 
 // lrb-heads: Table 1 sweeps heads at the standard d/h, Table 2A at a fixed head size.
@@ -234,12 +237,12 @@ const std::vector<SuiteSpec>& specs() {
        {},
        {},
        {"TH Table 1 keeps the parameters constant across h; ours too: multi-head and talking-heads differ only by P_l "
-        "and P_w (h_k h + h h_v per layer, <1% at h = 32). multi-head-2x and general-bilinear have more parameters, as "
-        "in TH.",
+        "and P_w (h_k h + h h_v per layer). multi-head-2x and general-bilinear have more parameters, as in TH.",
         kThSmallEffect, kCompareTrends},
        false,
        XRule::Key,
-       "h"},
+       "h",
+       true},
       {"th-projections",
        "model.attention.kind",
        "attention kind",
@@ -292,12 +295,13 @@ const std::vector<SuiteSpec>& specs() {
        {},
        {"TH Table 7 (BERT): talking-heads keeps improving up to 768 heads with d_k = d_v = 1 (SQuAD1.1 F1 88.8 at 6 "
         "heads, 90.5 at 384 and 768); multi-head 12 heads: 88.51.",
-        "P_l and P_w add 2 h^2 parameters per layer: equal parameters up to h = 32 at full scale; h = 64 and 128 have "
-        "3.5% and 14% more (see the parameters axis).",
+        "P_l and P_w add 2 h^2 parameters per layer, so the most heads have the most parameters (the note \"Along x\" "
+        "counts them; see the parameters axis).",
         kThSmallEffect, kCompareTrends},
        false,
        XRule::Key,
-       "heads"},
+       "heads",
+       true},
       {"vb-rank",
        "model.embed_rank",
        "embedding rank r (full rank: r = width d)",
@@ -341,9 +345,9 @@ const std::vector<SuiteSpec>& specs() {
        {"VB Fig. 4 is a plot of loss against parameter count (no numbers in the text): at fixed size, loss worsens "
         "monotonically with H d_a / d_x in {1, 2, 4, 8, 16}; a ratio-4 network is matched by a ratio-1 network with "
         "~75% of its parameters, ratio 16 by one with ~55%.",
-        "Our size budgets match the blocks (within 3.3%), not all parameters: the embedding and head shrink with d_x, "
-        "so at full scale the ratio-8 models are 12-16% smaller than the ratio-1 ones. On the parameters axis each "
-        "ratio is one line, as in VB Fig. 4."},
+        "Our size budgets match the blocks, not all parameters: the embedding and head shrink with d_x, so the "
+        "high-ratio models are smaller than the ratio-1 ones (the note \"Not at equal parameters within a budget\" "
+        "says by how much, where they are). On the parameters axis each ratio is one line, as in VB Fig. 4."},
        true},
       {"vb-pos-rank",
        "model.pos_rank",
@@ -537,6 +541,24 @@ void add_parameter_notes(Figure& fig, const SuiteSpec& spec,
     double ratio() const { return lo && hi ? static_cast<double>(hi->params) / static_cast<double>(lo->params) : 1.0; }
   };
   constexpr double kEqual = 1.02;  // within 2% counts as equal
+  if (spec.series_span_note) {     // each series along x: its smallest and largest run, all parameters counted
+    std::map<std::string, Extremes> per_series;
+    std::map<const RunRow*, double> x_of;
+    for (const auto& [row, x] : placed) {
+      per_series[series_of(spec, *row, budgets)].add(row);
+      x_of[row] = x;
+    }
+    std::vector<std::string> parts;
+    for (const auto& [name, e] : per_series) {
+      if (!e.lo || e.lo == e.hi) continue;
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%", (e.ratio() - 1.0) * 100.0);
+      parts.push_back(name + " " + thousands(e.lo->params) + " (" + fig.key_x_label + " = " +
+                      number_text(x_of.at(e.lo)) + ") .. " + thousands(e.hi->params) + " (" +
+                      number_text(x_of.at(e.hi)) + "), " + pct + " apart");
+    }
+    if (!parts.empty()) fig.notes.push_back("Along x, all parameters included: " + join(parts, "; ") + ".");
+  }
   if (spec.series == SeriesRule::Budget) {
     std::map<std::string, Extremes> per_budget;
     for (const auto& [row, x] : placed) per_budget[budgets.at(row)].add(row);
