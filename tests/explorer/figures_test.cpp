@@ -523,6 +523,10 @@ TEST(Figures, LrbHeadsSaysWhereItIsNotAtEqualParameters) {
   EXPECT_FALSE(key[0].paper.empty());
   EXPECT_TRUE(has_note(key[0], "at heads h = 32, fixed-head has 1,387,264 and standard 469,760 (2.95x)"));
   EXPECT_TRUE(has_note(key[0], "8x the attention parameters"));
+  // The causal threshold at the runs' own context (n = 16 here), and where the standard heads fall below it.
+  EXPECT_TRUE(has_note(key[0], "from d_p >= floor(n/2) (8 at n = 16), not LRB's n"))
+      << ::testing::PrintToString(key[0].notes);
+  EXPECT_TRUE(has_note(key[0], "the standard heads' bottleneck binds from h = 32 (d/h = 4)"));
   EXPECT_EQ(labels(key[0].ours), (std::vector<std::string>{"standard", "fixed-head", "fixed-head-n"}));
 
   const auto params = build_figures(db.store(), rows, testing::reference_dir(), nullptr, FigureAxis::Parameters);
@@ -591,6 +595,8 @@ TEST(Figures, ThHeadDimsIsCategoricalOverTheHeadCounts) {
   EXPECT_DOUBLE_EQ(f.paper[0].points[3].x, 3);
   EXPECT_DOUBLE_EQ(f.paper[0].points[3].mean, 1.939);
   EXPECT_TRUE(has_note(f, "A small effect is expected"));
+  // The axis maps TH's head counts to the runs' own (all 2 heads here): computed, at any scale.
+  EXPECT_EQ(f.key_x_label, "h_k-h-h_v (TH's head counts; ours: 6 -> 2, 24 -> 2)");
 }
 
 // VB C.4: each run at the rank it reduces.

@@ -204,9 +204,8 @@ const std::vector<SuiteSpec>& specs() {
         "has 8x the attention parameters of standard h = 32 (4 d^2), and fixed-head-n (d_p = n, LRB's prescription, "
         "Tables 2A / 3) grows the same way. LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
         "not: see the parameters axis.",
-        "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2) (32 at n = "
-        "64), "
-        "not LRB's n (docs/causal_threshold.md), so the standard heads' bottleneck binds from h = 8 (d/h = 16).",
+        "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2){causal_at}, "
+        "not LRB's n (docs/causal_threshold.md), so the standard heads' bottleneck binds {standard_binds}.",
         kCompareTrends},
        false,
        XRule::Key,
@@ -221,8 +220,7 @@ const std::vector<SuiteSpec>& specs() {
        {},
        {"LRB Fig. 3b / Sec. 4.3 (plot): at a fixed number of heads a larger head size d_p is clearly better; "
         "Table 2B is the BERT counterpart. Parameters grow with d_p (4 d h d_p per layer), as in Table 2B (130M-218M).",
-        "Our runs are causal: the head-size bottleneck ends at d_p = floor(n/2) (32 at n = 64) for almost every "
-        "pattern, "
+        "Our runs are causal: the head-size bottleneck ends at d_p = floor(n/2){causal_at} for almost every pattern, "
         "and at n - 1 for every one (docs/causal_threshold.md).",
         kCompareTrends},
        false,
@@ -273,7 +271,7 @@ const std::vector<SuiteSpec>& specs() {
        "h"},
       {"th-head-dims",
        "",
-       "h_k-h-h_v (TH's head counts; ours at full scale: 6 -> 4, 24 -> 16)",
+       "h_k-h-h_v (TH's head counts{th_counts})",
        false,
        SeriesRule::Single,
        &kThHeadDims,
@@ -812,6 +810,41 @@ void add_vb_notes(Figure& fig, const SuiteSpec& spec, const CsvTable& reference,
 
 }  // namespace
 
+namespace {
+
+// Numbers in a spec's notes and axis label that depend on the scale the runs trained at, computed
+// from the runs (one n for all, else the sentence without the number):
+//   {causal_at}       " (32 at n = 64)": floor(n/2) at the runs' context n
+//   {standard_binds}  "from h = 8 (d/h = 16)": the fewest standard heads whose d/h < floor(n/2)
+//   {th_counts}       "; ours: 6 -> 4, 24 -> 16": TH Table 2's head counts and the runs' own
+std::string fill_from_runs(std::string text, const std::vector<const RunRow*>& runs) {
+  std::set<int> contexts;
+  for (const RunRow* r : runs) contexts.insert(r->n);
+  const int n = contexts.size() == 1 ? *contexts.begin() : 0;
+  const auto replace = [&](const std::string& token, const std::string& value) {
+    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + value.size()))
+      text.replace(at, token.size(), value);
+  };
+  replace("{causal_at}", n > 0 ? " (" + std::to_string(n / 2) + " at n = " + std::to_string(n) + ")" : "");
+  const RunRow* binds = nullptr;
+  for (const RunRow* r : runs)
+    if (n > 0 && r->label == "standard" && r->h > 0 && r->d / r->h < n / 2 && (!binds || r->h < binds->h)) binds = r;
+  replace("{standard_binds}",
+          binds ? "from h = " + std::to_string(binds->h) + " (d/h = " + std::to_string(binds->d / binds->h) + ")"
+                : std::string("once d/h < floor(n/2)"));
+  std::string counts;
+  for (const auto& [label, th] : {std::pair<const char*, int>{"6-6-6", 6}, {"24-24-24", 24}})
+    for (const RunRow* r : runs)
+      if (r->label == label) {
+        counts += (counts.empty() ? "; ours: " : ", ") + std::to_string(th) + " -> " + std::to_string(r->h);
+        break;
+      }
+  replace("{th_counts}", counts);
+  return text;
+}
+
+}  // namespace
+
 std::vector<std::string> figure_suites() {
   std::vector<std::string> names;
   for (const SuiteSpec& s : specs()) names.emplace_back(s.name);
@@ -835,17 +868,17 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   fig.title = source["suite"]["reproduces"].value_or(suite.name);
   fig.paper_name = source["suite"]["paper"].value_or(std::string());
   const std::string x_key = source["suite"]["x"].value_or(std::string());
-  fig.key_x_label = x_key == spec->x_key ? std::string(spec->x_label) : x_key;
+  std::vector<const RunRow*> mine;
+  for (const RunRow& r : rows) {
+    if (r.suite == suite.name) mine.push_back(&r);
+  }
+  fig.key_x_label = x_key == spec->x_key ? fill_from_runs(std::string(spec->x_label), mine) : x_key;
   fig.default_axis = spec->parameters_default ? FigureAxis::Parameters : FigureAxis::SuiteKey;
   fig.axis = axis == FigureAxis::Default ? fig.default_axis : axis;
   const bool parameters = fig.axis == FigureAxis::Parameters;
   fig.x_label = parameters ? "parameters (all: embeddings, blocks, head)" : fig.key_x_label;
   fig.log_x = parameters || (x_key == spec->x_key && spec->log_x);
 
-  std::vector<const RunRow*> mine;
-  for (const RunRow& r : rows) {
-    if (r.suite == suite.name) mine.push_back(&r);
-  }
   fig.ours_y_label = ours_y_label(mine);
   build_ours(fig, *spec, x_key, mine, parameters);
   add_completion_notes(fig, mine);
@@ -865,7 +898,7 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
       add_vb_notes(fig, *spec, *table, reference_dir, warnings);
     }
   }
-  for (std::string_view f : spec->findings) fig.notes.emplace_back(f);
+  for (std::string_view f : spec->findings) fig.notes.push_back(fill_from_runs(std::string(f), mine));
   return fig;
 }
 
