@@ -522,7 +522,7 @@ TEST(Figures, LrbHeadsSaysWhereItIsNotAtEqualParameters) {
   EXPECT_EQ(key[0].axis, FigureAxis::SuiteKey);
   EXPECT_FALSE(key[0].paper.empty());
   EXPECT_TRUE(has_note(key[0], "at heads h = 32, fixed-head has 1,387,264 and standard 469,760 (2.95x)"));
-  EXPECT_TRUE(has_note(key[0], "8x the attention parameters"));
+  EXPECT_TRUE(has_note(key[0], "h d_p / d times the standard layer's 4 d^2"));
   // The causal threshold at the runs' own context (n = 16 here), and where the standard heads fall below it.
   EXPECT_TRUE(has_note(key[0], "from d_p >= floor(n/2) (8 at n = 16), not LRB's n"))
       << ::testing::PrintToString(key[0].notes);

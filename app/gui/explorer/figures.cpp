@@ -199,10 +199,9 @@ const std::vector<SuiteSpec>& specs() {
        {},
        {"LRB Fig. 1a / 3a (LM1B, plots): with standard head size, perplexity stops improving and then worsens as heads "
         "grow past ~16 at d = 256; with fixed head size 32 it keeps improving up to 70 heads.",
-        "Not at equal parameters: a fixed-head layer has 4 d h d_p attention parameters, so fixed-head h = 32 x d_p = "
-        "32 "
-        "has 8x the attention parameters of standard h = 32 (4 d^2), and fixed-head-n (d_p = n, LRB's prescription, "
-        "Tables 2A / 3) grows the same way. LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
+        "Not at equal parameters: a fixed-head layer has 4 d h d_p attention parameters, h d_p / d times the standard "
+        "layer's 4 d^2 at every h, and fixed-head-n (d_p = n, LRB's prescription, Tables 2A / 3) grows the same way. "
+        "LRB matched Fig. 3a by widening the baseline's feed-forward layers; we did "
         "not: see the parameters axis.",
         "Our runs are causal: a causal head reaches almost every attention pattern from d_p >= floor(n/2){causal_at}, "
         "not LRB's n (docs/causal_threshold.md), so the standard heads' bottleneck binds {standard_binds}.",
