@@ -550,7 +550,8 @@ void add_parameter_notes(Figure& fig, const SuiteSpec& spec,
       if (!e.lo || e.lo == e.hi) continue;
       char pct[32];
       std::snprintf(pct, sizeof pct, "%.1f%%", (e.ratio() - 1.0) * 100.0);
-      parts.push_back(name + " " + thousands(e.lo->params) + " (" + fig.key_x_label + " = " +
+      parts.push_back(name + " " + thousands(e.lo->params) + " (" +
+                      (spec.paper_axis.empty() ? fig.key_x_label : std::string(spec.paper_axis)) + " = " +
                       number_text(x_of.at(e.lo)) + ") .. " + thousands(e.hi->params) + " (" +
                       number_text(x_of.at(e.hi)) + "), " + pct + " apart");
     }
