@@ -561,8 +561,8 @@ TEST(Figures, ThExtremeHeadsSaysHowFarApartEachSeriesRunsAreAlongX) {
   const auto figs = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), nullptr);
   ASSERT_EQ(figs.size(), 1u);
   EXPECT_TRUE(has_note(figs[0],
-                       "Along x, all parameters included: talking-heads 19,190,000 (heads h (d_k = d_v = d / h) = "
-                       "8) .. 19,390,000 (128), 1.0% apart."))
+                       "Along x, all parameters included: talking-heads 19,190,000 (heads = 8) .. 19,390,000 (128), "
+                       "1.0% apart."))
       << ::testing::PrintToString(figs[0].notes);
   for (const std::string& n : figs[0].notes) EXPECT_EQ(n.find("14%"), std::string::npos) << n;
 }
