@@ -272,6 +272,8 @@ void App::shutdown() {
 }
 
 int App::run() {
+  // First: a SIGUSR1 (state wanted) or SIGTERM that comes while the window opens is not fatal.
+  close_on_stop_signals();
   if (const int code = prepare(); code >= 0) return code;
   std::string error;
   if (!open_window(&error)) {
@@ -282,7 +284,6 @@ int App::run() {
   }
   setup_imgui();
   automation_started_ = now_seconds();
-  close_on_stop_signals();
   while (!quit_ && !glfwWindowShouldClose(window_) && g_stop_signal == 0) frame();
   if (g_stop_signal != 0)
     std::cerr << "headroom: " << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " received; closed cleanly\n";

@@ -235,6 +235,15 @@ TEST(LessonPlayer, AStepThatKeepsWeightsOpenedDirectlyTrainsItsRunFirst) {
   EXPECT_EQ(p.catch_up().train_steps, 400);
   EXPECT_EQ(catch_up_message(p.catch_up(), p.step()),
             "Step 3 goes on from the training of step 2: the model trains those 400 steps first");
+
+  // An explorer step has no lab weights to catch up, keep_weights or not.
+  Lesson explorer = keep_weights_lesson();
+  explorer.steps[4].view = "Explorer";
+  LessonPlayer q(std::move(explorer));
+  q.start(0);
+  q.go_to(4, 1);
+  EXPECT_FALSE(q.catch_up().reset);
+  EXPECT_EQ(q.catch_up().train_steps, 0);
 }
 
 TEST(LessonPlayer, IntegerControls) {

@@ -41,7 +41,8 @@ int train_steps_of(const LessonStep& step, const std::vector<bool>* handed_out =
 LessonCatchUp LessonPlayer::catch_up_for(int step, int from, const std::vector<bool>& from_handed_out) const {
   LessonCatchUp c;
   const auto& steps = lesson_.steps;
-  if (!steps[static_cast<size_t>(step)].keep_weights) return c;
+  // Only the lab has weights to catch up (an explorer step's keep_weights keeps nothing of its own).
+  if (!steps[static_cast<size_t>(step)].keep_weights || steps[static_cast<size_t>(step)].view != "Lab") return c;
   int first = step;
   while (first > 0 && steps[static_cast<size_t>(first)].keep_weights) --first;
   int last = step;
