@@ -138,19 +138,30 @@ std::string workers_problem(int workers) {
 // The suite's training arithmetic as 6 x parameters x tokens summed over its runs (the dense
 // layers' share; attention's n^2 terms and evaluation come on top): what `--dry-run` prints and
 // what the paper scale's warning on a CPU quotes.
+double run_flops(const RunConfig& c, std::int64_t parameters, std::int64_t steps) {
+  const int n = c.train.seq_len > 0 ? c.train.seq_len : c.model.context;
+  return 6.0 * static_cast<double>(parameters) * static_cast<double>(steps) * c.train.batch * n;
+}
+
 double suite_flops(const Suite& suite) {
   double flops = 0;
-  for (const auto& r : suite.runs) {
-    const int n = r.parsed.train.seq_len > 0 ? r.parsed.train.seq_len : r.parsed.model.context;
-    flops += 6.0 * static_cast<double>(core::parameter_count(r.parsed.model)) *
-             static_cast<double>(r.parsed.train.steps) * r.parsed.train.batch * n;
-  }
+  for (const auto& r : suite.runs)
+    flops += run_flops(r.parsed, core::parameter_count(r.parsed.model), r.parsed.train.steps);
   return flops;
 }
 
 std::string petaflop_text(double flops) {
   std::ostringstream s;
   s << std::setprecision(flops < 1e15 ? 2 : 3) << flops / 1e15 << " PFLOP";
+  return s.str();
+}
+
+// "38.1 PFLOP of training arithmetic, which a CPU at 100 GFLOP/s would need 4.4 days for": the
+// paper scale's warning on a CPU, from `run` and from `serve`.
+std::string cpu_days_text(double flops) {
+  std::ostringstream s;
+  s << petaflop_text(flops) << " of training arithmetic, which a CPU at 100 GFLOP/s would need " << std::setprecision(2)
+    << flops / 100e9 / 86400.0 << " days for";
   return s.str();
 }
 
@@ -170,13 +181,8 @@ void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& 
     double flops = 0;
     for (const auto& r : store.list_runs()) {
       if (!r.suite_id || !paper.count(*r.suite_id) || r.status != db::RunStatus::Queued) continue;
-      const auto config = nlohmann::json::parse(r.config_json, nullptr, false);
-      if (!config.is_object()) continue;
-      const auto train = config.value("train", nlohmann::json::object());
-      const auto model = config.value("model", nlohmann::json::object());
-      const int seq_len = train.value("seq_len", 0) > 0 ? train.value("seq_len", 0) : model.value("context", 0);
-      const double steps_left = std::max<double>(0, train.value("steps", 0) - static_cast<double>(r.current_step));
-      flops += 6.0 * static_cast<double>(r.param_count) * steps_left * train.value("batch", 0) * seq_len;
+      const auto config = run_config_from_json(nlohmann::json::parse(r.config_json), r.name);
+      flops += run_flops(config, r.param_count, std::max<std::int64_t>(0, config.train.steps - r.current_step));
       suites.insert(r.suite_name);
       ++runs;
     }
@@ -185,9 +191,7 @@ void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& 
     for (const auto& name : suites) names += (names.empty() ? "" : ", ") + name;
     std::cerr << "headroom-worker serve: warning: " << runs << " queued run" << (runs == 1 ? "" : "s")
               << " of paper-scale suites (" << names << ") are sized for one GPU (--device cuda) and this worker is on "
-              << device << ": " << petaflop_text(flops)
-              << " of training arithmetic, which a CPU at 100 GFLOP/s would need " << std::setprecision(2)
-              << flops / 100e9 / 86400.0 << " days for. They run anyway.\n";
+              << device << ": " << cpu_days_text(flops) << ". They run anyway.\n";
   } catch (const std::exception&) {
     // The DB's problem, if any, is reported when the worker opens it to work.
   }
@@ -232,11 +236,8 @@ int run_suite(const QueueOptions& o) {
   if (!o.enqueue_only && !(device = resolve_device_flag(o.device, "run"))) return kExitBadInput;
   if (device && device->rfind("cuda", 0) != 0 && suite.scale == "paper") {
     // Sized for one GPU: say so before a CPU starts on what would take it days.
-    const double flops = suite_flops(suite);
     std::cerr << "headroom-worker run: warning: the paper scale is sized for one GPU (--device cuda); this suite is "
-              << petaflop_text(flops) << " of training arithmetic, which a CPU at 100 GFLOP/s would need "
-              << std::setprecision(2) << flops / 100e9 / 86400.0
-              << " days for. It runs anyway; --scale full is the CPU's.\n";
+              << cpu_days_text(suite_flops(suite)) << ". It runs anyway; --scale full is the CPU's.\n";
   }
   {
     auto conn = db::Connection::open(o.db, db::OpenMode::Create);

@@ -808,10 +808,6 @@ void add_vb_notes(Figure& fig, const SuiteSpec& spec, const CsvTable& reference,
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Numbers in a spec's notes and axis label that depend on the scale the runs trained at, computed
 // from the runs (one n for all, else the sentence without the number):
 //   {causal_at}       " (32 at n = 64)": floor(n/2) at the runs' context n

@@ -40,18 +40,18 @@ int train_steps_of(const LessonStep& step, const std::vector<bool>* handed_out =
 // start over and train the whole run's steps before this one.
 LessonCatchUp LessonPlayer::catch_up_for(int step, int from, const std::vector<bool>& from_handed_out) const {
   LessonCatchUp c;
-  const auto& steps = lesson_.steps;
+  const auto at = [&](int i) -> const LessonStep& { return lesson_.steps[static_cast<size_t>(i)]; };
   // Only the lab has weights to catch up (an explorer step's keep_weights keeps nothing of its own).
-  if (!steps[static_cast<size_t>(step)].keep_weights || steps[static_cast<size_t>(step)].view != "Lab") return c;
+  if (!at(step).keep_weights || at(step).view != "Lab") return c;
   int first = step;
-  while (first > 0 && steps[static_cast<size_t>(first)].keep_weights) --first;
+  while (first > 0 && at(first).keep_weights) --first;
   int last = step;
-  while (last + 1 < count() && steps[static_cast<size_t>(last + 1)].keep_weights) ++last;
+  while (last + 1 < count() && at(last + 1).keep_weights) ++last;
   if (from > step && from <= last) return c;
   const bool in_run = from >= first && from < step;
   c.reset = !in_run;
   for (int i = in_run ? from : first; i < step; ++i) {
-    const int n = train_steps_of(steps[static_cast<size_t>(i)], i == from ? &from_handed_out : nullptr);
+    const int n = train_steps_of(at(i), i == from ? &from_handed_out : nullptr);
     if (n == 0) continue;
     c.train_steps += n;
     c.from_steps.push_back(i);
