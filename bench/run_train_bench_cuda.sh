@@ -19,7 +19,7 @@ BENCH="$BUILD/bench/bench_train"
 REF=(--vocab 256 --n 128 --d-model 256 --layers 4 --batch 32)
 BASE=(--vocab 8192 --n 512 --d-model 768 --layers 12 --heads 12 --batch 32)
 # The paper scale's talking-heads shape (th_extreme_heads): worker rows only, batched against the
-# kernel, where Auto's 16-head rule was drawn.
+# kernel, where Auto's head-count rule (kAutoKernelMaxHeads) was drawn.
 PAPER=(--vocab 256 --n 128 --d-model 512 --layers 6 --batch 32 --precision bf16 --attention talking-heads)
 results="${RESULTS:-$(mktemp)}"
 row() {  # label, then the command; tags each JSON line with the row's label

@@ -152,7 +152,7 @@ if want suites; then
   # comes back as results-only exports. With SUITES_DIR kept between calls (a path under
   # build-cuda/ on a machine that stayed warm), the same command resumes what a timeout stopped.
   worker=${WORKER_BIN:-build-cuda/app/worker/headroom-worker}
-  # Auto trains talking-heads runs of up to 16 heads with th_mix: where the kernel is built, its
+  # Auto trains talking-heads runs of up to 32 heads with th_mix: where the kernel is built, its
   # GPU tests run first (seconds), and a kernel that fails them trains nothing. Build core_tests
   # with the worker (TARGETS) for this check; without it the suites start unchecked, said here.
   if [ -x build-cuda/tests/core/core_tests ]; then

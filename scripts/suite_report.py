@@ -1,20 +1,24 @@
 #!/usr/bin/python3
 """suite_report.py DB SUITE: a markdown table of a suite's runs in an experiments DB (read-only):
-per run group (the run name without its seed), the model (depth, data and embedding ranks where
+per run group (the run name without its suite and its seed), the model (depth, data and embedding ranks where
 they vary within the suite), parameters, the final validation
 loss of each seed with mean and min..max, the best validation loss and training time. Every
-number is read from the DB; nothing is typed in."""
+number is read from the DB; nothing is typed in. SUITE may name several suites, comma-separated
+(e.g. a suite and a later seed check of some of its rows): their runs pool by run group."""
 import json, sqlite3, statistics, sys
 from collections import OrderedDict
 
-db, suite = sys.argv[1], sys.argv[2]
+db, suites = sys.argv[1], sys.argv[2].split(",")
 c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-runs = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
-                           r.started_at, r.finished_at
-                    FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
-                 (suite,)).fetchall()
-if not runs:
-    sys.exit(f"suite_report: no runs of suite '{suite}' in {db}")
+runs = []
+for suite in suites:
+    of_suite = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
+                                   r.started_at, r.finished_at
+                            FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
+                         (suite,)).fetchall()
+    if not of_suite:
+        sys.exit(f"suite_report: no runs of suite '{suite}' in {db}")
+    runs += of_suite
 
 def series(run_id, name):
     return c.execute("""SELECT m.step, m.value, m.wall_seconds FROM metrics m JOIN metric_series s ON s.id = m.series_id

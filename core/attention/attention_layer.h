@@ -40,17 +40,19 @@ struct AttentionTrace {
 //   Auto     (the default) Kernel where th_mix runs (CUDA, the kernels built, a row in shared
 //            memory) and no side of the mixing has more than kAutoKernelMaxHeads heads; Batched
 //            otherwise. Measured on one H200 (2026-11-26, docs/results/gpu_h200_2026-11-26/, bf16
-//            unless said): Kernel against Batched 1.44x at the base model (h 12, n 512), 1.20x at
-//            h 8, n 128 (d 512, L 6), 0.87x at h 32, n 128, and 1.00x at ref, h 32, fp32 (launch
-//            bound). The bound of 16 lies between the measured win at 12 and loss at 32; 16 itself
-//            is not measured. Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at
+//            unless said): Kernel against Batched 1.49x at the base model (h 12, n 512) and, at
+//            d 512, L 6, n 128 (launch-bound steps of 10-18 ms, so single rounds are noisy),
+//            1.17-1.38x at h 8 (3 rounds), 0.90x and 1.19x at h 16, 1.00-1.60x at h 32 (5 rounds,
+//            kernel_bench.md); 1.00x at ref, h 32, fp32. Before the kernel's 16-byte P loads and
+//            shared short rows it lost at h 32 (0.87x) and the bound was 16. Above 32 heads it is
+//            not measured, so Batched. Folded ran 0.63x of Batched at the base model in bf16 and 0.85x at
 //            ref, h = 32, fp32 on one H100 (2026-11-24): the extra arithmetic costs more than the
 //            [B, h, n, m] passes it saves; Auto never picks it.
 // Process-wide, for tests and benchmarks.
 enum class MixingPath { Auto, Batched, Folded, Kernel };
 void set_mixing_path(MixingPath path);
 MixingPath mixing_path();
-inline constexpr int64_t kAutoKernelMaxHeads = 16;
+inline constexpr int64_t kAutoKernelMaxHeads = 32;
 // Whether MixingPath::Auto takes the kernel for these head counts (where th_mix can run at all).
 bool auto_mixing_prefers_kernel(int64_t heads_k, int64_t heads, int64_t heads_v);
 

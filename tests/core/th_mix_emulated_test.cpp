@@ -237,6 +237,7 @@ std::vector<Case> cases() {
       {1, 5, 6, 7, 4, 260, false},   // 256 threads a block, more keys than threads
       {1, 17, 13, 16, 5, 9, true},   // padded P rows (13 -> 16, 17 -> 20), a chunk's upper half used
       {1, 1, 1, 1, 3, 3, true},      // one head: a row of 4 floats, one of them real
+      {1, 33, 64, 40, 5, 5, true},   // past Auto's bound of 32 heads (the kernel is forced there)
   };
 }
 

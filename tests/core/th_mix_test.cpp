@@ -172,14 +172,15 @@ TEST(ThMix, KernelPathFallsBackToBatchedWhereItCannotRun) {
   EXPECT_TRUE(torch::equal(batched, automatic));
 }
 
-// Auto's rule, as measured on an H200 (attention_layer.h): the kernel up to 16 heads on every side
-// of the mixing (a win at 8 and 12), batched beyond (a loss at 32).
-TEST(ThMix, AutoPrefersTheKernelUpToSixteenHeads) {
+// Auto's rule, as measured on an H200 (attention_layer.h): the kernel up to 32 heads on every side
+// of the mixing (a win at 8, 12 and 32), batched beyond (not measured there).
+TEST(ThMix, AutoPrefersTheKernelUpToThirtyTwoHeads) {
   EXPECT_TRUE(auto_mixing_prefers_kernel(8, 8, 8));
   EXPECT_TRUE(auto_mixing_prefers_kernel(12, 12, 12));
-  EXPECT_TRUE(auto_mixing_prefers_kernel(3, 16, 5));
-  EXPECT_FALSE(auto_mixing_prefers_kernel(32, 32, 32));
-  EXPECT_FALSE(auto_mixing_prefers_kernel(8, 17, 8));
+  EXPECT_TRUE(auto_mixing_prefers_kernel(6, 24, 24));  // th_head_dims at paper scale
+  EXPECT_TRUE(auto_mixing_prefers_kernel(32, 32, 32));
+  EXPECT_FALSE(auto_mixing_prefers_kernel(8, 33, 8));
+  EXPECT_FALSE(auto_mixing_prefers_kernel(64, 64, 64));
   EXPECT_FALSE(auto_mixing_prefers_kernel(8, 8, 128));
 }
 
@@ -259,16 +260,16 @@ TEST(ThMixCuda, AttentionLayerKernelPathEqualsBatched) {
   }
 }
 
-// Auto on CUDA takes the kernel up to 16 heads and batched above (auto_mixing_prefers_kernel):
+// Auto on CUDA takes the kernel up to 32 heads and batched above (auto_mixing_prefers_kernel):
 // its output equals the forced path's bit for bit (the same launches), one side of the bound each.
-TEST(ThMixCuda, AutoTakesTheKernelUpToSixteenHeadsAndBatchedAbove) {
+TEST(ThMixCuda, AutoTakesTheKernelUpToThirtyTwoHeadsAndBatchedAbove) {
   SKIP_WITHOUT_KERNELS();
   struct Path {
     explicit Path(MixingPath p) { set_mixing_path(p); }
     ~Path() { set_mixing_path(MixingPath::Auto); }
   };
   const torch::Device cuda("cuda:0");
-  for (const int heads : {8, 32}) {
+  for (const int heads : {8, 32, 64}) {
     AttentionRequest r{AttentionKind::TalkingHeads, 64, heads};
     r.causal = true;
     AttentionLayer layer(*make_attention_spec(r, nullptr));
