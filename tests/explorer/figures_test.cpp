@@ -631,5 +631,55 @@ TEST(Figures, VbPosRankPlotsTheReducedRank) {
   EXPECT_EQ(xs(*series(by_default[0].ours, "pos-rank")), (std::vector<double>{1, 16}));
 }
 
+// A suite the explorer does not know joins the figure of one it does when both reproduce the same
+// figure on the same x at the same scale (a seed check of some rows); other suites stay apart.
+TEST(Figures, ASeedCheckSuitePoolsIntoTheFigureItReproduces) {
+  ScratchDb db;
+  const std::string toml = testing::suite_toml("vb_pos_rank.toml");
+  const auto renamed = [&](const std::string& name, const std::string& reproduces) {
+    std::string t = toml;
+    const auto at = t.find("name = \"vb-pos-rank\"");
+    t.replace(at, std::string("name = \"vb-pos-rank\"").size(), "name = \"" + name + "\"");
+    if (!reproduces.empty()) {
+      const auto r = t.find("reproduces = ");
+      t.replace(r, t.find('\n', r) - r, "reproduces = \"" + reproduces + "\"");
+    }
+    return t;
+  };
+  const auto suite = db.store().ensure_suite("vb-pos-rank", toml, "paper");
+  const auto seeds = db.store().ensure_suite("vb-pos-rank-seeds", renamed("vb-pos-rank-seeds", ""), "paper");
+  const auto full = db.store().ensure_suite("vb-pos-rank-full", renamed("vb-pos-rank-full", ""), "full");
+  const auto other =
+      db.store().ensure_suite("vb-pos-rank-other", renamed("vb-pos-rank-other", "something else"), "paper");
+  const auto add = [&](std::int64_t s, const std::string& name, int pos_rank, double final_loss) {
+    ConfigSpec c;
+    c.tokenizer = "bpe:2000";
+    c.vocab = 2000;
+    c.pos_rank = pos_rank;
+    db.log(db.add_run(s, name, c, 8000), "val_loss", {7.0, final_loss});
+    db.finish(name);
+  };
+  add(suite, "vb-pos-rank/pos-rank/pos_rank=1,seed=0", 1, 5.0);
+  add(seeds, "vb-pos-rank-seeds/pos-rank/pos_rank=1,seed=1", 1, 4.0);
+  add(seeds, "vb-pos-rank-seeds/full-rank/pos_rank=0,seed=1", 0, 4.5);
+  add(full, "vb-pos-rank-full/pos-rank/pos_rank=1,seed=2", 1, 1.0);
+  add(other, "vb-pos-rank-other/pos-rank/pos_rank=1,seed=3", 1, 9.0);
+  std::string warnings;
+  const auto figs =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::SuiteKey);
+  EXPECT_EQ(warnings, "");
+  ASSERT_EQ(figs.size(), 1u);  // the others have no figure of their own
+  const FigureSeries* pos = series(figs[0].ours, "pos-rank");
+  ASSERT_NE(pos, nullptr);
+  ASSERT_EQ(pos->points.size(), 1u);
+  EXPECT_EQ(pos->points[0].done, 2);  // seed 0 and the seed check's seed 1; not the full scale's, not "other"
+  EXPECT_DOUBLE_EQ(pos->points[0].mean, 4.5);
+  EXPECT_DOUBLE_EQ(pos->points[0].lo, 4.0);
+  EXPECT_DOUBLE_EQ(pos->points[0].hi, 5.0);
+  ASSERT_NE(series(figs[0].ours, "full-rank"), nullptr);  // a row only the seed check has
+  EXPECT_TRUE(has_note(figs[0], "With the runs of vb-pos-rank-seeds:"));
+  EXPECT_FALSE(has_note(figs[0], "vb-pos-rank-full"));
+}
+
 }  // namespace
 }  // namespace headroom::explorer

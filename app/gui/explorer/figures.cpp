@@ -848,7 +848,8 @@ std::vector<std::string> figure_suites() {
 }
 
 std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
-                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
+                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis,
+                                   const std::vector<std::string>& pooled) {
   const SuiteSpec* spec = find_spec(suite.name);
   if (spec == nullptr) return std::nullopt;
   toml::table source;
@@ -866,7 +867,7 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   const std::string x_key = source["suite"]["x"].value_or(std::string());
   std::vector<const RunRow*> mine;
   for (const RunRow& r : rows) {
-    if (r.suite == suite.name) mine.push_back(&r);
+    if (r.suite == suite.name || std::find(pooled.begin(), pooled.end(), r.suite) != pooled.end()) mine.push_back(&r);
   }
   fig.key_x_label = x_key == spec->x_key ? fill_from_runs(std::string(spec->x_label), mine) : x_key;
   fig.default_axis = spec->parameters_default ? FigureAxis::Parameters : FigureAxis::SuiteKey;
@@ -880,6 +881,13 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   add_completion_notes(fig, mine);
   add_unit_note(fig, mine);
   if (!suite.scale.empty()) fig.notes.push_back("Runs enqueued at scale '" + suite.scale + "'.");
+  if (!pooled.empty()) {
+    std::string names;
+    for (const std::string& p : pooled) names += (names.empty() ? "" : ", ") + p;
+    fig.notes.push_back("With the runs of " + names +
+                        ": stored suites that reproduce the same figure on the same x at the same scale "
+                        "(more seeds or rows of this one); their run groups pool with this suite's.");
+  }
 
   const std::string reference = source["suite"]["reference"].value_or(std::string());
   if (reference.empty()) {
@@ -898,11 +906,37 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   return fig;
 }
 
+std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteRecord>& suites) {
+  // What each stored suite reproduces, on which x, at which scale ("" where its TOML does not parse
+  // or says nothing).
+  std::vector<std::string> identities;
+  for (const db::SuiteRecord& s : suites) {
+    std::string identity;
+    try {
+      const toml::table t = toml::parse(s.source_toml);
+      const std::string reproduces = t["suite"]["reproduces"].value_or(std::string());
+      if (!reproduces.empty()) identity = reproduces + '\n' + t["suite"]["x"].value_or(std::string()) + '\n' + s.scale;
+    } catch (const toml::parse_error&) {}
+    identities.push_back(std::move(identity));
+  }
+  std::vector<std::vector<std::string>> pooled(suites.size());
+  for (size_t i = 0; i < suites.size(); ++i) {
+    if (identities[i].empty() || find_spec(suites[i].name) == nullptr) continue;
+    for (size_t j = 0; j < suites.size(); ++j) {
+      if (identities[j] == identities[i] && find_spec(suites[j].name) == nullptr) pooled[i].push_back(suites[j].name);
+    }
+  }
+  return pooled;
+}
+
 std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
+  const std::vector<db::SuiteRecord> suites = store.list_suites();
+  const std::vector<std::vector<std::string>> pooled = pooled_suites(suites);
   std::vector<Figure> figures;
-  for (const db::SuiteRecord& suite : store.list_suites()) {
-    if (auto fig = build_figure(suite, rows, reference_dir, warnings, axis)) figures.push_back(std::move(*fig));
+  for (size_t i = 0; i < suites.size(); ++i) {
+    if (auto fig = build_figure(suites[i], rows, reference_dir, warnings, axis, pooled[i]))
+      figures.push_back(std::move(*fig));
   }
   return figures;
 }

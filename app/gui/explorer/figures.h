@@ -97,11 +97,19 @@ std::vector<std::string> figure_suites();
 // axis Parameters: x is each run's parameter count (log x); runs without one (0) are left out with a
 // note; series are the grid labels (plus the tokenizer for vb-depth-width); the paper's series,
 // indexed by heads, head size or h_k-h-h_v rather than total parameters, are left out with a note.
+// pooled: other suites whose runs join this figure (build_figures finds them: see there).
 std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
                                    const std::string& reference_dir, std::string* warnings,
-                                   FigureAxis axis = FigureAxis::Default);
+                                   FigureAxis axis = FigureAxis::Default, const std::vector<std::string>& pooled = {});
 
-// build_figure for every stored suite it knows, in the store's suite order.
+// Per stored suite (index-aligned), the suites whose runs join its figure: a suite build_figure
+// does not know joins the figure of one it knows where both stored TOMLs give the same [suite]
+// reproduces and x and both were enqueued at the same scale, as a seed check of some rows does
+// (docs/results/gpu_h200_2026-11-27/vb_pos_rank_seeds.toml). Empty for the others.
+std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteRecord>& suites);
+
+// build_figure for every stored suite it knows, in the store's suite order, each with its
+// pooled_suites. The figure's notes name them.
 std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
                                   const std::string& reference_dir, std::string* warnings,
                                   FigureAxis axis = FigureAxis::Default);

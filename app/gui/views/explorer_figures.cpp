@@ -79,10 +79,12 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     stale_ = false;
     figures_.clear();
     warnings_.clear();
-    for (const auto& suite : rows.suites) {
+    const auto pooled = explorer::pooled_suites(rows.suites);
+    for (size_t i = 0; i < rows.suites.size(); ++i) {
+      const auto& suite = rows.suites[i];
       const auto chosen = axes_.find(suite.name);
       const auto axis = chosen != axes_.end() ? chosen->second : explorer::FigureAxis::Default;
-      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis)) {
+      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis, pooled[i])) {
         for (auto& note : f->notes) note = unbreakable_numbers(note);  // once per build, not per frame
         figures_.push_back(std::move(*f));
       }
