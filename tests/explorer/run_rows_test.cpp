@@ -86,6 +86,29 @@ TEST(RunRows, BrokenConfigGivesEmptyFieldsNotACrash) {
   EXPECT_EQ(row.label, "");
 }
 
+// The table's h and d_p cells: one number where the counts (sizes) agree, TH Table 2's split where
+// they do not, and a config without heads_k / heads_v / d_v (0) reads as agreeing.
+TEST(RunRows, HeadCountsAndSizesShowTheSplitOnlyWhereThereIsOne) {
+  const RunRow plain = make_run_row(record("th-heads", "th-heads/multi-head/heads=2", kThHeadsConfig), {}, kNaN);
+  EXPECT_EQ(head_counts_text(plain), "2");
+  EXPECT_EQ(head_size_text(plain), "16");
+  RunRow split = plain;
+  split.h_k = 6;
+  split.h = 24;
+  split.h_v = 24;
+  split.d_p = 128;
+  split.d_v = 32;
+  EXPECT_EQ(head_counts_text(split), "6-24-24");
+  EXPECT_EQ(head_size_text(split), "128/32");
+  split.h_k = 24;
+  split.h_v = 6;
+  EXPECT_EQ(head_counts_text(split), "24-24-6");
+  RunRow older = plain;  // heads_k, heads_v and d_v absent
+  older.h_k = older.h_v = older.d_v = 0;
+  EXPECT_EQ(head_counts_text(older), "2");
+  EXPECT_EQ(head_size_text(older), "16");
+}
+
 TEST(RunRows, LabelFromName) {
   EXPECT_EQ(label_from_name("th-heads", "th-heads/talking-heads/heads=8"), "talking-heads");
   EXPECT_EQ(label_from_name("", "th-h8"), "");                     // ad-hoc `train --name` run

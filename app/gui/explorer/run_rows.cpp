@@ -91,6 +91,17 @@ std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::stri
          "across tokenizers.";
 }
 
+std::string head_counts_text(const RunRow& row) {
+  const int h_k = row.h_k > 0 ? row.h_k : row.h, h_v = row.h_v > 0 ? row.h_v : row.h;
+  if (h_k == row.h && h_v == row.h) return std::to_string(row.h);
+  return std::to_string(h_k) + "-" + std::to_string(row.h) + "-" + std::to_string(h_v);
+}
+
+std::string head_size_text(const RunRow& row) {
+  if (row.d_v <= 0 || row.d_v == row.d_p) return std::to_string(row.d_p);
+  return std::to_string(row.d_p) + "/" + std::to_string(row.d_v);
+}
+
 std::string label_from_name(std::string_view suite, std::string_view name) {
   if (suite.empty() || name.size() <= suite.size() || name.substr(0, suite.size()) != suite ||
       name[suite.size()] != '/') {

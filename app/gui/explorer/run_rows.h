@@ -89,6 +89,12 @@ std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows);
 // and runs of several tokenizers compare only within one.
 std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::string_view metric);
 
+// The table's h and d_p cells: "8" where a run's head counts (or head sizes) agree, else TH's
+// "h_k-h-h_v" ("6-24-6", TH Table 2) and "d_k/d_v" ("128/32"). Counts a config leaves out (0: an
+// older config) count as equal to h (to d_k).
+std::string head_counts_text(const RunRow& row);
+std::string head_size_text(const RunRow& row);
+
 // The grid label of a run name: "th-heads/talking-heads/heads=8" of suite "th-heads" ->
 // "talking-heads". "" when the name is not "<suite>/<label>/<rest>".
 std::string label_from_name(std::string_view suite, std::string_view name);

@@ -82,8 +82,8 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                     {"name", RunColumn::Name, 230},
                                     {"kind", RunColumn::Kind, 95},
                                     {"d", RunColumn::D, 36},
-                                    {"h", RunColumn::H, 32},
-                                    {"d_p", RunColumn::DP, 40},
+                                    {"h", RunColumn::H, 52},     // "24-24-24": h_k-h-h_v (TH Table 2)
+                                    {"d_p", RunColumn::DP, 48},  // "128/32": d_k/d_v
                                     {"r", RunColumn::R, 36},
                                     {"L", RunColumn::L, 26},
                                     {"V", RunColumn::V, 40},
@@ -221,10 +221,21 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       if (name_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.kind.c_str());
-      for (int v : {r.d, r.h, r.d_p}) {
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", v);
-      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", r.d);
+      // TH Table 2's runs split the heads (h_k-h-h_v) and the head sizes (d_k/d_v): say which is which.
+      ImGui::TableNextColumn();
+      const std::string heads = explorer::head_counts_text(r);
+      ImGui::TextUnformatted(heads.c_str());
+      if (heads.find('-') != std::string::npos)
+        tooltip("talking-heads with h_k = " + std::to_string(r.h_k) + " heads of logits, h = " + std::to_string(r.h) +
+                " softmax heads and h_v = " + std::to_string(r.h_v) + " heads of weights (TH Table 2)");
+      ImGui::TableNextColumn();
+      const std::string size = explorer::head_size_text(r);
+      ImGui::TextUnformatted(size.c_str());
+      if (size.find('/') != std::string::npos)
+        tooltip("head sizes: d_k = " + std::to_string(r.d_p) + " for queries and keys, d_v = " + std::to_string(r.d_v) +
+                " for values");
       ImGui::TableNextColumn();
       if (r.factorised) {
         ImGui::Text("%d", r.r);
