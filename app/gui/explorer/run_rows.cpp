@@ -67,6 +67,16 @@ int compare_by(const RunRow& a, const RunRow& b, RunColumn column) {
   return 0;
 }
 
+// h_k and h_v as the table reads them: a config without them (0) has h of each.
+struct HeadCounts {
+  int h_k, h, h_v;
+  bool split() const { return h_k != h || h_v != h; }
+};
+HeadCounts head_counts(const RunRow& row) {
+  return {row.h_k > 0 ? row.h_k : row.h, row.h, row.h_v > 0 ? row.h_v : row.h};
+}
+bool sizes_split(const RunRow& row) { return row.d_v > 0 && row.d_v != row.d_p; }
+
 }  // namespace
 
 std::vector<std::string> tokenizers_of(const std::vector<const RunRow*>& rows) {
@@ -92,14 +102,27 @@ std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::stri
 }
 
 std::string head_counts_text(const RunRow& row) {
-  const int h_k = row.h_k > 0 ? row.h_k : row.h, h_v = row.h_v > 0 ? row.h_v : row.h;
-  if (h_k == row.h && h_v == row.h) return std::to_string(row.h);
-  return std::to_string(h_k) + "-" + std::to_string(row.h) + "-" + std::to_string(h_v);
+  const HeadCounts c = head_counts(row);
+  if (!c.split()) return std::to_string(c.h);
+  return std::to_string(c.h_k) + "-" + std::to_string(c.h) + "-" + std::to_string(c.h_v);
 }
 
 std::string head_size_text(const RunRow& row) {
-  if (row.d_v <= 0 || row.d_v == row.d_p) return std::to_string(row.d_p);
+  if (!sizes_split(row)) return std::to_string(row.d_p);
   return std::to_string(row.d_p) + "/" + std::to_string(row.d_v);
+}
+
+std::string head_counts_tooltip(const RunRow& row) {
+  const HeadCounts c = head_counts(row);
+  if (!c.split()) return {};
+  return "talking-heads with h_k = " + std::to_string(c.h_k) + " heads of logits, h = " + std::to_string(c.h) +
+         " softmax heads and h_v = " + std::to_string(c.h_v) + " heads of weights (TH Table 2)";
+}
+
+std::string head_size_tooltip(const RunRow& row) {
+  if (!sizes_split(row)) return {};
+  return "head sizes: d_k = " + std::to_string(row.d_p) + " for queries and keys, d_v = " + std::to_string(row.d_v) +
+         " for values";
 }
 
 std::string label_from_name(std::string_view suite, std::string_view name) {

@@ -94,6 +94,9 @@ std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::stri
 // older config) count as equal to h (to d_k).
 std::string head_counts_text(const RunRow& row);
 std::string head_size_text(const RunRow& row);
+// Their tooltips: what each count (size) of the split is, "" where the cell shows one number.
+std::string head_counts_tooltip(const RunRow& row);
+std::string head_size_tooltip(const RunRow& row);
 
 // The grid label of a run name: "th-heads/talking-heads/heads=8" of suite "th-heads" ->
 // "talking-heads". "" when the name is not "<suite>/<label>/<rest>".

@@ -225,17 +225,13 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::Text("%d", r.d);
       // TH Table 2's runs split the heads (h_k-h-h_v) and the head sizes (d_k/d_v): say which is which.
       ImGui::TableNextColumn();
-      const std::string heads = explorer::head_counts_text(r);
-      ImGui::TextUnformatted(heads.c_str());
-      if (heads.find('-') != std::string::npos)
-        tooltip("talking-heads with h_k = " + std::to_string(r.h_k) + " heads of logits, h = " + std::to_string(r.h) +
-                " softmax heads and h_v = " + std::to_string(r.h_v) + " heads of weights (TH Table 2)");
+      ImGui::TextUnformatted(explorer::head_counts_text(r).c_str());
+      if (ImGui::IsItemHovered())
+        if (const std::string t = explorer::head_counts_tooltip(r); !t.empty()) show_tooltip(t.c_str());
       ImGui::TableNextColumn();
-      const std::string size = explorer::head_size_text(r);
-      ImGui::TextUnformatted(size.c_str());
-      if (size.find('/') != std::string::npos)
-        tooltip("head sizes: d_k = " + std::to_string(r.d_p) + " for queries and keys, d_v = " + std::to_string(r.d_v) +
-                " for values");
+      ImGui::TextUnformatted(explorer::head_size_text(r).c_str());
+      if (ImGui::IsItemHovered())
+        if (const std::string t = explorer::head_size_tooltip(r); !t.empty()) show_tooltip(t.c_str());
       ImGui::TableNextColumn();
       if (r.factorised) {
         ImGui::Text("%d", r.r);
