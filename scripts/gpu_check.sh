@@ -14,7 +14,9 @@
 # call on a warm machine, e.g. build-cuda/suites), SUITES_RESUME (a folder of earlier sessions'
 # exports, <suite>_gpu.sqlite: their done runs are kept and only the others train, so a suite larger
 # than one lease finishes over several), WEIGHTS_PER_SUITE (in the exports: 4, or 0 at
-# SUITES_SCALE=paper, whose weights are too big to bring back), SNAPSHOTS_PER_RUN (paper: 2). ROWS: bench rows to run (all).
+# SUITES_SCALE=paper, whose weights are too big to bring back), SNAPSHOTS_PER_RUN (paper: 2),
+# SUITES_CHECKPOINT_INTERVAL (the workers' --checkpoint-interval: full checkpoints at most every
+# that many seconds; unset: at every checkpoint_every step). ROWS: bench rows to run (all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-out/gpu}"
@@ -190,7 +192,8 @@ if want suites; then
     (
       start=$(date +%s)
       OMP_NUM_THREADS=1 timeout -s KILL "$suites_timeout" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
-        --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" --quiet >>"$OUT/$suite.log" 2>&1
+        --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" \
+        ${SUITES_CHECKPOINT_INTERVAL:+--checkpoint-interval "$SUITES_CHECKPOINT_INTERVAL"} --quiet >>"$OUT/$suite.log" 2>&1
       echo "$suite ($workers workers): rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
     ) &
   done

@@ -35,7 +35,8 @@ struct QueueOptions {
   bool enqueue_only = false;  // `enqueue`: stop after queueing (the GUI's "Enqueue suite")
   double stale_after = 300;
   double lock_wait = kDefaultLockWaitS;
-  int64_t crash_after_step = -1;  // testing: this process dies (like a lost node) after this step
+  double checkpoint_interval = 0;  // ExecOptions::checkpoint_interval_s
+  int64_t crash_after_step = -1;   // testing: this process dies (like a lost node) after this step
   std::string device = "auto";
   std::string precision;  // `run`: every run of the suite in this precision; empty: the suite's
 };
@@ -51,7 +52,8 @@ int work_queue(const QueueOptions& o, const Shard& shard, const std::string& dev
   exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();
   exec.crash_after_step = o.crash_after_step;
-  const bool follow = o.follow, quiet = o.quiet;
+  exec.checkpoint_interval_s = o.checkpoint_interval;
+  const bool follow = o.follow;
   const double stale_after = o.stale_after;
   int failed = 0;
   while (!stop_requested()) {
@@ -62,8 +64,6 @@ int work_queue(const QueueOptions& o, const Shard& shard, const std::string& dev
       for (int i = 0; i < 20 && !stop_requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
-    if (!quiet && run->current_step > 0)
-      std::cout << "resuming " << run->name << " from step " << run->current_step << "\n";
     std::string error;
     if (execute_run(store, *run, exec, &error) == RunOutcome::Failed) ++failed;
   }
@@ -71,8 +71,8 @@ int work_queue(const QueueOptions& o, const Shard& shard, const std::string& dev
 }
 
 // Starts `headroom-worker serve` children (argv, no shell) so N processes share the queue.
-std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& shard, double stale_after, int niceness,
-                                 double lock_wait, const std::string& device, bool follow) {
+std::vector<pid_t> spawn_workers(int count, const QueueOptions& o, const Shard& shard, int niceness,
+                                 const std::string& device) {
   std::vector<pid_t> pids;
   char self[4096];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -82,19 +82,21 @@ std::vector<pid_t> spawn_workers(int count, const std::string& db, const Shard& 
     std::vector<std::string> args = {self,
                                      "serve",
                                      "--db",
-                                     db,
+                                     o.db,
                                      "--quiet",
                                      "--shard",
                                      std::to_string(shard.index) + "/" + std::to_string(shard.count),
                                      "--stale-after",
-                                     std::to_string(stale_after),
+                                     std::to_string(o.stale_after),
                                      "--nice",
                                      std::to_string(niceness),
                                      "--lock-wait",
-                                     std::to_string(lock_wait),
+                                     std::to_string(o.lock_wait),
+                                     "--checkpoint-interval",
+                                     std::to_string(o.checkpoint_interval),
                                      "--device",
                                      device};
-    if (follow) args.push_back("--follow");
+    if (o.follow) args.push_back("--follow");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -115,8 +117,7 @@ int work_queue_in_processes(const QueueOptions& o, const Shard& shard, const std
   const int niceness = lower_priority(o.niceness);  // before torch's threads and the children
   configure_training_process(0);
   install_stop_handlers();
-  const auto children =
-      spawn_workers(o.workers - 1, o.db, shard, o.stale_after, niceness, o.lock_wait, device, o.follow);
+  const auto children = spawn_workers(o.workers - 1, o, shard, niceness, device);
   forward_stop_to(std::vector<int>(children.begin(), children.end()));
   if (!o.quiet && o.workers > 1)
     std::cout << o.workers << " worker processes on " << device << " (this one and " << children.size()
@@ -308,6 +309,7 @@ Command register_run(CLI::App& root) {
   add_precision_option(app, &o->precision);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
+  add_checkpoint_interval_option(app, &o->checkpoint_interval);
   app->add_flag("--quiet", o->quiet, "No progress output");
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_suite(*o); }};
@@ -341,6 +343,7 @@ Command register_serve(CLI::App& root) {
   add_device_option(app, &o->device);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
+  add_checkpoint_interval_option(app, &o->checkpoint_interval);
   app->add_flag("--quiet", o->quiet, "No progress output");
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] {

@@ -26,6 +26,7 @@ struct TrainOptions {
   int64_t crash_after_step = -1;
   int niceness = kDefaultNiceness;
   double lock_wait = kDefaultLockWaitS;
+  double checkpoint_interval = 0;  // ExecOptions::checkpoint_interval_s
   std::string device = "auto", precision = "fp32";
 };
 
@@ -100,14 +101,13 @@ int run_train(const TrainOptions& o) {
     std::cout << "run " << o.name << " already finished; nothing to do\n";
     return kExitOk;
   }
-  if (!o.quiet && run->current_step > 0)
-    std::cout << "resuming " << o.name << " from step " << run->current_step << "\n";
   ExecOptions exec;
   exec.worker_id = me;
   exec.device = *device;
   exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();
   exec.crash_after_step = o.crash_after_step;
+  exec.checkpoint_interval_s = o.checkpoint_interval;
   std::string error;
   switch (execute_run(store, *run, exec, &error)) {
     case RunOutcome::Finished: return kExitOk;
@@ -184,6 +184,7 @@ Command register_train(CLI::App& root) {
   add_precision_option(app, &o->precision);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);
+  add_checkpoint_interval_option(app, &o->checkpoint_interval);
   app->add_option("--crash-after-step", o->crash_after_step, "Testing: exit abruptly after this step")->group("");
   return {app, [o] { return run_train(*o); }};
 }

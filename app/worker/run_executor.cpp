@@ -221,6 +221,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
 
     double initial_val = NAN;  // the validation loss before step 1 (a fresh start only)
     if (auto resume = newest_good_checkpoint(store, run)) {
+      if (!o.quiet) std::cout << "resuming " << run.name << " from step " << resume->step << "\n";
       tr.load_state(resume->state);
       const auto& meta = resume->state.metadata;
       if (auto d = meta.find("device"); !o.quiet && d != meta.end() && d->second != tr.device().str())
@@ -230,6 +231,9 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       store.delete_progress_after(run.id, resume->step);
       saved_step = resume->step;
     } else {
+      if (!o.quiet && run.current_step > 0)
+        std::cout << run.name << ": stopped at step " << run.current_step
+                  << " with no checkpoint saved (see --checkpoint-interval), so training starts again from step 0\n";
       store.delete_progress_after(run.id, 0);
       initial_val = tr.evaluate();
       pending.metrics.push_back({"val_loss", 0, 0, 0.0, initial_val});
@@ -242,6 +246,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     const int64_t start_step = tr.current_step();
     auto last_commit = Clock::now();
     const auto started = Clock::now();
+    auto last_full_checkpoint = started;  // a resumed run has just loaded one; a fresh one has nothing to lose
     double window_seconds = 0;
     int64_t window_tokens = 0;
     double last_loss = NAN, last_val = initial_val, last_tps = NAN;
@@ -324,8 +329,11 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
         }
       }
       const bool checkpoint = m.step % ts.checkpoint_every == 0 || last;
+      const bool full_checkpoint =
+          checkpoint && (last || std::chrono::duration<double>(Clock::now() - last_full_checkpoint).count() >=
+                                     o.checkpoint_interval_s);
+      if (full_checkpoint) add_checkpoint(m.step);
       if (checkpoint) {
-        add_checkpoint(m.step);
         blobs.push_back(core::encode_safetensors(weights_only(tr)));
         pending.artifacts.push_back(
             {std::string(db::kWeightsArtifact), m.step, db::BlobView(blobs.back().data(), blobs.back().size())});
@@ -337,13 +345,16 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
         }
         // Full checkpoints are large: keep the two newest while training (the older one is the way
         // back when the newer is damaged), the last one when done; weights stay for the GUI.
-        if (checkpoint) store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), last ? 1 : 2);
+        if (full_checkpoint) {
+          store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), last ? 1 : 2);
+          last_full_checkpoint = Clock::now();
+        }
         print(false);
       }
       if (o.crash_after_step >= 0 && m.step >= o.crash_after_step) _exit(137);
       if (stop_requested() && !last) {
         // Checkpoint here (unless this step just did), so no step is trained twice.
-        if (!checkpoint) add_checkpoint(m.step);
+        if (!full_checkpoint) add_checkpoint(m.step);
         const bool owned = commit(m.step) && store.release(run.id, o.worker_id);
         store.prune_artifacts(run.id, std::string(db::kCheckpointArtifact), 2);
         if (!o.quiet)

@@ -32,6 +32,11 @@ struct ExecOptions {
   bool quiet = false;
   bool tty = false;                // one updating line per run instead of plain lines
   double commit_interval_s = 2.0;  // metrics reach the DB at least this often
+  // A full checkpoint (weights + AdamW moments, 12 bytes a parameter: what a resume needs) at most
+  // this often, in seconds since the run's last one (or its start): at a checkpoint_every step
+  // before that, only the weights (4 bytes a parameter, what the GUI reads) are stored. The last
+  // step and a stop always write one. 0: at every checkpoint_every step, as the run's spec says.
+  double checkpoint_interval_s = 0;
   // Testing aid: exit the process abruptly (no unwinding, like SIGKILL) after this step.
   int64_t crash_after_step = -1;
 };

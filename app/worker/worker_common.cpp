@@ -110,6 +110,16 @@ void add_lock_wait_option(CLI::App* app, double* seconds) {
       ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
 }
 
+void add_checkpoint_interval_option(CLI::App* app, double* seconds) {
+  app->add_option("--checkpoint-interval", *seconds,
+                  "Write a run's full, resumable checkpoint (weights + AdamW state) at most every this many seconds: "
+                  "at its checkpoint_every steps once that long has passed, and always at its last step and when "
+                  "stopped; the weights alone are stored at every checkpoint_every step either way. For fast runs "
+                  "side by side on a GPU, whose checkpoints queue on the one DB (default 0: at every "
+                  "checkpoint_every step)")
+      ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+}
+
 void wait_for_locks(db::Connection& conn, double seconds) {
   const std::string path = conn.path();
   const int wait_ms = static_cast<int>(seconds * 1000);

@@ -38,6 +38,8 @@ void add_nice_option(CLI::App* app, int* niceness);
 constexpr double kDefaultLockWaitS = 600;
 // Adds --lock-wait to a training command.
 void add_lock_wait_option(CLI::App* app, double* seconds);
+// Adds --checkpoint-interval (ExecOptions::checkpoint_interval_s) to a training command.
+void add_checkpoint_interval_option(CLI::App* app, double* seconds);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
 

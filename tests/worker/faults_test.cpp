@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -241,12 +242,14 @@ void damage_checkpoint(const std::string& db, long step, size_t from_end) {
   sqlite3_close(h);
 }
 
-std::vector<long> checkpoint_steps(const std::string& db) {
+// The steps of the run's artifacts of one kind ("checkpoint": full, resumable; "weights": the GUI's).
+std::vector<long> checkpoint_steps(const std::string& db, const std::string& kind = "checkpoint") {
   std::vector<long> steps;
   sqlite3* h = nullptr;
   sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT step FROM artifacts WHERE kind = 'checkpoint' ORDER BY step", -1, &st, nullptr);
+  sqlite3_prepare_v2(h, "SELECT step FROM artifacts WHERE kind = ?1 ORDER BY step", -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, kind.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(st) == SQLITE_ROW) steps.push_back(sqlite3_column_int64(st, 0));
   sqlite3_finalize(st);
   sqlite3_close(h);
@@ -269,6 +272,39 @@ TEST_F(WorkerFaults, ADamagedCheckpointIsSkippedForTheOneBeforeAndTheRunEndsTheS
   EXPECT_NE(r.err.find("resuming from the checkpoint at step 80"), std::string::npos) << r.err;
   EXPECT_EQ(deterministic_metrics(db), *straight_);
   EXPECT_EQ(checkpoint_steps(db), (std::vector<long>{300})) << "a finished run keeps its last checkpoint only";
+}
+
+// --checkpoint-interval: a full checkpoint at a checkpoint_every step only once that many seconds
+// have passed since the last; the weights are stored at every such step regardless.
+TEST_F(WorkerFaults, ACheckpointIntervalThinsOnlyTheFullCheckpointsAndAResumeEndsTheSame) {
+  const std::string db = scratch_dir("ck_interval") + "/runs.sqlite";
+  auto crash = train_args(db, "copy");
+  crash.insert(crash.end(), {"--checkpoint-interval", "3600", "--crash-after-step", "130"});
+  ASSERT_EQ(run_worker(crash).exit_code, 137);
+  EXPECT_EQ(checkpoint_steps(db), std::vector<long>{}) << "no hour passed: no full checkpoint before the last step";
+  EXPECT_EQ(checkpoint_steps(db, "weights"), (std::vector<long>{40, 80, 120}));
+
+  // Nothing to resume from: the run starts again from step 0, says so, and ends as the straight run.
+  auto again = train_args(db, "copy");
+  again.erase(std::find(again.begin(), again.end(), "--quiet"));
+  const auto r = run_worker(again);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("with no checkpoint saved (see --checkpoint-interval), so training starts again from step 0"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(deterministic_metrics(db), *straight_);
+  EXPECT_EQ(checkpoint_steps(db), (std::vector<long>{300}));
+  EXPECT_EQ(checkpoint_steps(db, "weights"), (std::vector<long>{40, 80, 120, 160, 200, 240, 280, 300}));
+
+  // An interval shorter than 40 steps take writes at every checkpoint_every step, as 0 does.
+  const std::string short_db = scratch_dir("ck_interval_short") + "/runs.sqlite";
+  auto quick = train_args(short_db, "copy");
+  quick.insert(quick.end(), {"--checkpoint-interval", "0.000001", "--crash-after-step", "130"});
+  ASSERT_EQ(run_worker(quick).exit_code, 137);
+  EXPECT_EQ(checkpoint_steps(short_db), (std::vector<long>{80, 120}));
+  const auto resumed = run_worker(train_args(short_db, "copy"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(deterministic_metrics(short_db), *straight_);
 }
 
 TEST_F(WorkerFaults, WhenEveryCheckpointIsDamagedTheRunStartsAgainAndSaysSo) {
