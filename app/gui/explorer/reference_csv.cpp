@@ -3,6 +3,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/io/blocking_io.h"
+
 namespace headroom::explorer {
 namespace {
 
@@ -78,6 +80,7 @@ std::optional<CsvTable> parse_reference_csv(std::string_view text, const std::st
 }
 
 std::optional<CsvTable> read_reference_csv(const std::string& path, std::string* error) {
+  io::note_blocking_io("reading a reference CSV");  // the figures are built on their own thread
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (error != nullptr) *error = "cannot read reference file " + path;

@@ -74,31 +74,36 @@ std::string unbreakable_numbers(const std::string& text) {
 void ExplorerFigures::draw(const ExplorerSession& session, const std::string& reference_dir) {
   const float ui_scale = session.context.ui_scale;
   const auto& rows = *session.rows;
-  if (rows.version != version_ || stale_) {
-    version_ = rows.version;
+  if (want_request_ || rows.version != requested_version_ || stale_) {
+    want_request_ = false;
     stale_ = false;
-    figures_.clear();
-    warnings_.clear();
-    const auto pooled = explorer::pooled_suites(rows.suites);
-    for (size_t i = 0; i < rows.suites.size(); ++i) {
-      const auto& suite = rows.suites[i];
-      const auto chosen = axes_.find(suite.name);
-      const auto axis = chosen != axes_.end() ? chosen->second : explorer::FigureAxis::Default;
-      if (auto f = explorer::build_figure(suite, rows.rows, reference_dir, &warnings_, axis, pooled[i])) {
-        for (auto& note : f->notes) note = unbreakable_numbers(note);  // once per build, not per frame
-        figures_.push_back(std::move(*f));
-      }
-    }
-    if (!scene_figure.empty())
-      for (size_t i = 0; i < figures_.size(); ++i)
-        if (figures_[i].suite == scene_figure) {
-          index_ = static_cast<int>(i);
-          if (scene_axis != explorer::FigureAxis::Default) {
-            axes_[scene_figure] = scene_axis;
-            stale_ = true;  // rebuilt next frame on the scene's axis
-          }
-          scene_figure.clear();
+    requested_version_ = rows.version;
+    last_request_ = builder_.build({session.rows, reference_dir, axes_});
+  }
+  const auto built = builder_.built();
+  if (built->request > adopted_request_) {
+    adopted_request_ = built->request;
+    version_ = built->rows_version;
+    have_figures_ = true;
+    figures_ = built->figures;
+    for (auto& f : figures_)
+      for (auto& note : f.notes) note = unbreakable_numbers(note);  // once per build, not per frame
+    warnings_ = built->warnings;
+  }
+  if (!scene_figure.empty())  // applied once that suite's figure is in
+    for (size_t i = 0; i < figures_.size(); ++i)
+      if (figures_[i].suite == scene_figure) {
+        index_ = static_cast<int>(i);
+        if (scene_axis != explorer::FigureAxis::Default && axes_[scene_figure] != scene_axis) {
+          axes_[scene_figure] = scene_axis;
+          stale_ = true;  // asked again next frame on the scene's axis
         }
+        scene_figure.clear();
+        break;
+      }
+  if (!have_figures_) {
+    ImGui::TextDisabled("Building the paper figures from the stored runs...");
+    return;
   }
   if (figures_.empty()) {
     ImGui::TextWrapped(
@@ -144,7 +149,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     export_csv(fig, "headroom-" + fig.suite + "-" + axis + ".csv");
   }
   tooltip("Writes the table below (ours and the paper's, with citations) as CSV into the current directory");
-  if (!scene_export.empty() && scene_figure.empty() && !stale_) {  // a scene's, once its figure and axis are in
+  if (!scene_export.empty() && scene_figure.empty() && current()) {  // a scene's, once its figure and axis are in
     export_csv(fig, scene_export + ".csv");
     scene_export.clear();
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/explorer/figure_builder.h"
 #include "app/gui/explorer/figures.h"
 #include "app/gui/views/explorer_session.h"
 
@@ -15,23 +16,42 @@ namespace headroom::gui {
 
 class ExplorerFigures {
  public:
-  // Rebuilds the figures when the rows changed (reference CSVs are read from `reference_dir`).
+  // Asks for the figures again when the rows changed or an x axis was picked (built on the
+  // builder's thread; reference CSVs are read from `reference_dir`), and draws the newest built.
   void draw(const ExplorerSession& session, const std::string& reference_dir);
-  bool settled(const ExplorerSession& session) const { return session.rows && version_ == session.rows->version; }
+  // The figures shown were built from the rows shown, on the axes picked.
+  bool settled(const ExplorerSession& session) const {
+    return session.rows && current() && version_ == session.rows->version;
+  }
   std::size_t count() const { return figures_.size(); }
   // The suite of the figure shown ("" before any).
   std::string current_suite() const {
     return figures_.empty() ? "" : figures_[static_cast<size_t>(std::clamp(index_, 0, int(figures_.size()) - 1))].suite;
   }
-  void reset() { figures_.clear(), version_ = 0; }  // a new DB
+  // A new DB: the figures of the old one go, and an answer still on its way for it is ignored.
+  void reset() {
+    figures_.clear();
+    warnings_.clear();
+    version_ = 0;
+    have_figures_ = false;
+    want_request_ = true;
+    adopted_request_ = last_request_;
+  }
 
   std::string scene_figure;  // the suite whose figure a scene asked for (applied once it exists)
   std::string scene_export;  // a scene's "export" on this tab: the figure's table to this stem + ".csv"
   explorer::FigureAxis scene_axis = explorer::FigureAxis::Default;
 
  private:
+  explorer::FigureBuilder builder_;
+  std::uint64_t last_request_ = 0;     // the newest request posted to builder_
+  std::uint64_t adopted_request_ = 0;  // the request whose answer figures_ holds (or reset's cut)
+  std::uint64_t requested_version_ = 0;
+  bool want_request_ = true;   // post one on the next draw (first draw, a new DB)
+  bool have_figures_ = false;  // figures_ holds an answer for this DB (else: building the first)
+  bool current() const { return have_figures_ && adopted_request_ == last_request_ && !stale_; }
   std::vector<explorer::Figure> figures_;
-  std::uint64_t version_ = 0;
+  std::uint64_t version_ = 0;  // the rows version figures_ were built from
   std::string warnings_;
   int index_ = 0;
   // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
