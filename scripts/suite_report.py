@@ -8,7 +8,12 @@ number is read from the DB; nothing is typed in. SUITE may name several suites, 
 import json, sqlite3, statistics, sys
 from collections import OrderedDict
 
-db, suites = sys.argv[1], sys.argv[2].split(",")
+if len(sys.argv) < 3:
+    sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--compare GROUP_A GROUP_B ...]")
+db = sys.argv[1]
+suites = list(OrderedDict.fromkeys(s for s in sys.argv[2].split(",") if s))  # each suite once, in order
+if not suites:
+    sys.exit("suite_report: name a suite, e.g. vb-pos-rank (or several, comma-separated)")
 c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 runs = []
 for suite in suites:
