@@ -69,8 +69,8 @@ TEST(FigureBuilder, BuildsOffTheUiThreadOnEachFiguresAxisAndTheLatestRequestWins
   EXPECT_FALSE(fig.paper.empty()) << "the reference CSV was read: TH Table 1 beside ours";
   ASSERT_FALSE(fig.ours.empty());
 
-  const auto on_params = answer_to(builder, builder.build({rows, testing::reference_dir(),
-                                                           {{"th-heads", FigureAxis::Parameters}}}));
+  const auto on_params =
+      answer_to(builder, builder.build({rows, testing::reference_dir(), {{"th-heads", FigureAxis::Parameters}}}));
   ASSERT_EQ(on_params->figures.size(), 1u);
   EXPECT_EQ(on_params->figures[0].axis, FigureAxis::Parameters);
 

@@ -1,9 +1,6 @@
 #include "app/gui/explorer/figure_builder.h"
 
-#include <thread>
-
-#include "app/gui/mailbox.h"
-#include "app/gui/thread_priority.h"
+#include "app/gui/mailbox_thread.h"
 
 namespace headroom::explorer {
 
@@ -22,38 +19,23 @@ std::vector<Figure> build_snapshot_figures(const RowsSnapshot& rows, const std::
 }
 
 struct FigureBuilder::State {
-  gui::Mailbox<FigureRequest, BuiltFigures> box;
-  std::thread thread;  // last: starts once the mailbox exists
-
-  void loop() {
-    // Below the UI thread like the explorer's reader: the tab keeps its last figures meanwhile.
-    gui::lower_this_thread_priority(5);
-    std::optional<decltype(box)::Taken> taken;
-    while (box.wait(&taken)) {
-      if (!taken) continue;
-      auto answer = std::make_shared<BuiltFigures>();
-      answer->request = taken->id;
-      if (const auto& rows = taken->request.rows) {
-        answer->rows_version = rows->version;
-        answer->figures =
-            build_snapshot_figures(*rows, taken->request.reference_dir, taken->request.axes, &answer->warnings);
-      }
-      box.publish(std::move(answer));
+  gui::MailboxThread<FigureRequest, BuiltFigures> thread{[](std::uint64_t id, FigureRequest& request) {
+    auto answer = std::make_shared<BuiltFigures>();
+    answer->request = id;
+    if (request.rows) {
+      answer->rows_version = request.rows->version;
+      answer->figures = build_snapshot_figures(*request.rows, request.reference_dir, request.axes, &answer->warnings);
     }
-  }
+    return std::shared_ptr<const BuiltFigures>(std::move(answer));
+  }};
 };
 
-FigureBuilder::FigureBuilder() : state_(std::make_unique<State>()) {
-  state_->thread = std::thread([s = state_.get()] { s->loop(); });
-}
+FigureBuilder::FigureBuilder() : state_(std::make_unique<State>()) {}
 
-FigureBuilder::~FigureBuilder() {
-  state_->box.close();
-  state_->thread.join();
-}
+FigureBuilder::~FigureBuilder() = default;
 
-std::uint64_t FigureBuilder::build(FigureRequest request) { return state_->box.post(std::move(request)); }
+std::uint64_t FigureBuilder::build(FigureRequest request) { return state_->thread.post(std::move(request)); }
 
-std::shared_ptr<const BuiltFigures> FigureBuilder::built() const { return state_->box.snapshot(); }
+std::shared_ptr<const BuiltFigures> FigureBuilder::built() const { return state_->thread.snapshot(); }
 
 }  // namespace headroom::explorer

@@ -20,8 +20,8 @@ namespace headroom::explorer {
 
 struct FigureRequest {
   std::shared_ptr<const RowsSnapshot> rows;
-  std::string reference_dir;                    // where the suites' [suite] reference CSVs are
-  std::map<std::string, FigureAxis> axes;       // by suite name; absent: the figure's default
+  std::string reference_dir;               // where the suites' [suite] reference CSVs are
+  std::map<std::string, FigureAxis> axes;  // by suite name; absent: the figure's default
 };
 
 struct BuiltFigures {
