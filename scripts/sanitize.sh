@@ -3,7 +3,7 @@
 #   address (default with no argument: both, address first): every test, built with
 #     AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ (the tests that open a window,
 #     label "window", without leak detection: the GL driver's own allocations at exit);
-#   thread: the GUI's thread hand-offs -- the explorer's loader, table orderer and worker process,
+#   thread: the GUI's thread hand-offs -- the explorer's loader, table orderer, figure builder and worker process,
 #     the mailbox, the lab engine and the Theorem 1 demo -- built with ThreadSanitizer into
 #     build-tsan/.
 # A report fails the test it came from. Suppressions (tests/sanitize/*.supp) cover only libraries
@@ -31,7 +31,7 @@ for kind in "${kinds[@]}"; do
     ;;
   thread)
     dir=build-tsan
-    select=(-R "ExplorerLoader|TableOrder|WorkerProcess|Mailbox|LabEngine|TheoremDemo|BackgroundDisposer")
+    select=(-R "ExplorerLoader|TableOrder|FigureBuilder|WorkerProcess|Mailbox|LabEngine|TheoremDemo|BackgroundDisposer")
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/tests/sanitize/tsan.supp"
     ;;
   *)
