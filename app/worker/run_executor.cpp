@@ -231,9 +231,11 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       store.delete_progress_after(run.id, resume->step);
       saved_step = resume->step;
     } else {
-      if (!o.quiet && run.current_step > 0)
+      // (Damaged checkpoints were named on stderr by newest_good_checkpoint.)
+      if (!o.quiet && run.current_step > 0 &&
+          store.artifact_steps(run.id, std::string(db::kCheckpointArtifact)).empty())
         std::cout << run.name << ": stopped at step " << run.current_step
-                  << " with no checkpoint saved (see --checkpoint-interval), so training starts again from step 0\n";
+                  << " before its first checkpoint was saved, so training starts again from step 0\n";
       store.delete_progress_after(run.id, 0);
       initial_val = tr.evaluate();
       pending.metrics.push_back({"val_loss", 0, 0, 0.0, initial_val});
