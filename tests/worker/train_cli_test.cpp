@@ -316,6 +316,16 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
     EXPECT_EQ(file_hash(db), before) << c.name << " changed the DB";
   }
 
+  // An impossible --checkpoint-interval is refused by every training command before the DB is touched.
+  for (std::vector<std::string> bad : {train_args(db, "seed"), std::vector<std::string>{"serve", "--db", db},
+                                       std::vector<std::string>{"run", temp_path("unknown_key.toml"), "--db", db}}) {
+    bad.insert(bad.end(), {"--checkpoint-interval", "-5"});
+    const auto r = run_worker(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad[0];
+    EXPECT_NE(r.err.find("--checkpoint-interval: Value -5 not in range"), std::string::npos) << bad[0] << ": " << r.err;
+    EXPECT_EQ(file_hash(db), before) << bad[0] << " --checkpoint-interval -5 changed the DB";
+  }
+
   // A foreign file, and a Headroom DB from a newer version, are refused untouched.
   const std::string foreign = temp_path("notes.sqlite");
   write_text(foreign, "these are my notes, not a database\n");
