@@ -134,9 +134,11 @@ struct ResumePoint {
 
 // The newest checkpoint of the run that decodes (its CRC-32 matches), or nullopt. A damaged one is
 // said on stderr and skipped: the worker keeps the two newest, so the one before is still there.
-std::optional<ResumePoint> newest_good_checkpoint(db::RunStore& store, const db::RunRecord& run) {
+// *stored: whether the run had any checkpoint at all, damaged or not.
+std::optional<ResumePoint> newest_good_checkpoint(db::RunStore& store, const db::RunRecord& run, bool* stored) {
   const std::string kind(db::kCheckpointArtifact);
   const auto steps = store.artifact_steps(run.id, kind);
+  *stored = !steps.empty();
   for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
     const auto ck = store.artifact_at(run.id, kind, *step);
     if (!ck) continue;
@@ -220,7 +222,8 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
     std::vector<std::vector<uint8_t>> blobs;  // owns artifact bytes until committed
 
     double initial_val = NAN;  // the validation loss before step 1 (a fresh start only)
-    if (auto resume = newest_good_checkpoint(store, run)) {
+    bool had_checkpoint = false;
+    if (auto resume = newest_good_checkpoint(store, run, &had_checkpoint)) {
       if (!o.quiet) std::cout << "resuming " << run.name << " from step " << resume->step << "\n";
       tr.load_state(resume->state);
       const auto& meta = resume->state.metadata;
@@ -232,8 +235,7 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
       saved_step = resume->step;
     } else {
       // (Damaged checkpoints were named on stderr by newest_good_checkpoint.)
-      if (!o.quiet && run.current_step > 0 &&
-          store.artifact_steps(run.id, std::string(db::kCheckpointArtifact)).empty())
+      if (!o.quiet && run.current_step > 0 && !had_checkpoint)
         std::cout << run.name << ": stopped at step " << run.current_step
                   << " before its first checkpoint was saved, so training starts again from step 0\n";
       store.delete_progress_after(run.id, 0);

@@ -76,7 +76,7 @@ TEST(FigureBuilder, BuildsOffTheUiThreadOnEachFiguresAxisAndTheLatestRequestWins
 
   // The same as building on the calling thread.
   std::string warnings;
-  const auto here = build_snapshot_figures(*rows, testing::reference_dir(), {}, &warnings);
+  const auto here = build_figures(rows->suites, rows->rows, testing::reference_dir(), &warnings, {});
   ASSERT_EQ(here.size(), 1u);
   std::ostringstream a, b;
   write_figure_csv(a, here[0]);

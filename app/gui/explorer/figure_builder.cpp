@@ -4,27 +4,14 @@
 
 namespace headroom::explorer {
 
-std::vector<Figure> build_snapshot_figures(const RowsSnapshot& rows, const std::string& reference_dir,
-                                           const std::map<std::string, FigureAxis>& axes, std::string* warnings) {
-  const auto pooled = pooled_suites(rows.suites);
-  std::vector<Figure> figures;
-  for (size_t i = 0; i < rows.suites.size(); ++i) {
-    const auto& suite = rows.suites[i];
-    const auto chosen = axes.find(suite.name);
-    const FigureAxis axis = chosen != axes.end() ? chosen->second : FigureAxis::Default;
-    if (auto f = build_figure(suite, rows.rows, reference_dir, warnings, axis, pooled[i]))
-      figures.push_back(std::move(*f));
-  }
-  return figures;
-}
-
 struct FigureBuilder::State {
   gui::MailboxThread<FigureRequest, BuiltFigures> thread{[](std::uint64_t id, FigureRequest& request) {
     auto answer = std::make_shared<BuiltFigures>();
     answer->request = id;
     if (request.rows) {
       answer->rows_version = request.rows->version;
-      answer->figures = build_snapshot_figures(*request.rows, request.reference_dir, request.axes, &answer->warnings);
+      answer->figures = build_figures(request.rows->suites, request.rows->rows, request.reference_dir,
+                                      &answer->warnings, request.axes);
     }
     return std::shared_ptr<const BuiltFigures>(std::move(answer));
   }};

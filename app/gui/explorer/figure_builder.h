@@ -48,9 +48,4 @@ class FigureBuilder {
   std::unique_ptr<State> state_;
 };
 
-// What the thread runs: build_figure for every suite of the snapshot (pooled_suites joined), each
-// on its axis from `axes`.
-std::vector<Figure> build_snapshot_figures(const RowsSnapshot& rows, const std::string& reference_dir,
-                                           const std::map<std::string, FigureAxis>& axes, std::string* warnings);
-
 }  // namespace headroom::explorer

@@ -929,16 +929,23 @@ std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteR
   return pooled;
 }
 
-std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
-                                  const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
-  const std::vector<db::SuiteRecord> suites = store.list_suites();
+std::vector<Figure> build_figures(const std::vector<db::SuiteRecord>& suites, const std::vector<RunRow>& rows,
+                                  const std::string& reference_dir, std::string* warnings,
+                                  const std::map<std::string, FigureAxis>& axes, FigureAxis otherwise) {
   const std::vector<std::vector<std::string>> pooled = pooled_suites(suites);
   std::vector<Figure> figures;
   for (size_t i = 0; i < suites.size(); ++i) {
+    const auto chosen = axes.find(suites[i].name);
+    const FigureAxis axis = chosen != axes.end() ? chosen->second : otherwise;
     if (auto fig = build_figure(suites[i], rows, reference_dir, warnings, axis, pooled[i]))
       figures.push_back(std::move(*fig));
   }
   return figures;
+}
+
+std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
+                                  const std::string& reference_dir, std::string* warnings, FigureAxis axis) {
+  return build_figures(store.list_suites(), rows, reference_dir, warnings, {}, axis);
 }
 
 std::string x_category(const Figure& fig, double x) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -108,8 +109,13 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
 // (docs/results/gpu_h200_2026-11-27/vb_pos_rank_seeds.toml). Empty for the others.
 std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteRecord>& suites);
 
-// build_figure for every stored suite it knows, in the store's suite order, each with its
-// pooled_suites. The figure's notes name them.
+// build_figure for every suite of `suites` it knows, in their order, each with its pooled_suites
+// (the figure's notes name them) and on its axis from `axes` (by suite name; `otherwise` where absent).
+std::vector<Figure> build_figures(const std::vector<db::SuiteRecord>& suites, const std::vector<RunRow>& rows,
+                                  const std::string& reference_dir, std::string* warnings,
+                                  const std::map<std::string, FigureAxis>& axes,
+                                  FigureAxis otherwise = FigureAxis::Default);
+// The same for every stored suite, all on `axis`.
 std::vector<Figure> build_figures(db::RunStore& store, const std::vector<RunRow>& rows,
                                   const std::string& reference_dir, std::string* warnings,
                                   FigureAxis axis = FigureAxis::Default);
