@@ -31,7 +31,7 @@ std::string format_tick(double v, double step) {
   if (v == 0.0 && step < 1e-4) return "0";  // beside "1e-06" ticks, not "0.000000"
   const char* suffix = "";
   double scaled = v, scaled_step = step;
-  if (step >= 1e6 && av >= 1e6) {
+  if (step >= 1e3 && av >= 1e6) {  // "39.2M", not "39200k", at most three decimals
     suffix = "M";
     scaled = v / 1e6;
     scaled_step = step / 1e6;

@@ -74,6 +74,10 @@ TEST(AxisTicks, ThousandsUseK) {
   EXPECT_EQ(hw::format_tick(2500.0, 2500.0), "2500");  // below 10k stays plain
   EXPECT_EQ(hw::format_tick(12500.0, 2500.0), "12.5k");
   EXPECT_EQ(hw::format_tick(3e6, 1e6), "3M");
+  // Millions read in millions even when the step is finer (a parameter-count axis): 39.2M, not 39200k.
+  EXPECT_EQ(hw::format_tick(39.2e6, 2e5), "39.2M");
+  EXPECT_EQ(hw::format_tick(39.25e6, 5e4), "39.25M");
+  EXPECT_EQ(hw::format_tick(500e3, 5e5), "500k");
 }
 
 TEST(AxisTicks, DegenerateRange) {

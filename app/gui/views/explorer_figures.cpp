@@ -13,6 +13,7 @@
 #include "core/io/atomic_file.h"
 #include "widgets/draw_util.h"
 #include "widgets/line_plot.h"
+#include "widgets/plot_math.h"
 
 namespace headroom::gui {
 namespace {
@@ -90,17 +91,23 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       for (auto& note : f.notes) note = unbreakable_numbers(note);  // once per build, not per frame
     warnings_ = built->warnings;
   }
-  if (!scene_figure.empty())  // applied once that suite's figure is in
-    for (size_t i = 0; i < figures_.size(); ++i)
-      if (figures_[i].suite == scene_figure) {
-        index_ = static_cast<int>(i);
-        if (scene_axis != explorer::FigureAxis::Default && axes_[scene_figure] != scene_axis) {
-          axes_[scene_figure] = scene_axis;
-          stale_ = true;  // asked again next frame on the scene's axis
-        }
-        scene_figure.clear();
-        break;
+  // A scene's figure and axis are applied once that suite's figure is in; an axis without a
+  // figure applies to the figure shown first.
+  if ((!scene_figure.empty() || scene_axis != explorer::FigureAxis::Default) && !figures_.empty())
+    for (size_t i = 0; i < figures_.size(); ++i) {
+      const bool shown_first =
+          scene_figure.empty() && static_cast<int>(i) == std::clamp(index_, 0, static_cast<int>(figures_.size()) - 1);
+      if (figures_[i].suite != scene_figure && !shown_first) continue;
+      index_ = static_cast<int>(i);
+      const std::string& suite = figures_[i].suite;
+      if (scene_axis != explorer::FigureAxis::Default && axes_[suite] != scene_axis) {
+        axes_[suite] = scene_axis;
+        stale_ = true;  // asked again next frame on the scene's axis
       }
+      scene_figure.clear();
+      scene_axis = explorer::FigureAxis::Default;
+      break;
+    }
   if (!have_figures_) {
     ImGui::TextDisabled("Building the paper figures from the stored runs...");
     return;
@@ -248,13 +255,13 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
         for (const auto& pt : s.points)
           if (!fig.log_x || pt.x > 0) lo = std::min(lo, pt.x), hi = std::max(hi, pt.x);
     if (!(lo <= hi)) return;
-    if (fig.log_x) {
-      const double a = std::log10(lo), b = std::log10(hi), m = std::max(0.05, (b - a) * 0.05);
-      widgets::SetupAxisLimitsX(std::pow(10.0, a - m), std::pow(10.0, b + m), widgets::PlotCond_Once);
-    } else {
-      const double m = std::max(0.5, (hi - lo) * 0.05);
-      widgets::SetupAxisLimitsX(lo - m, hi + m, widgets::PlotCond_Once);
+    if (!fig.x_categories.empty()) {  // half a category either side, so the end labels fit
+      widgets::SetupAxisLimitsX(lo - 0.5, hi + 0.5, widgets::PlotCond_Once);
+      return;
     }
+    // 5% of the data's own span (39.1M..40.4M parameters fills the axis, not a tenth of it).
+    const widgets::AxisRange r = widgets::fit_range(lo, hi, fig.log_x, 0.05);
+    widgets::SetupAxisLimitsX(r.lo, r.hi, widgets::PlotCond_Once);
   };
   // The metrics head the plots ("Ours: final val loss (nats/byte; ...)", "Paper: SQuAD F1 (...;
   // higher is better)"): these plots are too short for them as vertical axis labels, and the
