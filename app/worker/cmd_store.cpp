@@ -1,6 +1,7 @@
 // `headroom-worker status`, `export` and `merge`: reading and folding experiments databases.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
+#include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
 
@@ -44,6 +46,7 @@ int run_status(const std::string& path, bool json) {
   out["runs"] = nlohmann::ordered_json::array();
   const auto runs = store.list_runs();
   const auto weights = store.artifact_counts(std::string(db::kWeightsArtifact));
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (const auto& r : runs) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [name, value] : store.latest_metrics(r.id)) metrics[name] = finite_or_null(value);
@@ -63,6 +66,18 @@ int run_status(const std::string& path, bool json) {
                                 {"param_count", r.param_count},
                                 {"weights", weights.count(r.id) ? weights.at(r.id) : 0}};
     if (!r.error_text.empty()) j["error"] = r.error_text;
+    if (r.status == db::RunStatus::Running) {
+      // A worker killed outright leaves its run "running": say whether one still trains it.
+      const db::WorkerCheck check = db::check_worker(r.worker, r.heartbeat_at, now);
+      j["worker_state"] = check.state == db::WorkerState::Gone     ? "gone"
+                          : check.state == db::WorkerState::Silent ? "silent"
+                                                                   : "alive";
+      if (r.heartbeat_at) j["heartbeat_age_s"] = check.heartbeat_age;
+      if (const std::string problem = db::worker_problem(r.worker, check, path); !problem.empty()) {
+        j["shown_status"] = db::running_word(check.state);
+        j["worker_problem"] = problem;
+      }
+    }
     out["runs"].push_back(j);
   }
   if (json) {
@@ -74,7 +89,7 @@ int run_status(const std::string& path, bool json) {
   int name_width = 44;
   for (const auto& r : out["runs"])
     name_width = std::max(name_width, static_cast<int>(r["name"].get<std::string>().size()));
-  std::printf("%-4s %-*s %-10s %8s %10s %10s %8s\n", "id", name_width, "name", "status", "step", "train", "val",
+  std::printf("%-4s %-*s %-11s %8s %10s %10s %8s\n", "id", name_width, "name", "status", "step", "train", "val",
               "weights");
   for (const auto& r : out["runs"]) {
     auto metric = [&](const char* k) {
@@ -88,8 +103,8 @@ int run_status(const std::string& path, bool json) {
       std::snprintf(text, sizeof text, "%.4f", v);
       return std::string(text);
     };
-    std::printf("%-4lld %-*s %-10s %8lld %10s %10s %8lld\n", static_cast<long long>(r["id"].get<int64_t>()), name_width,
-                r["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
+    std::printf("%-4lld %-*s %-11s %8lld %10s %10s %8lld\n", static_cast<long long>(r["id"].get<int64_t>()), name_width,
+                r["name"].get<std::string>().c_str(), r.value("shown_status", r["status"].get<std::string>()).c_str(),
                 static_cast<long long>(r["step"].get<int64_t>()), loss("train_loss").c_str(), loss("val_loss").c_str(),
                 static_cast<long long>(r["weights"].get<int64_t>()));
   }
@@ -98,6 +113,12 @@ int run_status(const std::string& path, bool json) {
     if (r.contains("error") && r["status"] == "failed")
       std::printf("run %lld failed: %s\n", static_cast<long long>(r["id"].get<int64_t>()),
                   r["error"].get<std::string>().c_str());
+  // And which "running" runs no worker trains any more.
+  for (const auto& r : out["runs"])
+    if (r.contains("worker_problem"))
+      std::printf("run %lld %s at step %lld: %s\n", static_cast<long long>(r["id"].get<int64_t>()),
+                  r["shown_status"].get<std::string>().c_str(), static_cast<long long>(r["step"].get<int64_t>()),
+                  r["worker_problem"].get<std::string>().c_str());
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
+#include "experiments_db/run_liveness.h"
 #include "core/train/device.h"
 
 namespace headroom::worker {
@@ -133,19 +135,10 @@ void wait_for_locks(db::Connection& conn, double seconds) {
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
                                                     const std::string& device,
                                                     const std::optional<std::string>& only_name) {
-  const std::string me = default_worker_id();
-  const std::string host = me.substr(0, me.rfind(':'));
   for (const auto& run : store.list_runs()) {
     if (run.status != db::RunStatus::Running || (only_name && run.name != *only_name)) continue;
-    const auto colon = run.worker.rfind(':');
-    if (colon == std::string::npos || run.worker.substr(0, colon) != host) continue;
-    pid_t pid = 0;
-    try {
-      pid = static_cast<pid_t>(std::stol(run.worker.substr(colon + 1)));
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH)) continue;  // alive (or not ours to judge)
+    // Only this host's workers are judged by their process; another host's by their heartbeat.
+    if (db::check_worker(run.worker, run.heartbeat_at, 0, HUGE_VAL).state != db::WorkerState::Gone) continue;
     // Its worker is gone: any heartbeat age counts as stale.
     if (auto claimed = store.claim_by_name(run.name, worker_id, 1e-9, device)) return claimed;
   }

@@ -106,6 +106,20 @@ grep -q '"view": "Lab"' "$out/results_lab.state.json" || fail "results in lab: t
 grep -q '"kind": "talking-heads"' "$out/results_lab.state.json" || fail "results in lab: the lab lacks the run's model"
 grep -q '"heads": 16' "$out/results_lab.state.json" || fail "results in lab: expected the run's 16 heads"
 
+# A worker killed outright leaves its run "running" in the DB: the table and the Run tab say it was
+# interrupted, and how to resume it.
+killed="$out/killed.sqlite"
+rm -f "$killed" "$killed-wal" "$killed-shm"
+"$worker" train --db "$killed" --name killed --corpus copy --d-model 32 --heads 4 --layers 1 --steps 300 \
+  --crash-after-step 50 --quiet >/dev/null 2>&1
+[ $? -eq 137 ] || fail "killed: the worker did not die at --crash-after-step"
+printf '%s\n' '{"view": "Explorer", "explorer": {"tab": "run", "select": ["killed"]}}' > "$out/killed.json"
+in_xvfb "$headroom" --db "$killed" --scene "$out/killed.json" --screenshot "$out/killed.png" --frames 6 \
+  --state-out "$out/killed.state.json" || fail "killed: headroom exited with $?"
+[ "$(state_value "$out/killed.state.json" runs_without_worker)" -eq 1 ] || fail "killed: the run does not read as interrupted"
+no_blocking_io "$out/killed.state.json" killed
+"$worker" status --db "$killed" | grep -q "^run 1 interrupted at step" || fail "killed: status does not say the run was interrupted"
+
 # A paper-scale export shipped with Headroom ("@paper/<suite>", th_extreme_heads' 4 runs); an
 # unknown suite is named in the window with the ones there are.
 open_shipped paper @paper/th_extreme_heads "$assets/results/paper/th_extreme_heads_gpu.sqlite" 4

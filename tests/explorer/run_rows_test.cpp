@@ -470,5 +470,28 @@ TEST(NaturalCompare, SortKeysOrderExactlyAsNaturalCompare) {
           << "'" << a << "' vs '" << b << "'";
 }
 
+// A running run keeps its worker and heartbeat (the explorer asks whether that worker still
+// lives); other runs drop them.
+TEST(RunRows, OnlyRunningRowsKeepTheirWorkerAndHeartbeat) {
+  db::RunRecord rec = record("th-heads", "th-heads/a/x", kThHeadsConfig);
+  rec.worker = "host:123";
+  rec.heartbeat_at = 1e9;
+  rec.status = db::RunStatus::Running;
+  const RunRow running = make_run_row(rec, {}, kNaN);
+  EXPECT_EQ(running.worker, "host:123");
+  ASSERT_TRUE(running.heartbeat_at.has_value());
+  EXPECT_DOUBLE_EQ(*running.heartbeat_at, 1e9);
+  rec.status = db::RunStatus::Done;
+  const RunRow done = make_run_row(rec, {}, kNaN);
+  EXPECT_EQ(done.worker, "");
+  EXPECT_FALSE(done.heartbeat_at.has_value());
+}
+
+TEST(RunRows, RunCountsNameTheRunsNoWorkerTrainsApartFromTheRunning) {
+  EXPECT_EQ(run_counts_text(15, 15, 0, 0, 0), "15 runs, 15 done, 0 running");
+  EXPECT_EQ(run_counts_text(12, 3, 4, 1, 0), "12 runs, 3 done, 3 running, 1 interrupted");
+  EXPECT_EQ(run_counts_text(12, 3, 4, 1, 2), "12 runs, 3 done, 1 running, 1 interrupted, 2 stalled");
+}
+
 }  // namespace
 }  // namespace headroom::explorer

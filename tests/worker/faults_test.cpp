@@ -274,6 +274,37 @@ TEST_F(WorkerFaults, ADamagedCheckpointIsSkippedForTheOneBeforeAndTheRunEndsTheS
   EXPECT_EQ(checkpoint_steps(db), (std::vector<long>{300})) << "a finished run keeps its last checkpoint only";
 }
 
+// A worker killed outright leaves its run "running" in the DB; `status` says no worker trains it
+// any more, and how to resume it, until a worker does.
+TEST_F(WorkerFaults, AKilledWorkersRunReadsInterruptedInStatusUntilAWorkerResumesIt) {
+  const std::string db = scratch_dir("interrupted") + "/runs.sqlite";
+  auto crash = train_args(db, "copy");
+  crash.insert(crash.end(), {"--crash-after-step", "130"});
+  ASSERT_EQ(run_worker(crash).exit_code, 137);
+
+  const json run = run_status(db);
+  EXPECT_EQ(run["status"], "running") << "the DB keeps what it knows; status adds what it sees";
+  EXPECT_EQ(run["worker_state"], "gone");
+  EXPECT_EQ(run["shown_status"], "interrupted");
+  const auto text = run_worker({"status", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const long step = run["step"].get<long>();
+  EXPECT_NE(text.out.find("interrupted"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("run 1 interrupted at step " + std::to_string(step) + ": its worker (" +
+                          run["worker"].get<std::string>() + ") is gone; `headroom-worker serve --db " + db +
+                          "` resumes it from its last checkpoint"),
+            std::string::npos)
+      << text.out;
+
+  const auto resumed = run_worker({"serve", "--db", db, "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const json done = run_status(db);
+  EXPECT_EQ(done["status"], "done");
+  EXPECT_FALSE(done.contains("worker_state")) << done.dump();
+  EXPECT_EQ(run_worker({"status", "--db", db}).out.find("interrupted"), std::string::npos);
+  EXPECT_EQ(deterministic_metrics(db), *straight_);
+}
+
 // --checkpoint-interval: a full checkpoint at a checkpoint_every step only once that many seconds
 // have passed since the last; the weights are stored at every such step regardless.
 TEST_F(WorkerFaults, ACheckpointIntervalThinsOnlyTheFullCheckpointsAndAResumeEndsTheSame) {

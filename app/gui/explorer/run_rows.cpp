@@ -143,6 +143,9 @@ void set_run_state(RunRow& row, db::RunRecord&& rec, const std::map<std::string,
   row.attempts = rec.attempts;
   row.step = rec.current_step;
   row.error_text = std::move(rec.error_text);
+  const bool running = rec.status == db::RunStatus::Running;
+  row.worker = running ? std::move(rec.worker) : std::string();
+  row.heartbeat_at = running ? rec.heartbeat_at : std::nullopt;
   row.params = rec.param_count;
   row.best_val_loss = best_val_loss;
   row.last_val_loss = metric_or_nan(latest, "val_loss");
@@ -457,6 +460,17 @@ void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascendin
     const int c = compare_by(*a, *b, column);
     return ascending ? c < 0 : c > 0;
   });
+}
+
+std::string run_counts_text(std::size_t runs, std::int64_t done, std::int64_t running, std::size_t interrupted,
+                            std::size_t stalled) {
+  const std::int64_t live =
+      std::max<std::int64_t>(0, running - static_cast<std::int64_t>(interrupted) - static_cast<std::int64_t>(stalled));
+  std::string text =
+      std::to_string(runs) + " runs, " + std::to_string(done) + " done, " + std::to_string(live) + " running";
+  if (interrupted > 0) text += ", " + std::to_string(interrupted) + " interrupted";
+  if (stalled > 0) text += ", " + std::to_string(stalled) + " stalled";
+  return text;
 }
 
 }  // namespace headroom::explorer

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,21 @@ struct RunRow {
   // last logged window (make_run_row, from the metric tokens_per_s).
   double tokens_per_s = kNaN;
   std::string error_text;  // why it failed (empty unless status is failed)
-  FlatConfig config;       // config_json flattened (empty if it was not a JSON object)
-  double created_at = 0;   // with id and name: tells a reload that a row is the same run
+  // A running run's worker ("<host>:<pid>") and last heartbeat (Unix seconds): whether one still
+  // trains it (db::check_worker). Empty / unset for runs not running.
+  std::string worker;
+  std::optional<double> heartbeat_at;
+  FlatConfig config;      // config_json flattened (empty if it was not a JSON object)
+  double created_at = 0;  // with id and name: tells a reload that a row is the same run
   // natural_sort_key of suite, name and kind: sorting 100,000 rows compares these bytewise.
   std::string suite_key, name_key, kind_key;
 };
+
+// The explorer's toolbar line, "15 runs, 13 done, 0 running, 2 interrupted": `running` counts
+// the rows the DB says are running, of which `interrupted` have lost their worker and `stalled`
+// have not heard from theirs (db::check_worker); those are named apart, not as running.
+std::string run_counts_text(std::size_t runs, std::int64_t done, std::int64_t running, std::size_t interrupted,
+                            std::size_t stalled);
 
 // One row from a stored run, its latest metric values (RunStore::latest_metrics), its lowest
 // val_loss (NaN when none) and its number of stored weight snapshots. Missing config fields stay

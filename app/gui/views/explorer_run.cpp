@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "app/gui/ui_util.h"
+#include "app/gui/views/explorer_table.h"
 #include "core/attention/attention_spec.h"
 #include "widgets/heatmap.h"
 
@@ -82,8 +83,18 @@ void ExplorerRun::draw(ExplorerSession& session) {
   if (!row) return;
   ImGui::Text("%s", row->name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("(run %lld, %s)", static_cast<long long>(row->id),
-                      std::string(db::to_string(row->status)).c_str());
+  const auto stranded = session.stranded.find(row->id);
+  const bool no_worker = stranded != session.stranded.end();
+  ImGui::TextDisabled(
+      "(run %lld, %s)", static_cast<long long>(row->id),
+      no_worker ? db::running_word(stranded->second.state) : std::string(db::to_string(row->status)).c_str());
+  if (no_worker) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(status_color(db::RunStatus::Cancelled), "%s at step %lld: %s",
+                       db::running_word(stranded->second.state), static_cast<long long>(row->step),
+                       db::worker_problem(row->worker, stranded->second, session.loader->db_path()).c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (!row->error_text.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());

@@ -1,6 +1,7 @@
 #include "app/gui/views/explorer_session.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/gui/gui_options.h"
 
@@ -26,6 +27,20 @@ void ExplorerSession::open_in_lab(const explorer::RunRow& row, std::int64_t step
 
 bool ExplorerSession::curves_ready() const {
   return curves && curves->complete && curves->curves.size() == curves_wanted.size();
+}
+
+void ExplorerSession::check_workers(double now) {
+  const explorer::RowsSnapshot* current = rows ? rows.get() : nullptr;
+  if (current == checked_rows_ && std::abs(now - checked_at_) < 1.0) return;
+  checked_rows_ = current;
+  checked_at_ = now;
+  stranded.clear();
+  if (current == nullptr || current->running == 0) return;
+  for (const explorer::RunRow& row : current->rows) {
+    if (row.status != db::RunStatus::Running) continue;
+    const db::WorkerCheck check = db::check_worker(row.worker, row.heartbeat_at, now);
+    if (check.state != db::WorkerState::Alive) stranded.emplace(row.id, check);
+  }
 }
 
 bool ExplorerSession::benchmarking() const { return context.options && context.options->bench_frames > 0; }

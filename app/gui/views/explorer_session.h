@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 #include "app/gui/explorer/explorer_loader.h"
 #include "app/gui/explorer/explorer_scene.h"
 #include "app/gui/views/view.h"
+#include "experiments_db/run_liveness.h"
 
 namespace headroom::gui {
 
@@ -30,6 +32,12 @@ struct ExplorerSession {
   int select_tab = -1;        // an ExplorerTab to select in the next frame
   std::string message;        // a problem to show under the worker bar (worker, scene)
 
+  // Running runs whose worker is gone (killed outright: "interrupted") or silent ("stalled"), by
+  // id; a worker dies without writing, so this is checked again each second, not on a reload.
+  std::map<std::int64_t, db::WorkerCheck> stranded;
+  // Checks the running rows' workers when the rows changed or a second has passed.
+  void check_workers(double now);
+
   bool open() const { return loader && rows && rows->open; }
   const explorer::RunRow* find_row(std::int64_t id) const;
   // The run's name without its suite prefix ("th-heads/multi-head/heads=2" -> "multi-head/heads=2").
@@ -39,6 +47,10 @@ struct ExplorerSession {
   // Every wanted curve has arrived and is current.
   bool curves_ready() const;
   bool benchmarking() const;  // --bench-frames
+
+ private:
+  const explorer::RowsSnapshot* checked_rows_ = nullptr;
+  double checked_at_ = 0;
 };
 
 }  // namespace headroom::gui

@@ -88,7 +88,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                     {"L", RunColumn::L, 26},
                                     {"V", RunColumn::V, 40},
                                     {"device", RunColumn::Device, 80},
-                                    {"status", RunColumn::Status, 62},
+                                    {"status", RunColumn::Status, 80},  // "interrupted"
                                     {"step", RunColumn::Step, 74},
                                     {"best val", RunColumn::BestVal, 68},
                                     {"params", RunColumn::Params, 58},
@@ -251,8 +251,14 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
         ImGui::Text("%s %s", r.device.c_str(), r.precision.c_str());
       }
       ImGui::TableNextColumn();
-      ImGui::TextColored(status_color(r.status), "%s", std::string(db::to_string(r.status)).c_str());
-      if (r.status == db::RunStatus::Failed) tooltip("failed (see the Run tab)");
+      if (const auto stranded = session.stranded.find(r.id); stranded != session.stranded.end()) {
+        // Marked running, but no worker trains it (killed outright) or none has been heard from.
+        ImGui::TextColored(status_color(db::RunStatus::Cancelled), "%s", db::running_word(stranded->second.state));
+        tooltip(db::worker_problem(r.worker, stranded->second, session.loader->db_path()).c_str());
+      } else {
+        ImGui::TextColored(status_color(r.status), "%s", std::string(db::to_string(r.status)).c_str());
+        if (r.status == db::RunStatus::Failed) tooltip("failed (see the Run tab)");
+      }
       ImGui::TableNextColumn();
       ImGui::Text("%s/%s", human_count(static_cast<double>(r.step)).c_str(),
                   human_count(static_cast<double>(r.steps_total)).c_str());

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +195,7 @@ void ExplorerView::draw() {
   ensure_started();
   worker_bar_.poll(session_);
   sync();
+  session_.check_workers(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
   drawn_panel_.clear();
   lesson_problem_.clear();
   if (lesson_.active && !lesson_.panel.empty()) {
@@ -384,9 +386,14 @@ void ExplorerView::draw_toolbar() {
     if (session_.rows->partial)
       ImGui::TextDisabled("reading %lld runs: the newest %zu are here",
                           static_cast<long long>(session_.rows->total_runs), session_.rows->rows.size());
-    else
-      ImGui::TextDisabled("%zu runs, %lld done, %lld running", session_.rows->rows.size(),
-                          static_cast<long long>(session_.rows->done), static_cast<long long>(session_.rows->running));
+    else {
+      std::size_t interrupted = 0;
+      for (const auto& [id, check] : session_.stranded) interrupted += check.state == db::WorkerState::Gone;
+      ImGui::TextDisabled(
+          "%s", explorer::run_counts_text(session_.rows->rows.size(), session_.rows->done, session_.rows->running,
+                                          interrupted, session_.stranded.size() - interrupted)
+                    .c_str());
+    }
   }
 }
 
@@ -467,6 +474,7 @@ nlohmann::json ExplorerView::state() const {
   nlohmann::json j = {{"db", session_.loader ? session_.loader->db_path() : ""},
                       {"runs", rows ? rows->rows.size() : 0},
                       {"runs_shown", session_.shown.size()},
+                      {"runs_without_worker", session_.stranded.size()},  // interrupted or stalled
                       {"selected", session_.selected.size()},
                       {"curves_drawn", curves_.curves_drawn()},
                       {"figures", figures_.count()},
