@@ -58,8 +58,7 @@ TEST(WorkerLiveness, AnotherHostsWorkerIsJudgedByItsHeartbeat) {
   EXPECT_EQ(silent.state, db::WorkerState::Silent);
   EXPECT_STREQ(db::running_word(silent.state), "stalled");
   const std::string problem = db::worker_problem(elsewhere, silent, "runs.sqlite");
-  EXPECT_NE(problem.find("no heartbeat from its worker (" + elsewhere + ") for 12 min"), std::string::npos)
-      << problem;
+  EXPECT_NE(problem.find("no heartbeat from its worker (" + elsewhere + ") for 12 min"), std::string::npos) << problem;
   // The threshold is the caller's.
   EXPECT_EQ(db::check_worker(elsewhere, now - 20, now, 10).state, db::WorkerState::Silent);
   // No heartbeat at all: nothing to judge by, so not called dead.
@@ -68,7 +67,8 @@ TEST(WorkerLiveness, AnotherHostsWorkerIsJudgedByItsHeartbeat) {
 
 TEST(WorkerLiveness, NamesOfAnotherFormAreJudgedByTheirHeartbeat) {
   const double now = 1e9;
-  for (const std::string& name : std::vector<std::string>{"w1", "", this_host() + ":", this_host() + ":12x", this_host() + ":-4"}) {
+  for (const std::string& name :
+       std::vector<std::string>{"w1", "", this_host() + ":", this_host() + ":12x", this_host() + ":-4"}) {
     EXPECT_EQ(db::check_worker(name, now - 10, now).state, db::WorkerState::Alive) << name;
     EXPECT_EQ(db::check_worker(name, now - 1000, now).state, db::WorkerState::Silent) << name;
   }
