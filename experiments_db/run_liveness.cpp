@@ -61,9 +61,9 @@ WorkerCheck check_worker(const std::string& worker, const std::optional<double>&
                          double silent_after) {
   WorkerCheck c;
   c.heartbeat_age = heartbeat_at ? std::max(0.0, now - *heartbeat_at) : 0.0;
-  const std::string me = local_worker_id();
+  static const std::string here = host_of(local_worker_id());  // once: the explorer asks every second
   const pid_t pid = pid_of(worker);
-  if (pid > 0 && host_of(worker) == host_of(me)) {
+  if (pid > 0 && host_of(worker) == here) {
     // kill(pid, 0) fails with ESRCH only when no such process exists; EPERM means one does. A
     // zombie (dead, its parent has not reaped it: in a container PID 1 may never) is gone too.
     if ((kill(pid, 0) != 0 && errno == ESRCH) || is_zombie(pid)) c.state = WorkerState::Gone;
