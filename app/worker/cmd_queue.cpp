@@ -19,6 +19,7 @@
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
 #include "experiments_db/connection.h"
+#include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
 
@@ -47,7 +48,7 @@ int work_queue(const QueueOptions& o, const Shard& shard, const std::string& dev
   wait_for_locks(conn, o.lock_wait);
   db::RunStore store(conn);
   ExecOptions exec;
-  exec.worker_id = default_worker_id();
+  exec.worker_id = db::local_worker_id();
   exec.device = device;
   exec.quiet = o.quiet;
   exec.tty = stdout_is_tty();

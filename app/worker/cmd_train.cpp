@@ -7,6 +7,7 @@
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
 #include "core/io/spec_json.h"
+#include "experiments_db/run_liveness.h"
 
 namespace headroom::worker {
 namespace {
@@ -72,7 +73,7 @@ int run_train(const TrainOptions& o) {
   auto conn = db::Connection::open(o.db, db::OpenMode::Create);
   wait_for_locks(conn, o.lock_wait);
   db::RunStore store(conn);
-  const std::string me = default_worker_id();
+  const std::string me = db::local_worker_id();
   const std::string wanted = to_json(config).dump();
 
   if (auto existing = store.find_run(o.name)) {

@@ -18,7 +18,6 @@
 #include <sstream>
 
 #include "app/worker/run_config.h"
-#include "experiments_db/run_liveness.h"
 #include "core/attention/fused_attention.h"
 #include "core/io/spec_json.h"
 #include "core/io/tensor_bridge.h"
@@ -103,8 +102,6 @@ void forward_stop_to(const std::vector<int>& pids) {
   for (size_t i = 0; i < n; ++i) g_forward_pids[i] = pids[i];
   g_forward_count.store(static_cast<int>(n));
 }
-
-std::string default_worker_id() { return db::local_worker_id(); }
 
 void configure_training_process(int threads) {
   // glibc returns big freed blocks to the OS and maps them again next step; for training's

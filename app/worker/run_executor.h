@@ -50,6 +50,4 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
 // and glibc malloc tuned to keep big attention buffers mapped (see README, "Performance").
 void configure_training_process(int threads);
 
-std::string default_worker_id();
-
 }  // namespace headroom::worker

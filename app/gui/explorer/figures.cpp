@@ -327,9 +327,10 @@ const std::vector<SuiteSpec>& specs() {
         "VB's claim is for L > log3 d_x (3^L > d_x, VB Sec. 4): below it (L < log3 d_x) depth is favoured whatever the "
         "vocabulary (Levine et al. 2020, recalled in VB Sec. 4). The suite keeps every depth inside at full and paper "
         "scale (full: depth 4 at widths <= 80 < 3^4, depth 8; paper: depth 6 at <= 704 < 3^6, depth 12) and matches "
-        "each shallow model to a deep one on all parameters (embeddings and head included) within 2%. Its arms: KJV "
-        "bytes (63 symbols occur: the rank the widths cross), bpe:2000 (no crossing expected below 2000) and bpe:2000 "
-        "at embedding rank 56 (crossing expected near 56)."},
+        "each shallow model to a deep one on all parameters (embeddings and head included) within 2%. Its arms, full "
+        "/ paper scale: a small vocabulary the widths cross (KJV bytes, 63 symbols occur / bpe:500, crossing "
+        "expected near 408-500), bpe:2000 (no crossing expected below 2000) and bpe:2000 at embedding rank 56 / 448 "
+        "(crossing expected near the rank)."},
        true},
       {"vb-attention-ratio",
        "",
