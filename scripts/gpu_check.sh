@@ -7,7 +7,8 @@
 #                                          (default: build tests bench fulltests)
 # Logs go to $OUT (default out/gpu). The build folder is build-cuda. Environment: TARGETS (build only
 # these), ROUNDS / STEPS / COMPILE (bench/run_train_bench_cuda.sh), FULLTESTS_TIMEOUT (seconds);
-# for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts), SUITE_WORKERS (default 6),
+# for `suites`: SUITES ("th_heads:3 vb_rank ..." with worker counts; an entry with a / is a suite file's
+# path, e.g. docs/results/gpu_next/vb_depth_width_lr.toml:4), SUITE_WORKERS (default 6),
 # SUITES_SCALE (full), SUITES_TIMEOUT (380 s; at paper scale leave the call 30 s after it for the
 # exports) or SUITES_DEADLINE (seconds since the start by which all is back: the training time is
 # what the build left, less 30 s for the exports), SUITES_DIR (keep the DBs there to resume in the next
@@ -183,6 +184,11 @@ if want suites; then
     suite=${entry%%:*}
     workers=${SUITE_WORKERS:-6}
     [ "$entry" != "$suite" ] && workers=${entry#*:}
+    # NAME is assets/suites/NAME.toml; a path (with a /) is a suite file elsewhere, e.g. a seed
+    # check under docs/results/, named by its file name.
+    suite_file=assets/suites/$suite.toml
+    if [[ "$suite" == */* ]]; then suite_file=$suite; suite=$(basename "$suite" .toml); fi
+    [ -f "$suite_file" ] || { echo "suites: no suite file $suite_file (SUITES entries are NAME[:WORKERS] for assets/suites/NAME.toml, or a path to a .toml)" | tee -a "$OUT/suites.txt"; exit 1; }
     names+=("$suite")
     # An earlier session's export of this suite: its done runs stay done, the rest train here.
     if [ -n "${SUITES_RESUME:-}" ] && [ -f "$SUITES_RESUME/${suite}_gpu.sqlite" ] && [ ! -f "$work/$suite.sqlite" ]; then
@@ -191,7 +197,7 @@ if want suites; then
     fi
     (
       start=$(date +%s)
-      OMP_NUM_THREADS=1 timeout -s KILL "$suites_timeout" "$worker" run "assets/suites/$suite.toml" --scale "${SUITES_SCALE:-full}" \
+      OMP_NUM_THREADS=1 timeout -s KILL "$suites_timeout" "$worker" run "$suite_file" --scale "${SUITES_SCALE:-full}" \
         --db "$work/$suite.sqlite" --workers "$workers" --device "${SUITES_DEVICE:-cuda}" \
         ${SUITES_CHECKPOINT_INTERVAL:+--checkpoint-interval "$SUITES_CHECKPOINT_INTERVAL"} --quiet >>"$OUT/$suite.log" 2>&1
       echo "$suite ($workers workers): rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/suites.txt"
