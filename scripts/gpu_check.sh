@@ -209,13 +209,17 @@ if want suites; then
     ) &
   done
   wait
-  # The timeout killed the `run`s outright; their worker processes (anchored on the binary, never
-  # matching the shell that started this) go the same way. A run resumes from its last periodic
+  # The timeout killed the `run`s outright (and, through its process group, their workers); any
+  # worker left goes the same way. A run resumes from its last periodic
   # checkpoint, as after any SIGKILL (tested). Asked to stop instead, each would first write a
   # checkpoint with its AdamW state, ~0.5 GB a run at paper scale into one SQLite file per suite:
   # on 2026-11-26 that, with the exports, outlasted the 90 s a call had left after the timeout.
-  pkill -9 -f "^$worker " 2>/dev/null
-  for _ in $(seq 10); do pgrep -f "^$worker " >/dev/null || break; sleep 1; done
+  # Only this script's: a worker of the same binary on another DB (a rehearsal of this script on
+  # a machine that trains something else) is not touched. Not anchored: `run` starts its workers
+  # by the binary's absolute path, of which a relative $worker is the tail.
+  mine="$worker .*--db $work/"
+  pkill -9 -f "$mine" 2>/dev/null
+  for _ in $(seq 10); do pgrep -f "$mine" >/dev/null || break; sleep 1; done
   # Paper-scale weights are 40-90 MB a run in 16 bit: by default none travel back (8 files of 16
   # MB), and of the P_l / P_w snapshots the first and the last (h = 128: 0.8 MB each).
   weights_default=4
