@@ -25,7 +25,9 @@ struct WorkerCheck {
 // Judges the worker of a running run as the workers do before they take its run over: one on
 // this host by its process id (so a long start-up without heartbeats is not death), one elsewhere
 // by its heartbeat's age. `worker` is the run's "<host>:<pid>"; a name of another form is judged by
-// its heartbeat. `now` is Unix seconds.
+// its heartbeat. `now` is Unix seconds. It touches no database and no disk: kill(pid, 0) and a read
+// of /proc/<pid>/stat (procfs, served from kernel memory) for a local worker, arithmetic otherwise;
+// so the GUI may call it on its UI thread, which blocking I/O must never reach.
 WorkerCheck check_worker(const std::string& worker, const std::optional<double>& heartbeat_at, double now,
                          double silent_after = 300);
 
