@@ -177,24 +177,23 @@ if want suites; then
     [ "$suites_timeout" -ge 30 ] || { echo "suites: only $((SUITES_DEADLINE - SECONDS)) s left of SUITES_DEADLINE; not started" | tee -a "$OUT/suites.txt"; exit 1; }
     echo "suites: training for $suites_timeout s (SUITES_DEADLINE $SUITES_DEADLINE s, $SECONDS s gone)" | tee -a "$OUT/suites.txt"
   fi
-  # Every entry's file exists before any starts (NAME is assets/suites/NAME.toml; a path has a /).
-  for entry in ${SUITES:-lrb_heads vb_rank}; do
-    f=${entry%%:*}
-    [[ "$f" == */* ]] || f=assets/suites/$f.toml
-    [ -f "$f" ] || { echo "suites: no suite file $f (SUITES entries are NAME[:WORKERS] for assets/suites/NAME.toml, or a path to a .toml); nothing started" | tee -a "$OUT/suites.txt"; exit 1; }
-  done
-  work=${SUITES_DIR:-$(mktemp -d)}  # the full DBs stay there; exports come back
-  mkdir -p "$work"
-  names=()
+  # SUITES entries are NAME[:WORKERS] (assets/suites/NAME.toml) or PATH[:WORKERS] (a suite file
+  # elsewhere, with a /, e.g. a seed check under docs/results/, named by its file name). Every
+  # entry's file must exist before any suite starts.
+  names=() files=() worker_counts=()
   for entry in ${SUITES:-lrb_heads vb_rank}; do
     suite=${entry%%:*}
     workers=${SUITE_WORKERS:-6}
     [ "$entry" != "$suite" ] && workers=${entry#*:}
-    # NAME is assets/suites/NAME.toml; a path (with a /) is a suite file elsewhere, e.g. a seed
-    # check under docs/results/, named by its file name.
     suite_file=assets/suites/$suite.toml
     if [[ "$suite" == */* ]]; then suite_file=$suite; suite=$(basename "$suite" .toml); fi
-    names+=("$suite")
+    [ -f "$suite_file" ] || { echo "suites: no suite file $suite_file (SUITES entries are NAME[:WORKERS] for assets/suites/NAME.toml, or a path to a .toml); nothing started" | tee -a "$OUT/suites.txt"; exit 1; }
+    names+=("$suite") files+=("$suite_file") worker_counts+=("$workers")
+  done
+  work=${SUITES_DIR:-$(mktemp -d)}  # the full DBs stay there; exports come back
+  mkdir -p "$work"
+  for i in "${!names[@]}"; do
+    suite=${names[$i]} suite_file=${files[$i]} workers=${worker_counts[$i]}
     # An earlier session's export of this suite: its done runs stay done, the rest train here.
     if [ -n "${SUITES_RESUME:-}" ] && [ -f "$SUITES_RESUME/${suite}_gpu.sqlite" ] && [ ! -f "$work/$suite.sqlite" ]; then
       cp "$SUITES_RESUME/${suite}_gpu.sqlite" "$work/$suite.sqlite" &&

@@ -22,7 +22,8 @@ def problems(results: pathlib.Path) -> list:
         return [f"{results}: no *.sqlite results databases found; the shipped results are missing"]
     out = []
     for path in found:
-        header = path.read_bytes()[:100]
+        with path.open("rb") as f:
+            header = f.read(100)  # the file header; the databases themselves run to tens of MB
         if not header.startswith(b"SQLite format 3\x00"):
             out.append(f"{path}: not an SQLite 3 database (its first bytes are {header[:16]!r})")
             continue
