@@ -5,13 +5,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "app/worker/csv_matrix.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = "/tmp/headroom_fuzz_csv_" + std::to_string(getpid()) + ".csv";
+  static const std::string path = [] {
+    std::string p = "/tmp/headroom_fuzz_csv_" + std::to_string(getpid()) + ".csv";
+    static std::string at_exit_path = p;
+    std::atexit([] { std::remove(at_exit_path.c_str()); });  // one scratch file a process, gone at exit
+    return p;
+  }();
   if (FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(data, 1, size, f);
     std::fclose(f);

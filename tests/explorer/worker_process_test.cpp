@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -101,6 +102,7 @@ TEST(WorkerProcess, FindsTheWorkerNextToTheGuiOrInTheBuildTree) {
   setenv("HEADROOM_WORKER", "/opt/w", 1);
   EXPECT_EQ(find_worker_program(root + "/app/gui/headroom"), "/opt/w");
   unsetenv("HEADROOM_WORKER");
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -19,9 +21,44 @@ std::string slurp(const std::string& path) {
 }
 }  // namespace
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/headroom_cli_" + std::to_string(getpid()) + "_" + name;
-}
+namespace {
+// Every file a test process hands out lives in one directory of its own, so that nothing is left
+// in the temporary directory after the process's tests pass (databases leave -wal / -shm files
+// beside them, and runs stdout / stderr captures). When a test fails, the directory stays for a
+// look at what the worker left, and the process says where it is.
+class TempRoot : public ::testing::Environment {
+ public:
+  const std::string& path() {
+    if (path_.empty()) {
+      path_ = ::testing::TempDir() + "/headroom_cli_" + std::to_string(getpid());
+      std::filesystem::create_directories(path_);
+    }
+    return path_;
+  }
+  void TearDown() override {
+    if (path_.empty()) return;
+    if (!::testing::UnitTest::GetInstance()->Passed()) {
+      std::fprintf(stderr, "a test failed: its files are kept in %s\n", path_.c_str());
+      return;
+    }
+    std::error_code ignored;  // a worker a test left running may still be writing; what stays is harmless
+    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
+      if (it->is_directory(ignored)) std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                                                  std::filesystem::perm_options::add, ignored);
+    }
+    std::filesystem::remove_all(path_, ignored);
+  }
+
+ private:
+  std::string path_;
+};
+
+// Registered before main (gtest owns and deletes it); the directory is made on first use.
+TempRoot* const temp_root = static_cast<TempRoot*>(::testing::AddGlobalTestEnvironment(new TempRoot));
+}  // namespace
+
+std::string temp_path(const std::string& name) { return temp_root->path() + "/" + name; }
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

@@ -19,6 +19,7 @@ CliResult run_worker(const std::vector<std::string>& args, const std::function<v
 // Starts headroom-worker without waiting; its stdout/stderr go to the given files.
 pid_t spawn_worker(const std::vector<std::string>& args, const std::string& out = "/dev/null",
                    const std::string& err = "/dev/null", const std::function<void()>& in_child = {});
+// A path in this test process's own temporary directory, which goes when all its tests pass.
 std::string temp_path(const std::string& name);
 void write_text(const std::string& path, const std::string& text);
 
