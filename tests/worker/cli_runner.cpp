@@ -44,8 +44,9 @@ class TempRoot : public ::testing::Environment {
     std::error_code ignored;  // a worker a test left running may still be writing; what stays is harmless
     for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
          it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
-      if (it->is_directory(ignored)) std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
-                                                                  std::filesystem::perm_options::add, ignored);
+      if (it->is_directory(ignored))
+        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                     ignored);
     }
     std::filesystem::remove_all(path_, ignored);
   }
