@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "app/worker/worker_cli.h"
 #include "core/io/safetensors.h"
@@ -156,10 +157,11 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // A DB for sharing (issue: ship the papers' results): every suite, run, config and metric; no
 // checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
 // suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
-// runs outside a suite count as one suite), in 16 bits; with `snapshots_per_run`, at most that many
-// P_l / P_w snapshots per run, evenly spaced over training, the first and the last always among
-// them. Written into the new file `out` from one snapshot of `source`, which is only read: its
-// checkpoints and the weights left out are never read (a paper-scale DB is gigabytes of them).
+// runs outside a suite count as one suite; weights byte for byte a kept run's are stored once and
+// do not count), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots per
+// run, evenly spaced over training, the first and the last always among them. Written into the
+// new file `out` from one snapshot of `source`, which is only read: its checkpoints and the
+// weights of runs past each suite's quota are never read (a paper-scale DB is gigabytes of them).
 int compact_export(db::Connection& source, db::Connection& conn, int weights_per_suite, bool done_only,
                    std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
   const std::string weights_kind(db::kWeightsArtifact);
@@ -174,10 +176,30 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
     del.step();
     dropped = conn.changes();
   }
-  // Which runs keep weights: their last weights, by step.
+  // Which runs keep weights: their last weights, by step, in 16 bits, under the artifact id they
+  // had. A run whose weights are byte for byte a kept run's (the same model by construction: one
+  // config and seed in two suites) does not count: they are stored once, and its suite takes its
+  // next run instead.
   std::map<std::string, std::vector<db::RunRecord>> by_suite;
   for (const auto& r : store.list_runs()) by_suite[r.suite_name].push_back(r);
-  std::map<int64_t, int64_t> keep;  // run id -> step of its last weights
+  auto read =
+      source.prepare("SELECT id, bytes, created_at FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
+  auto insert =
+      conn.prepare("INSERT INTO artifacts (id, run_id, step, kind, bytes, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  const auto read_weights = [&](int64_t run_id, int64_t step) {  // leaves `read` on the row
+    read.reset();
+    read.bind(1, run_id).bind(2, weights_kind).bind(3, step);
+    if (!read.step())
+      throw std::runtime_error("the weights of run " + std::to_string(run_id) + " at step " + std::to_string(step) +
+                               " vanished while they were read");
+    return read.column_blob(1);
+  };
+  const auto hash = [](const db::Blob& b) {
+    return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  };
+  std::map<int64_t, int64_t> keep;                           // run id -> step of its last weights
+  std::multimap<size_t, const db::RunRecord*> kept_by_hash;  // of their source bytes
+  std::vector<std::pair<std::string, std::string>> twins;    // (run left without, the run that has them)
   const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
   for (auto& [suite, runs] : by_suite) {
     std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
@@ -187,7 +209,25 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
     for (const auto& r : runs) {
       if (kept >= weights_per_suite) break;
       const auto steps = from.artifact_steps(r.id, weights_kind);
-      if (!steps.empty()) keep[r.id] = steps.back(), ++kept;
+      if (steps.empty()) continue;
+      const db::Blob bytes = read_weights(r.id, steps.back());
+      const size_t h = hash(bytes);
+      const db::RunRecord* twin = nullptr;
+      for (auto [it, end] = kept_by_hash.equal_range(h); it != end && !twin; ++it)
+        if (read_weights(it->second->id, keep.at(it->second->id)) == bytes) twin = it->second;
+      if (twin) {
+        twins.emplace_back(r.name, twin->name);
+        continue;
+      }
+      const auto f16 = to_f16(bytes, "run " + std::to_string(r.id) + " weights");
+      if (kept_by_hash.count(h)) read_weights(r.id, steps.back());  // back on this run's row
+      insert.reset();
+      insert.bind_column(1, read, 0).bind(2, r.id).bind(3, steps.back()).bind(4, weights_kind);
+      insert.bind(5, db::BlobView(f16.data(), f16.size())).bind_column(6, read, 2);
+      insert.step();
+      keep[r.id] = steps.back();
+      kept_by_hash.emplace(h, &r);
+      ++kept;
     }
   }
   int64_t thinned = 0;
@@ -209,23 +249,6 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       }
     }
   }
-  // Each kept run's last weights, in 16 bits, under the artifact id they had.
-  auto read =
-      source.prepare("SELECT id, bytes, created_at FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
-  auto insert =
-      conn.prepare("INSERT INTO artifacts (id, run_id, step, kind, bytes, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  for (const auto& [run_id, step] : keep) {
-    read.reset();
-    read.bind(1, run_id).bind(2, weights_kind).bind(3, step);
-    if (!read.step())
-      throw std::runtime_error("the weights of run " + std::to_string(run_id) + " at step " + std::to_string(step) +
-                               " vanished while they were read");
-    const auto f16 = to_f16(read.column_blob(1), "run " + std::to_string(run_id) + " weights");
-    insert.reset();
-    insert.bind_column(1, read, 0).bind(2, run_id).bind(3, step).bind(4, weights_kind);
-    insert.bind(5, db::BlobView(f16.data(), f16.size())).bind_column(6, read, 2);
-    insert.step();
-  }
   transaction.commit();
   snapshot.commit();
   conn.exec("VACUUM");                           // the runs and snapshots left out
@@ -238,10 +261,15 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
             << " bytes): " << store.list_runs().size()
             << " runs with their configs and metrics, final weights in F16 for " << keep.size() << " of them (at most "
             << weights_per_suite << " per suite), no checkpoints";
+  if (!twins.empty())
+    std::cout << "; " << twins.size() << " runs' weights equal a kept run's and are stored once (below)";
   if (done_only) std::cout << "; " << dropped << " runs not done left out";
   if (snapshots_per_run)
     std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
   std::cout << "\n";
+  for (const auto& [run, holder] : twins)
+    std::cout << "  " << run << ": final weights byte for byte " << holder
+              << "'s (the same model), stored once, there\n";
   return kExitOk;
 }
 
@@ -370,7 +398,9 @@ Command register_export(CLI::App& root) {
       "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
       "a few runs per suite in F16");
   app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
-  app->add_option("--weights-per-suite", *weights, "--results-only: runs per suite that keep final weights (default 6)")
+  app->add_option("--weights-per-suite", *weights,
+                  "--results-only: runs per suite that keep final weights (default 6; weights byte for byte a "
+                  "kept run's are stored once and do not count)")
       ->check(CLI::Range(0, 100000));
   app->add_flag("--done-only", *done_only,
                 "--results-only: leave out runs that are not done (queued, running, failed)");

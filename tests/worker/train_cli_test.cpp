@@ -530,8 +530,9 @@ std::vector<std::string> weights_run_names(const std::string& db) {
   sqlite3* h = nullptr;
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT r.name FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'weights'", -1,
-                     &st, nullptr);
+  sqlite3_prepare_v2(
+      h, "SELECT r.name FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'weights' ORDER BY r.name", -1,
+      &st, nullptr);
   while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
   sqlite3_finalize(st);
   sqlite3_close(h);
@@ -604,6 +605,34 @@ TEST(TrainCli, ResultsOnlyExportKeepsMetricsAndFinalWeightsInSixteenBits) {
   EXPECT_EQ(r.err.find("damaged"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(nowhere));
   EXPECT_EQ(file_hash(db), before) << "the source changed";
+}
+
+TEST(TrainCli, ResultsOnlyExportStoresWeightsEqualToAKeptRunsOnceAndTakesTheNextRun) {
+  // a and b are one model (same flags, same seed): their final weights are the same bytes; c is
+  // another seed. With room for two runs' weights, a keeps its own, b's are a's and do not
+  // count, and c takes the second place.
+  const std::string db = temp_path("twins.sqlite"), out = temp_path("twins_shared.sqlite");
+  for (const char* name : {"a", "b", "c"}) {
+    auto args = train_args(db, name);
+    args[args.size() - 12] = "80";  // --steps
+    if (std::string(name) == "c") args.insert(args.end(), {"--seed", "1"});
+    ASSERT_EQ(run_worker(args).exit_code, 0);
+  }
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--weights-per-suite", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("final weights in F16 for 2 of them"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 runs' weights equal a kept run's and are stored once (below)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  b: final weights byte for byte a's (the same model), stored once, there\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(weights_run_names(out), (std::vector<std::string>{"a", "c"}));
+  // Named first, b keeps them and a is the twin; with room for one run, nothing is said of c.
+  const std::string named = temp_path("twins_named.sqlite");
+  r = run_worker(
+      {"export", "--db", db, "--results-only", "--out", named, "--weights-per-suite", "1", "--keep-weights-of", "b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(weights_run_names(named), std::vector<std::string>{"b"});
+  EXPECT_EQ(r.out.find("stored once"), std::string::npos) << r.out;
 }
 
 TEST(TrainCli, StatusSaysWhyARunFailedUnderTheTable) {
