@@ -206,6 +206,30 @@ TEST(RunRows, TheTrainedExampleIsTheTalkingHeadsRunWithTheMostHeadsThatHasWeight
   EXPECT_EQ(trained_example({}), nullptr);
 }
 
+TEST(RunRows, ARunWithoutWeightsFindsTheFinishedRunOfItsExactConfigThatHasThem) {
+  const auto row = [](std::int64_t id, const std::string& config, std::int64_t weights, db::RunStatus status) {
+    RunRow r = make_run_row(record("s", "s/a/x" + std::to_string(id), config), {}, kNaN, weights);
+    r.id = id, r.status = status;
+    return r;
+  };
+  auto other_seed = nlohmann::json::parse(kThHeadsConfig), other_device = other_seed;
+  other_seed["train"]["seed"] = 1;
+  other_device["train"]["device"] = "cuda:0";
+  using S = db::RunStatus;
+  const std::vector<RunRow> rows = {row(1, kThHeadsConfig, 0, S::Done),       // the run without weights
+                                    row(2, other_seed.dump(), 1, S::Done),    // another seed: another model
+                                    row(3, other_device.dump(), 1, S::Done),  // another device: not the same bytes
+                                    row(4, kThHeadsConfig, 1, S::Running),    // not finished
+                                    row(5, kThHeadsConfig, 1, S::Done),       // the twin
+                                    row(6, kThHeadsConfig, 1, S::Done),       // a later twin
+                                    row(7, "{not json", 0, S::Done),         row(8, "{not json", 1, S::Done)};
+  ASSERT_NE(weights_twin(rows, rows[0]), nullptr);
+  EXPECT_EQ(weights_twin(rows, rows[0])->id, 5);
+  EXPECT_EQ(weights_twin(rows, rows[4]), nullptr) << "a run with weights needs no twin";
+  EXPECT_EQ(weights_twin(rows, rows[6]), nullptr) << "unreadable configs are nobody's twin";
+  EXPECT_EQ(weights_twin({rows[0], rows[1], rows[2], rows[3]}, rows[0]), nullptr);
+}
+
 // Windows of 1,000 tokens, each logged (tokens_per_s and val_loss) at the end of its seconds.
 void log_windows(ScratchDb& db, std::int64_t run, int first_window, const std::vector<double>& seconds,
                  double wall_before) {

@@ -405,6 +405,19 @@ const RunRow* trained_example(const std::vector<RunRow>& rows) {
   return best;
 }
 
+const RunRow* weights_twin(const std::vector<RunRow>& rows, const RunRow& row) {
+  if (row.weights > 0 || !row.config.valid()) return nullptr;
+  const auto same_config = [&row](const FlatConfig& other) {
+    if (!other.valid() || other.size() != row.config.size()) return false;
+    for (std::size_t i = 0; i < other.size(); ++i)
+      if (other.key_at(i) != row.config.key_at(i) || other.value_at(i) != row.config.value_at(i)) return false;
+    return true;
+  };
+  for (const auto& r : rows)  // in id order
+    if (r.id != row.id && r.weights > 0 && r.status == db::RunStatus::Done && same_config(r.config)) return &r;
+  return nullptr;
+}
+
 int natural_compare(std::string_view a, std::string_view b) {
   const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::size_t i = 0, j = 0;

@@ -145,6 +145,13 @@ void sort_rows(std::vector<const RunRow*>& rows, RunColumn column, bool ascendin
 // run with the most heads, ties to the lowest id. nullptr when no run has weights.
 const RunRow* trained_example(const std::vector<RunRow>& rows);
 
+// A finished run with stored weights whose config is `row`'s, key for key and value for value
+// (model, training, seed, device and precision): the same model, trained again in another suite.
+// A results export stores such weights once (export --results-only), so the Run tab offers the
+// twin's weights for a run that has none. nullptr when `row` has weights itself or no twin does;
+// the lowest id when several do. Compares configs only of the rows with weights.
+const RunRow* weights_twin(const std::vector<RunRow>& rows, const RunRow& row);
+
 // Natural, case-insensitive order: digit runs compare as numbers. Negative, zero or positive.
 int natural_compare(std::string_view a, std::string_view b);
 // A string whose bytewise order is natural_compare's order: letters lower-cased, and each digit

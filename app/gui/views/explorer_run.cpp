@@ -113,7 +113,19 @@ void ExplorerRun::draw(ExplorerSession& session) {
   } else if (detail->weights_steps.empty()) {
     ImGui::PushTextWrapPos(0.0f);
     // A worker stores weights at every checkpoint: a finished run without any lost them to an export.
-    if (row->status == db::RunStatus::Done)
+    // One pass over the rows' weight counts (configs compared only where there are weights):
+    // microseconds at 100,000 runs, so it is not cached.
+    const explorer::RunRow* twin =
+        row->status == db::RunStatus::Done ? explorer::weights_twin(session.rows->rows, *row) : nullptr;
+    if (twin) {
+      ImGui::TextDisabled(
+          "No weights of its own: it is the same model as %s (the same config and seed), whose final weights are "
+          "stored; a results export keeps such weights once.",
+          twin->name.c_str());
+      const std::int64_t twin_id = twin->id;  // `twin` points into the rows, which a reload replaces
+      if (ImGui::Button("Show that run")) session.focused = twin_id, session.selected = {twin_id};
+      tooltip("Its Run tab opens those weights in the lab.");
+    } else if (row->status == db::RunStatus::Done)
       ImGui::TextDisabled(
           "No weights were kept for this run: a results export (like the results shipped with Headroom) keeps the "
           "final weights of a few runs per suite. The filter weights>0 lists the runs the lab can open.");

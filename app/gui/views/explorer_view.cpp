@@ -471,6 +471,7 @@ void ExplorerView::time_selection() {
 
 nlohmann::json ExplorerView::state() const {
   const auto& rows = session_.rows;
+  const explorer::RunRow* focused = rows && session_.focused >= 0 ? session_.find_row(session_.focused) : nullptr;
   nlohmann::json j = {{"db", session_.loader ? session_.loader->db_path() : ""},
                       {"runs", rows ? rows->rows.size() : 0},
                       {"runs_shown", session_.shown.size()},
@@ -485,6 +486,7 @@ nlohmann::json ExplorerView::state() const {
                       {"table_names_clipped", table_.names_clipped()},
                       {"table_focused_row_visible", table_.focused_row_visible()},
                       {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
+                      {"focused", focused ? focused->name : ""},  // the run the Run tab shows
                       {"error", rows ? rows->error : ""},
                       {"can_create", rows && rows->can_create},
                       {"open", rows && rows->open},
