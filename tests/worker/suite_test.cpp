@@ -112,7 +112,7 @@ TEST(SuiteFiles, ParameterMatchedGroupsAreWithinTheirTolerance) {
   }
   // The suites that compare at equal parameters say so with groups (VB depth/width: 12 full + 15 paper).
   EXPECT_EQ(groups_per_file["vb_depth_width"], 27);
-  EXPECT_GE(groups_per_file["th_heads"], 2);
+  EXPECT_EQ(groups_per_file["th_heads"], 3);  // quick, full and paper
   EXPECT_GE(groups_per_file["th_head_dims"], 3);
   EXPECT_GE(groups_per_file["vb_attention_ratio"], 2);
   EXPECT_GT(groups, 30);
@@ -229,14 +229,14 @@ TEST(SuiteLoader, APrecisionIsTheSuitesToSetADeviceIsNot) {
 
 // --scale paper on a suite without paper values: one message with the file, every grid and key.
 TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
-  const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/lrb_head_size.toml";
+  const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/th_dynamic.toml";
   const std::string msg = message_of(file, "paper");
   EXPECT_EQ(msg.rfind(file + ": --scale paper: this suite has no paper scale: no [scale.paper] table; grid[0] (label "
-                             "\"fixed-head\") has no paper value for model.attention.d_k, model.attention.d_v; grid[1]",
+                             "\"multi-head\") has no paper value for model.attention.heads; grid[1]",
                       0),
             0u)
       << msg;
-  EXPECT_NE(msg.find("grid[4]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("grid[2] (label \"dynamic-proj\")"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 
   // With [scale.paper] present, only the grid that lacks a paper value is named.
