@@ -229,14 +229,14 @@ TEST(SuiteLoader, APrecisionIsTheSuitesToSetADeviceIsNot) {
 
 // --scale paper on a suite without paper values: one message with the file, every grid and key.
 TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
-  const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/th_dynamic.toml";
+  const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/vb_rank.toml";
   const std::string msg = message_of(file, "paper");
   EXPECT_EQ(msg.rfind(file + ": --scale paper: this suite has no paper scale: no [scale.paper] table; grid[0] (label "
-                             "\"multi-head\") has no paper value for model.attention.heads; grid[1]",
+                             "\"low-rank\") has no paper value for model.embed_rank; grid[1]",
                       0),
             0u)
       << msg;
-  EXPECT_NE(msg.find("grid[2] (label \"dynamic-proj\")"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("grid[1] (label \"full-rank\") has no paper value for model.width"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 
   // With [scale.paper] present, only the grid that lacks a paper value is named.
