@@ -114,7 +114,7 @@ TEST(SuiteFiles, ParameterMatchedGroupsAreWithinTheirTolerance) {
   EXPECT_EQ(groups_per_file["vb_depth_width"], 27);
   EXPECT_EQ(groups_per_file["th_heads"], 3);  // quick, full and paper
   EXPECT_GE(groups_per_file["th_head_dims"], 3);
-  EXPECT_GE(groups_per_file["vb_attention_ratio"], 2);
+  EXPECT_EQ(groups_per_file["vb_attention_ratio"], 4);  // full and paper, two budgets each
   EXPECT_GT(groups, 30);
 }
 
@@ -229,7 +229,15 @@ TEST(SuiteLoader, APrecisionIsTheSuitesToSetADeviceIsNot) {
 
 // --scale paper on a suite without paper values: one message with the file, every grid and key.
 TEST(SuiteLoader, PaperScaleWithoutPaperValuesIsOneClearError) {
-  const std::string file = std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/vb_rank.toml";
+  TempSuite none(std::string(kBase) + R"(
+[[grid]]
+label = "low-rank"
+"model.embed_rank" = { quick = [4, 16], full = [4, 8, 16] }
+[[grid]]
+label = "full-rank"
+"model.width" = { quick = [16, 32], full = [64, 80] }
+)");
+  const std::string& file = none.path();
   const std::string msg = message_of(file, "paper");
   EXPECT_EQ(msg.rfind(file + ": --scale paper: this suite has no paper scale: no [scale.paper] table; grid[0] (label "
                              "\"low-rank\") has no paper value for model.embed_rank; grid[1]",
@@ -280,14 +288,30 @@ label = "a"
   EXPECT_EQ(message_of(t.path(), "huge"), "--scale huge: use quick, full or paper");
 }
 
-// The new suites of issue 12 have all three scales.
-TEST(SuiteFiles, NewSuitesLoadAtEveryScale) {
-  for (const std::string name : {"th_head_dims", "th_extreme_heads", "vb_pos_rank", "vb_depth_width"}) {
+// Every suite has all three scales (issue 11: a paper scale in each suite), and its paper scale is
+// in the papers' regime: depth >= 6, n 128-512, widths up to 1024 (VB's own Table 5 and
+// vb_depth_width's deep models go below 256), bf16 on linux-docs, the corpus large enough for it.
+TEST(SuiteFiles, EverySuiteLoadsAtEveryScaleAndItsPaperScaleIsInThePapersRegime) {
+  int files = 0;
+  for (const std::string& file : suite_files()) {
+    ++files;
     for (const std::string& scale : suite_scales()) {
-      SCOPED_TRACE(name + " at " + scale);
-      EXPECT_NO_THROW(load_suite(std::string(HEADROOM_SOURCE_DIR) + "/assets/suites/" + name + ".toml", scale));
+      SCOPED_TRACE(file + " at " + scale);
+      Suite s;
+      ASSERT_NO_THROW(s = load_suite(file, scale));
+      if (scale != "paper") continue;
+      for (const SuiteRun& r : s.runs) {
+        const auto& m = r.parsed.model;
+        EXPECT_GE(m.depth, 6) << r.name;
+        EXPECT_GE(m.context, 128) << r.name;
+        EXPECT_LE(m.context, 512) << r.name;
+        EXPECT_LE(m.width, 1024) << r.name;
+        EXPECT_EQ(r.parsed.train.corpus, "linux-docs") << r.name;
+        EXPECT_EQ(r.parsed.train.precision, core::Precision::Bf16) << r.name;
+      }
     }
   }
+  EXPECT_EQ(files, 12);
 }
 
 // TH Table 2's rows with d_k != d_v pass the loader and the attention spec (talking-heads allows them).
