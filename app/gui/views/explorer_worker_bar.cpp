@@ -114,9 +114,9 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   ImGui::Combo("##scale", &scale_index_, kScales, 3);
   tooltip(
       "quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
-      "paper: the papers' sizes for one GPU (depth >= 6, widths 256-1024, n 128-512, bf16, linux-docs; token budget "
-      "and expected time in the file), only in "
-      "suites that have it: the worker says which grids lack paper values.");
+      "paper: the papers' sizes for one GPU (depth >= 6, widths up to 1024, n 128-512, bf16, linux-docs; token "
+      "budget and expected time in the file); a suite file without paper values is refused with the grids that "
+      "lack them.");
   ImGui::SameLine();
   ImGui::BeginDisabled(files.empty() || worker_.running());
   if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], kScales[scale_index_], db_path);
