@@ -101,7 +101,8 @@ done
 dpkg-deb -c "$deb" >"$out/contents.txt" || fail "dpkg-deb cannot list $deb"
 grep -q "\./usr/bin/headroom-worker$" "$out/contents.txt" || fail "the package lacks /usr/bin/headroom-worker"
 grep -q "\./usr/share/headroom/suites/lrb_heads.toml$" "$out/contents.txt" || fail "the package lacks the suites"
-lintian --fail-on error --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1
+# lintian leaves a Berkeley DB (mldbm-elf-*) in its temporary directory: ours, removed at exit.
+TMPDIR=$work lintian --fail-on error --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1
 rc=$?
 cat "$out/lintian.log"
 [ "$rc" -eq 0 ] || fail "lintian reports errors on $(basename "$deb") (above)"
