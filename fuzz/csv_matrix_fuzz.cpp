@@ -12,12 +12,10 @@
 #include "app/worker/csv_matrix.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = [] {
-    std::string p = "/tmp/headroom_fuzz_csv_" + std::to_string(getpid()) + ".csv";
-    static std::string at_exit_path = p;
-    std::atexit([] { std::remove(at_exit_path.c_str()); });  // one scratch file a process, gone at exit
-    return p;
-  }();
+  static const std::string path = "/tmp/headroom_fuzz_csv_" + std::to_string(getpid()) + ".csv";
+  // One scratch file a process, gone at exit (registered after `path` exists, so it runs first).
+  static const bool removed_at_exit = std::atexit([] { std::remove(path.c_str()); }) == 0;
+  (void)removed_at_exit;
   if (FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(data, 1, size, f);
     std::fclose(f);

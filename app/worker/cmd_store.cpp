@@ -186,20 +186,29 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       source.prepare("SELECT id, bytes, created_at FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
   auto insert =
       conn.prepare("INSERT INTO artifacts (id, run_id, step, kind, bytes, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  const auto read_weights = [&](int64_t run_id, int64_t step) {  // leaves `read` on the row
+  struct Weights {
+    int64_t artifact_id = 0;
+    db::Blob bytes;
+    double created_at = 0;
+  };
+  const auto read_weights = [&](int64_t run_id, int64_t step) {
     read.reset();
     read.bind(1, run_id).bind(2, weights_kind).bind(3, step);
     if (!read.step())
       throw std::runtime_error("the weights of run " + std::to_string(run_id) + " at step " + std::to_string(step) +
                                " vanished while they were read");
-    return read.column_blob(1);
+    return Weights{read.column_int64(0), read.column_blob(1), read.column_double(2)};
   };
   const auto hash = [](const db::Blob& b) {
     return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
   };
-  std::map<int64_t, int64_t> keep;                           // run id -> step of its last weights
-  std::multimap<size_t, const db::RunRecord*> kept_by_hash;  // of their source bytes
-  std::vector<std::pair<std::string, std::string>> twins;    // (run left without, the run that has them)
+  std::map<int64_t, int64_t> keep;  // run id -> step of its last weights
+  struct Kept {
+    const db::RunRecord* run;
+    int64_t step;
+  };
+  std::multimap<size_t, Kept> kept_by_hash;                // by the hash of their source bytes
+  std::vector<std::pair<std::string, std::string>> twins;  // (run left without, the run that has them)
   const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
   for (auto& [suite, runs] : by_suite) {
     std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
@@ -210,23 +219,22 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       if (kept >= weights_per_suite) break;
       const auto steps = from.artifact_steps(r.id, weights_kind);
       if (steps.empty()) continue;
-      const db::Blob bytes = read_weights(r.id, steps.back());
-      const size_t h = hash(bytes);
-      const db::RunRecord* twin = nullptr;
+      const Weights w = read_weights(r.id, steps.back());
+      const size_t h = hash(w.bytes);
+      const db::RunRecord* twin = nullptr;  // a hash match is read again and compared whole
       for (auto [it, end] = kept_by_hash.equal_range(h); it != end && !twin; ++it)
-        if (read_weights(it->second->id, keep.at(it->second->id)) == bytes) twin = it->second;
+        if (read_weights(it->second.run->id, it->second.step).bytes == w.bytes) twin = it->second.run;
       if (twin) {
         twins.emplace_back(r.name, twin->name);
         continue;
       }
-      const auto f16 = to_f16(bytes, "run " + std::to_string(r.id) + " weights");
-      if (kept_by_hash.count(h)) read_weights(r.id, steps.back());  // back on this run's row
+      const auto f16 = to_f16(w.bytes, "run " + std::to_string(r.id) + " weights");
       insert.reset();
-      insert.bind_column(1, read, 0).bind(2, r.id).bind(3, steps.back()).bind(4, weights_kind);
-      insert.bind(5, db::BlobView(f16.data(), f16.size())).bind_column(6, read, 2);
+      insert.bind(1, w.artifact_id).bind(2, r.id).bind(3, steps.back()).bind(4, weights_kind);
+      insert.bind(5, db::BlobView(f16.data(), f16.size())).bind(6, w.created_at);
       insert.step();
       keep[r.id] = steps.back();
-      kept_by_hash.emplace(h, &r);
+      kept_by_hash.emplace(h, Kept{&r, steps.back()});
       ++kept;
     }
   }
