@@ -242,11 +242,13 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
                     "run, enqueue or train with --db " +
                     path + " makes it one (the file was not changed)");
     }
-    if (mode == OpenMode::ReadOnly) {
-      if (found.state == SchemaState::Older) {
+    if (mode == OpenMode::ReadOnly || mode == OpenMode::Source) {
+      if (found.state == SchemaState::Older && mode == OpenMode::ReadOnly) {
         throw DbError(path + ": schema version " + std::to_string(found.version) +
                       " is older than this Headroom reads (" + std::to_string(kSchemaVersion) +
-                      "); open it once with headroom-worker, which upgrades it in place");
+                      "); `headroom-worker merge NEW.sqlite " + path +
+                      "` copies it into a current file and leaves it as it is, and a writing command on it "
+                      "(headroom-worker run, enqueue or train --db) upgrades it in place");
       }
       reader.exec("PRAGMA foreign_keys = ON; PRAGMA cell_size_check = ON; PRAGMA query_only = ON");
       return reader;

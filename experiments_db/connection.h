@@ -21,6 +21,10 @@ enum class OpenMode {
   // while a worker writes (WAL). An older-schema file is refused with a
   // message saying the worker upgrades it.
   ReadOnly,
+  // Like ReadOnly, but a file of an older schema opens as it is, nothing
+  // migrated: for merge and export, which copy its rows of the columns every
+  // schema has and derive the rest (summaries, the curve pyramid) anew.
+  Source,
   // The file must already be a Headroom database; older schemas are migrated
   // forward in place.
   ReadWrite,

@@ -226,12 +226,14 @@ class RunStore {
   // messages as Connection::open.
   MergeReport merge_from(const std::string& other_path);
 
-  // Copies every row of every table of `source` (a Headroom database at this schema version) into
-  // this one, which must hold no suites and no runs yet: ids, configs, metrics and their derived
-  // summaries as they are, except artifacts whose kind is in `artifact_kinds_left_out`, which are
-  // not even read (a paper-scale DB is gigabytes of checkpoints). One read snapshot of `source` (a
-  // worker may be writing it), one transaction here; both nest in the caller's. Returns the
-  // artifacts copied. `headroom-worker export --results-only` starts from it.
+  // Copies every row of every table of `source` (a Headroom database of this or an older schema
+  // version, opened e.g. as OpenMode::Source) into this one, which must hold no suites and no runs
+  // yet: ids, configs and metrics as they are, except artifacts whose kind is in
+  // `artifact_kinds_left_out`, which are not even read (a paper-scale DB is gigabytes of
+  // checkpoints). Derived data is not copied but made again: the series' summaries and their curve
+  // pyramids, sparse series from level 2 (metric_blocks.h). One read snapshot of `source` (a worker
+  // may be writing it), one transaction here; both nest in the caller's. Returns the artifacts
+  // copied. `headroom-worker export --results-only` starts from it.
   std::int64_t copy_from(Connection& source, const std::set<std::string>& artifact_kinds_left_out);
 
  private:

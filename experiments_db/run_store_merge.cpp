@@ -2,6 +2,7 @@
 // copying one into a new file.
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -82,8 +83,9 @@ MergeReport RunStore::merge_from(const std::string& other_path) {
                   ": is the database being merged into; merge other files (e.g. shard outputs) "
                   "into it instead");
   }
-  // Opening read-only refuses foreign, damaged and newer files untouched.
-  Connection source = Connection::open(other_path, OpenMode::ReadOnly);
+  // Opening as a source refuses foreign, damaged and newer files untouched; an older Headroom's
+  // file is read as it is (every column read below is in schema 1).
+  Connection source = Connection::open(other_path, OpenMode::Source);
   RunStore incoming(source);
   MergeReport report;
 
@@ -215,23 +217,37 @@ std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>
                     " into a new database (use merge to fold it into this one)");
     }
   }
-  // Our own tables, in the order they were created: a table's parents come before it.
+  // Our own tables, in the order they were created: a table's parents come before it. The
+  // pyramid is derived data, rebuilt below rather than copied.
   std::vector<std::string> tables;
   {
     Statement list = connection_.prepare(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid");
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "AND name <> 'metric_blocks' ORDER BY rowid");
     while (list.step()) tables.push_back(list.column_text(0));
   }
+  // The columns an older source has too; the ones it lacks are derived (schema.cpp), made below.
+  const auto source_columns = [&source](const std::string& table) {
+    std::set<std::string> names;
+    Statement info = source.prepare("SELECT name FROM pragma_table_info(?1)");
+    info.bind(1, table);
+    while (info.step()) names.insert(info.column_text(0));
+    return names;
+  };
   std::int64_t artifacts = 0;
   for (const std::string& table : tables) {
     std::string columns, parameters;
     int count = 0;
     {
+      const std::set<std::string> present = source_columns(table);
       Statement info = connection_.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid");
       info.bind(1, table);
-      for (; info.step(); ++count) {
-        columns += (count == 0 ? "\"" : ", \"") + info.column_text(0) + "\"";
+      while (info.step()) {
+        const std::string name = info.column_text(0);
+        if (!present.count(name)) continue;
+        columns += (count == 0 ? "\"" : ", \"") + name + "\"";
         parameters += count == 0 ? "?" : ", ?";
+        ++count;
       }
     }
     std::string select = "SELECT " + columns + " FROM \"" + table + "\"";
@@ -255,6 +271,12 @@ std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>
       if (is_artifacts) ++artifacts;
     }
   }
+  std::vector<std::int64_t> series;
+  {
+    Statement list = connection_.prepare("SELECT id FROM metric_series ORDER BY id");
+    while (list.step()) series.push_back(list.column_int64(0));
+  }
+  for (const std::int64_t id : series) detail::rebuild_metric_blocks(connection_, id);
   transaction.commit();
   snapshot.commit();
   return artifacts;

@@ -19,12 +19,17 @@ namespace {
 //          exact inverse of (step - lo) * B / span (bucket i starts at
 //          lo + ceil(i * span / B)).
 // edge:    first and last stored step of each bucket (two seeks).
-// inside:  per bucket and pyramid level (0 = the points themselves), the
-//          blocks lying entirely inside [first, last], and likewise one level
-//          up (up_lo > up_hi: none, or no level above).
-// part:    the blocks each level must contribute: those not covered by a
-//          whole block one level up -- at most two runs of < 16 blocks, except
-//          on the top level. Together they tile [first, last] exactly.
+// tier:    the pyramid levels this series stores (0 = the points themselves;
+//          level 1 is absent when the series starts at level 2) and, for
+//          each, the width in bits of the next level up.
+// inside:  per bucket and tier, the blocks lying entirely inside [first,
+//          last], and likewise one tier up (up_lo > up_hi: none, or no tier
+//          above), and the shift from that tier's block index to this one's.
+// part:    the blocks each tier must contribute: those not covered by a
+//          whole block one tier up -- at most two runs of < 16 blocks, except
+//          on the top level (and for a series starting at level 2, two runs
+//          of < 256 steps of points, < 16 points each while it stays sparse).
+//          Together they tile [first, last] exactly.
 // extreme: the values / block extremes of those parts, read by primary key.
 // CROSS JOIN pins every join order so that metrics and metric_blocks are only
 // ever entered through their primary keys.
@@ -45,20 +50,26 @@ edge(i, a, b) AS MATERIALIZED (
      ORDER BY step DESC LIMIT 1)
   FROM bucket  -- empty buckets get NULLs and drop out of every join below
 ),
-tier(l, bits) AS (VALUES (0, 0), (1, 4), (2, 8), (3, 12), (4, 16), (5, 20), (6, 24)),
-inside(i, l, lo, hi, up_lo, up_hi) AS MATERIALIZED (
+level(l, bits) AS (VALUES (0, 0), (1, 4), (2, 8), (3, 12), (4, 16), (5, 20), (6, 24)),
+tier(l, bits, up_bits) AS (
+  SELECT l, bits, CASE WHEN l = 0 THEN 4 * lowest ELSE bits + 4 END
+  FROM level CROSS JOIN (SELECT lowest_block_level AS lowest FROM metric_series WHERE id = ?1)
+  WHERE l <> 1 OR lowest = 1
+),
+inside(i, l, lo, hi, up_lo, up_hi, shift) AS MATERIALIZED (
   SELECT i, l, (a + (1 << bits) - 1) >> bits, ((b + 1) >> bits) - 1,
-    CASE WHEN up THEN (a + (1 << (bits + 4)) - 1) >> (bits + 4) ELSE 1 END,
-    CASE WHEN up THEN ((b + 1) >> (bits + 4)) - 1 ELSE 0 END
-  FROM (SELECT edge.i, edge.a, edge.b, tier.l, tier.bits,
-          tier.l < 6 AND (1 << (tier.bits + 4)) <= edge.b - edge.a + 1 AS up
+    CASE WHEN up THEN (a + (1 << up_bits) - 1) >> up_bits ELSE 1 END,
+    CASE WHEN up THEN ((b + 1) >> up_bits) - 1 ELSE 0 END,
+    up_bits - bits
+  FROM (SELECT edge.i, edge.a, edge.b, tier.l, tier.bits, tier.up_bits,
+          tier.l < 6 AND (1 << tier.up_bits) <= edge.b - edge.a + 1 AS up
         FROM edge CROSS JOIN tier
         WHERE (1 << tier.bits) <= edge.b - edge.a + 1)  -- blocks wider than the bucket cannot help
 ),
 part(i, l, lo, hi) AS (
-  SELECT i, l, lo, CASE WHEN up_lo <= up_hi THEN (up_lo << 4) - 1 ELSE hi END FROM inside WHERE lo <= hi
+  SELECT i, l, lo, CASE WHEN up_lo <= up_hi THEN (up_lo << shift) - 1 ELSE hi END FROM inside WHERE lo <= hi
   UNION ALL
-  SELECT i, l, (up_hi + 1) << 4, hi FROM inside WHERE lo <= hi AND up_lo <= up_hi
+  SELECT i, l, (up_hi + 1) << shift, hi FROM inside WHERE lo <= hi AND up_lo <= up_hi
 ),
 extreme(i, lo_value, hi_value) AS (
   SELECT part.i, m.value, m.value

@@ -98,6 +98,16 @@ UPDATE metric_series SET
   min_value  = (SELECT min(min_value) FROM metric_blocks WHERE series_id = metric_series.id AND level = 6);
 )sql";
 
+// Version 3. A series whose points are sparse (no 16-step block holds two of them, as when a run
+// logs every 16 or more steps) need not store pyramid level 1: each of its blocks would copy one
+// point. lowest_block_level says where its pyramid starts; the curve query reads the points in
+// level 1's place. Merge and export write such series (metric_blocks.h); about a third of a
+// results export's bytes. Version 2 files all start at level 1, which stays correct.
+constexpr std::string_view kSchemaV3 = R"sql(
+ALTER TABLE metric_series ADD COLUMN lowest_block_level INTEGER NOT NULL DEFAULT 1
+  CHECK (lowest_block_level IN (1, 2));
+)sql";
+
 std::int64_t pragma_int(Connection& connection, const char* sql) {
   Statement statement = connection.prepare(sql);
   return statement.step() ? statement.column_int64(0) : 0;
@@ -123,7 +133,7 @@ std::string printable(const std::string& text) {
 }  // namespace
 
 const std::vector<std::string_view>& schema_migrations() {
-  static const std::vector<std::string_view> migrations = {kSchemaV1, kSchemaV2};
+  static const std::vector<std::string_view> migrations = {kSchemaV1, kSchemaV2, kSchemaV3};
   return migrations;
 }
 

@@ -16,7 +16,7 @@ inline constexpr std::int32_t kApplicationId = 0x4864526D;
 
 // PRAGMA user_version written by this build. Version 0 means "not a Headroom
 // database yet". Bump it by appending a migration; never edit a released one.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Element i upgrades a database from version i to version i + 1 (element 0
 // creates the schema in an empty file). Each runs in the same transaction as

@@ -290,7 +290,8 @@ int run_export_results(const std::string& path, const std::string& out, int weig
                  "overwritten)\n";
     return kExitBadInput;
   }
-  auto source = db::Connection::open(path, db::OpenMode::ReadOnly);  // throws unless a Headroom DB we know
+  auto source =
+      db::Connection::open(path, db::OpenMode::Source);  // throws unless a Headroom DB we know (older ones too)
   {
     db::RunStore runs(source);
     for (const auto& name : keep_weights_of) {
@@ -340,7 +341,7 @@ int run_merge(const std::string& out, const std::vector<std::string>& inputs) {
   // two runs of one name that are different experiments, stop the merge with nothing written.
   std::map<std::string, std::pair<std::string, std::string>> configs;  // run name -> (config, file)
   const auto collect = [&](const std::string& path) {
-    auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);
+    auto conn = db::Connection::open(path, db::OpenMode::Source);
     db::RunStore store(conn);
     for (const auto& run : store.list_runs()) {
       const auto [it, fresh] = configs.emplace(run.name, std::make_pair(run.config_json, path));

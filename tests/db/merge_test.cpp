@@ -267,12 +267,30 @@ TEST(Copy, EveryRowButTheArtifactKindsLeftOutAndOnlyIntoANewDatabase) {
   RunStore store(copy);
   EXPECT_EQ(store.copy_from(source, {std::string(kCheckpointArtifact), "weights"}), 2);  // talking_heads, empty
 
-  for (const char* table : {"suites", "runs", "metric_series", "metrics", "metric_blocks"}) {
+  for (const char* table : {"suites", "runs", "metrics"}) {
     SCOPED_TRACE(table);
     const std::string rows = dump(source, table);
     EXPECT_GT(rows.size(), 10u);
     EXPECT_EQ(dump(copy, table), rows);
   }
+  // Derived data is made again, not copied: the same summaries and pyramid, except that a sparse
+  // series (grad_norm, one point) starts at level 2; loss and acc (every 10 steps) keep level 1.
+  const std::string dense = " WHERE name <> 'grad_norm'";
+  EXPECT_GT(dump(source, "metric_series", dense).size(), 10u);
+  EXPECT_EQ(dump(copy, "metric_series", dense), dump(source, "metric_series", dense));
+  const auto sparse_series = [](Connection& connection) {
+    Statement row = connection.prepare(
+        "SELECT id || ',' || quote(last_step) || ',' || quote(last_value) || ',' || quote(min_value) || ',' || "
+        "lowest_block_level FROM metric_series WHERE name = 'grad_norm'");
+    return row.step() ? row.column_text(0) : std::string("none");
+  };
+  const std::string summary = sparse_series(source);
+  EXPECT_EQ(summary.back(), '1');
+  EXPECT_EQ(sparse_series(copy), summary.substr(0, summary.size() - 1) + "2");
+  const std::string sparse_level1 =
+      "level = 1 AND series_id IN (SELECT id FROM metric_series WHERE name = 'grad_norm')";
+  EXPECT_NE(dump(source, "metric_blocks", " WHERE " + sparse_level1), "");
+  EXPECT_EQ(dump(copy, "metric_blocks"), dump(source, "metric_blocks", " WHERE NOT (" + sparse_level1 + ")"));
   const std::string kept = " WHERE kind NOT IN ('checkpoint', 'weights')";
   EXPECT_EQ(dump(copy, "artifacts"), dump(source, "artifacts", kept));
   EXPECT_NE(dump(copy, "artifacts").find("X''"), std::string::npos) << "the empty blob stays a blob";
@@ -297,6 +315,55 @@ TEST(Copy, EveryRowButTheArtifactKindsLeftOutAndOnlyIntoANewDatabase) {
   EXPECT_EQ(dump(copy, "runs"), runs);
   EXPECT_EQ(dump(copy, "artifacts"), dump(source, "artifacts", kept));
   EXPECT_EQ(read_bytes(source_path), before) << "the source was written";
+}
+
+// A file of an older schema (here 1: no series summaries, every pyramid from level 1) is read as
+// it is by merge and export, never upgraded, and what they write equals what a current file gives.
+TEST(Copy, AnOlderSchemaSourceIsReadAsItIsAndItsDerivedDataMadeAgain) {
+  TempDir dir;
+  const std::string current_path = dir.path("current.sqlite"), old_path = dir.path("old.sqlite");
+  {
+    Connection connection = Connection::open(current_path, OpenMode::Create);
+    RunStore store(connection);
+    const std::int64_t suite = store.ensure_suite("sweep", "[suite]", "full");
+    for (const char* name : {"r0", "r1"}) store.enqueue_run(run_in(suite, name));
+    train(store, "r0", 200, 1.0);
+    const std::int64_t r0 = store.find_run("r0")->id;
+    std::vector<MetricRow> sparse;  // one point per 100 steps: its copy starts at level 2
+    for (int step = 0; step < 5000; step += 100) sparse.push_back({"val_loss", step, step, 0, 1.0 + (step % 700)});
+    store.append_metrics(r0, sparse);
+  }
+  fs::copy_file(current_path, old_path);
+  {
+    Connection raw = Connection::open(old_path, OpenMode::ReadWrite);
+    raw.exec(testing::kDowngradeToVersion1);
+  }
+  const std::string before = read_bytes(old_path);
+  EXPECT_THROW(Connection::open(old_path, OpenMode::ReadOnly), DbError);  // a reader still says "upgrade it"
+
+  Connection current = Connection::open(current_path, OpenMode::Source);
+  Connection old = Connection::open(old_path, OpenMode::Source);
+  Connection from_current = Connection::open(dir.path("from_current.sqlite"), OpenMode::Create);
+  Connection from_old = Connection::open(dir.path("from_old.sqlite"), OpenMode::Create);
+  RunStore(from_current).copy_from(current, {});
+  RunStore(from_old).copy_from(old, {});
+  for (const char* table : {"suites", "runs", "metric_series", "metrics", "metric_blocks", "artifacts"}) {
+    SCOPED_TRACE(table);
+    EXPECT_NE(dump(from_current, table), "");
+    EXPECT_EQ(dump(from_old, table), dump(from_current, table));
+  }
+  Connection merged = Connection::open(dir.path("merged.sqlite"), OpenMode::Create);
+  RunStore store(merged);
+  EXPECT_EQ(store.merge_from(old_path).runs_added, 2);
+  const std::int64_t r0 = store.find_run("r0")->id;
+  RunStore reference(from_current);
+  EXPECT_EQ(exported(store), exported(reference));
+  EXPECT_EQ(store.latest_metrics(r0), reference.latest_metrics(r0));
+  EXPECT_EQ(store.metric_summaries("val_loss").at(r0).min_of_metric, 1.0);
+  const auto curve = store.curve(r0, "val_loss", 0, 4999, 7), expected = reference.curve(r0, "val_loss", 0, 4999, 7);
+  ASSERT_EQ(curve.size(), expected.size());
+  for (std::size_t i = 0; i < curve.size(); ++i) EXPECT_EQ(curve[i].max, expected[i].max) << "bucket " << i;
+  EXPECT_EQ(read_bytes(old_path), before) << "the older file was written";
 }
 
 }  // namespace

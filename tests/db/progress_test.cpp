@@ -390,6 +390,90 @@ TEST(Curve, WorkGrowsWithBucketsNotWithPoints) {
   expect_same_curve(f.store.curve(f.run, "large", 0, 199999, 50), reference_curve(large, 0, 199999, 50));
 }
 
+// Merge and export rebuild a sparse series' pyramid from level 2 (schema 3): the curve query
+// must read its points where level 1 would be, at any range and bucket count, and stay exact
+// when the merged file is appended to, rewound, and then logged densely.
+TEST(Curve, SparseSeriesStartAtLevelTwoAfterAMergeAndStayExact) {
+  Fixture f;
+  std::mt19937_64 random(2026);
+  std::vector<MetricRow> sparse;  // at most one point per 16-step block, with huge gaps
+  std::int64_t step = 5;
+  for (int i = 0; i < 20000; ++i) {
+    step += (random() % 60 == 0) ? 16 + static_cast<std::int64_t>(random() % 2000000) : 16 + random() % 40;
+    sparse.push_back({"loss", step, step * 8, step * 0.01, std::ldexp(static_cast<double>(random() % 100000), -7)});
+  }
+  std::vector<MetricRow> dense;
+  for (int s = 0; s < 3000; ++s) dense.push_back({"grad_norm", s, s, 0, std::sin(s * 0.01)});
+  f.store.append_metrics(f.run, sparse);
+  f.store.append_metrics(f.run, dense);
+
+  const std::string merged_path = f.dir.path("merged.sqlite");
+  Connection connection = Connection::open(merged_path, OpenMode::Create);
+  RunStore merged(connection);
+  merged.merge_from(f.connection.path());
+  const std::int64_t run = merged.list_runs().at(0).id;
+  const auto query = [&](const std::string& sql) {
+    Statement statement = connection.prepare(sql);
+    EXPECT_TRUE(statement.step()) << sql;
+    return statement.column_int64(0);
+  };
+  const auto lowest = [&](const char* metric) {
+    return query("SELECT lowest_block_level FROM metric_series WHERE name = '" + std::string(metric) + "'");
+  };
+  const auto level1_blocks = [&](const char* metric) {
+    return query(
+        "SELECT count(*) FROM metric_blocks b JOIN metric_series s ON s.id = b.series_id "
+        "WHERE b.level = 1 AND s.name = '" +
+        std::string(metric) + "'");
+  };
+  EXPECT_EQ(lowest("loss"), 2);
+  EXPECT_EQ(level1_blocks("loss"), 0);
+  EXPECT_EQ(lowest("grad_norm"), 1);
+  EXPECT_EQ(level1_blocks("grad_norm"), 3000 / 16 + 1);
+
+  const auto expect_exact = [&](const std::vector<MetricRow>& rows, int trials) {
+    const std::int64_t last = rows.back().step;
+    for (int trial = 0; trial < trials; ++trial) {
+      std::int64_t lo = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+      std::int64_t hi = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+      if (trial % 4 == 0) lo = 0, hi = last;
+      if (hi < lo) std::swap(lo, hi);
+      const int buckets = 1 + static_cast<int>(random() % 700);
+      SCOPED_TRACE("range " + std::to_string(lo) + ".." + std::to_string(hi) + " buckets " + std::to_string(buckets));
+      const std::int64_t effective = std::min<std::int64_t>(buckets, hi - lo + 1);
+      expect_same_curve(merged.curve(run, rows.front().name, lo, hi, buckets),
+                        reference_curve(rows, lo, hi, static_cast<int>(effective)));
+    }
+  };
+  expect_exact(sparse, 60);
+  expect_exact(dense, 10);
+  // Reading points in level 1's place keeps the cost bounded: within 2x of the live file's
+  // curve over the same series, which has level 1.
+  EXPECT_LT(merged.curve_work(run, "loss", 0, sparse.back().step, 300),
+            2 * f.store.curve_work(f.run, "loss", 0, sparse.back().step, 300));
+
+  // Appending sparse points keeps level 2; a new minimum and maximum show up.
+  const std::int64_t end = sparse.back().step;
+  const std::vector<MetricRow> more = {{"loss", end + 20, 0, 0, -7.0}, {"loss", end + 300, 0, 0, 900.0}};
+  merged.append_metrics(run, more);
+  sparse.insert(sparse.end(), more.begin(), more.end());
+  EXPECT_EQ(lowest("loss"), 2);
+  expect_exact(sparse, 12);
+  // Rewinding forgets them again.
+  merged.delete_progress_after(run, end);
+  sparse.resize(sparse.size() - 2);
+  EXPECT_EQ(lowest("loss"), 2);
+  expect_exact(sparse, 12);
+  // Two points in one 16-step block: the series goes back to level 1, and stays exact.
+  const std::int64_t block_start = (end / 16 + 1) * 16;
+  const std::vector<MetricRow> burst = {{"loss", block_start, 0, 0, 3.0}, {"loss", block_start + 1, 0, 0, -3.0}};
+  merged.append_metrics(run, burst);
+  sparse.insert(sparse.end(), burst.begin(), burst.end());
+  EXPECT_EQ(lowest("loss"), 1);
+  EXPECT_EQ(level1_blocks("loss"), static_cast<std::int64_t>(sparse.size()) - 1);
+  expect_exact(sparse, 12);
+}
+
 }  // namespace
 }  // namespace headroom::db
 
