@@ -243,6 +243,24 @@ void expect_same_curve(const std::vector<CurveBucket>& actual, const std::vector
   }
 }
 
+// `trials` random step ranges (every fourth the whole series) and bucket counts of `rows`' metric
+// in `store`, each against the brute-force reference.
+void expect_exact_on_random_ranges(RunStore& store, std::int64_t run, const std::vector<MetricRow>& rows, int trials,
+                                   std::mt19937_64& random) {
+  const std::int64_t last = rows.back().step;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::int64_t lo = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+    std::int64_t hi = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
+    if (trial % 4 == 0) lo = 0, hi = last;
+    if (hi < lo) std::swap(lo, hi);
+    const int buckets = 1 + static_cast<int>(random() % 700);
+    SCOPED_TRACE("range " + std::to_string(lo) + ".." + std::to_string(hi) + " buckets " + std::to_string(buckets));
+    const std::int64_t effective = std::min<std::int64_t>(buckets, hi - lo + 1);
+    expect_same_curve(store.curve(run, rows.front().name, lo, hi, buckets),
+                      reference_curve(rows, lo, hi, static_cast<int>(effective)));
+  }
+}
+
 TEST(Curve, MatchesBruteForceOnAKnownSeries) {
   Fixture f;
   std::mt19937_64 random(7);
@@ -305,19 +323,8 @@ TEST(Curve, MatchesBruteForceOnRandomRangesAndVeryLongRuns) {
     rows.push_back({"loss", step, step * 8, step * 0.01, std::ldexp(static_cast<double>(random() % 100000), -7)});
   }
   f.store.append_metrics(f.run, rows);
-  const std::int64_t last = rows.back().step;
-  ASSERT_GT(last, 40'000'000);
-  for (int trial = 0; trial < 60; ++trial) {
-    std::int64_t lo = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
-    std::int64_t hi = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
-    if (trial % 4 == 0) lo = 0, hi = last;
-    if (hi < lo) std::swap(lo, hi);
-    const int buckets = 1 + static_cast<int>(random() % 700);
-    SCOPED_TRACE("range " + std::to_string(lo) + ".." + std::to_string(hi) + " buckets " + std::to_string(buckets));
-    const std::int64_t effective = std::min<std::int64_t>(buckets, hi - lo + 1);
-    expect_same_curve(f.store.curve(f.run, "loss", lo, hi, buckets),
-                      reference_curve(rows, lo, hi, static_cast<int>(effective)));
-  }
+  ASSERT_GT(rows.back().step, 40'000'000);
+  expect_exact_on_random_ranges(f.store, f.run, rows, 60, random);
 }
 
 TEST(Curve, StaysExactAfterOverwritesAndRewinds) {
@@ -432,18 +439,7 @@ TEST(Curve, SparseSeriesStartAtLevelTwoAfterAMergeAndStayExact) {
   EXPECT_EQ(level1_blocks("grad_norm"), 3000 / 16 + 1);
 
   const auto expect_exact = [&](const std::vector<MetricRow>& rows, int trials) {
-    const std::int64_t last = rows.back().step;
-    for (int trial = 0; trial < trials; ++trial) {
-      std::int64_t lo = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
-      std::int64_t hi = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(last + 1));
-      if (trial % 4 == 0) lo = 0, hi = last;
-      if (hi < lo) std::swap(lo, hi);
-      const int buckets = 1 + static_cast<int>(random() % 700);
-      SCOPED_TRACE("range " + std::to_string(lo) + ".." + std::to_string(hi) + " buckets " + std::to_string(buckets));
-      const std::int64_t effective = std::min<std::int64_t>(buckets, hi - lo + 1);
-      expect_same_curve(merged.curve(run, rows.front().name, lo, hi, buckets),
-                        reference_curve(rows, lo, hi, static_cast<int>(effective)));
-    }
+    expect_exact_on_random_ranges(merged, run, rows, trials, random);
   };
   expect_exact(sparse, 60);
   expect_exact(dense, 10);
