@@ -43,8 +43,10 @@ inline Blob bytes_of(const std::string& text) { return Blob(text.begin(), text.e
 // SQL that turns a current file back into how a schema-version-1 worker wrote it (no per-series
 // summary columns, no lowest_block_level), to test the upgrade. Undoes released migrations only.
 inline constexpr const char* kDowngradeToVersion1 =
-    "ALTER TABLE metric_series DROP COLUMN lowest_block_level; ALTER TABLE metric_series DROP COLUMN last_step; ALTER "
-    "TABLE metric_series DROP COLUMN last_value; "
-    "ALTER TABLE metric_series DROP COLUMN min_value; PRAGMA user_version = 1";
+    "ALTER TABLE metric_series DROP COLUMN lowest_block_level; "
+    "ALTER TABLE metric_series DROP COLUMN last_step; "
+    "ALTER TABLE metric_series DROP COLUMN last_value; "
+    "ALTER TABLE metric_series DROP COLUMN min_value; "
+    "PRAGMA user_version = 1";
 
 }  // namespace headroom::db::testing
