@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../db/db_test_util.h"
 #include "cli_runner.h"
 
 using nlohmann::json;
@@ -489,6 +490,46 @@ TEST(TrainCli, MergeRefusesTwoExperimentsOfOneNameAndBadInputsBeforeWritingAnyth
   EXPECT_EQ(file_hash(a), a_bytes) << "merging a file into itself changed it";
 
   EXPECT_EQ(run_worker({"merge", out, a}).exit_code, 0);  // and a good merge still works
+}
+
+// A file an older Headroom wrote (schema 1 here) is refused by the reading commands, which name the
+// way out; merge and export --results-only read it as it is into a current file, value for value.
+TEST(TrainCli, MergeAndExportCopyAnOlderSchemaFileAndLeaveItAsItIs) {
+  const std::string old = temp_path("older_schema.sqlite"), merged = temp_path("older_merged.sqlite"),
+                    exported = temp_path("older_exported.sqlite");
+  for (const auto& f : {old, merged, exported}) std::remove(f.c_str());
+  auto train = train_args(old, "old");
+  *(std::find(train.begin(), train.end(), "--steps") + 1) = "40";
+  ASSERT_EQ(run_worker(train).exit_code, 0);
+  const auto metrics = run_worker({"export", "--db", old, "--csv"});
+  ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
+  ASSERT_GT(metrics.out.size(), 200u);
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(old.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, headroom::db::testing::kDowngradeToVersion1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+  }
+  const size_t old_bytes = file_hash(old);
+
+  auto r = run_worker({"export", "--db", old, "--csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("schema version 1 is older than this Headroom reads"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`headroom-worker merge NEW.sqlite " + old + "`"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(old), old_bytes) << "a refused read changed the file";
+
+  r = run_worker({"merge", merged, old});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(file_hash(old), old_bytes) << "merge changed its source";
+  r = run_worker({"status", "--db", merged});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("old"), std::string::npos) << r.out;
+  EXPECT_EQ(run_worker({"export", "--db", merged, "--csv"}).out, metrics.out);
+
+  r = run_worker({"export", "--db", old, "--results-only", "--out", exported});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(file_hash(old), old_bytes) << "export changed its source";
+  EXPECT_EQ(run_worker({"export", "--db", exported, "--csv"}).out, metrics.out);
 }
 
 TEST(TrainCli, AnExportOfADamagedSourceLeavesNoHalfMadeFile) {
