@@ -504,12 +504,7 @@ TEST(TrainCli, MergeAndExportCopyAnOlderSchemaFileAndLeaveItAsItIs) {
   const auto metrics = run_worker({"export", "--db", old, "--csv"});
   ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
   ASSERT_GT(metrics.out.size(), 200u);
-  {
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open(old.c_str(), &h), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(h, headroom::db::testing::kDowngradeToVersion1, nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(h);
-  }
+  exec_sql(old, headroom::db::testing::kDowngradeToVersion1);
   const size_t old_bytes = file_hash(old);
 
   auto r = run_worker({"export", "--db", old, "--csv"});
