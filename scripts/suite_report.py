@@ -46,7 +46,7 @@ def extra_columns(rs):
     data = t.get("tokenizer", "bytes") + ("" if t.get("corpus", "kjv") == "kjv" else f" on {t['corpus']}")
     rank = lambda r: "full" if not r else str(r)
     return OrderedDict([("L", str(m.get("depth", ""))), ("data (loss per token of it)", data),
-                        ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", rank(m.get("pos_rank", 0)))])
+                        ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", "none" if m.get("positions") == "none" else rank(m.get("pos_rank", 0)))])
 
 extras = OrderedDict((k, [extra_columns(rs)[k] for rs in groups.values()]) for k in extra_columns(next(iter(groups.values()))))
 shown = [k for k, values in extras.items() if len(set(values)) > 1]

@@ -29,6 +29,7 @@ struct TrainOptions {
   double lock_wait = kDefaultLockWaitS;
   double checkpoint_interval = 0;  // ExecOptions::checkpoint_interval_s
   std::string device = "auto", precision = "fp32";
+  std::string positions = "learned";
 };
 
 nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
@@ -51,6 +52,7 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
             {"depth", o.layers},
             {"embed_rank", o.embed_rank},
             {"pos_rank", o.pos_rank},
+            {"positions", o.positions},
             {"context", o.context},
             {"mlp_ratio", o.mlp_ratio},
             {"attention", attention}}},
@@ -161,6 +163,9 @@ Command register_train(CLI::App& root) {
       ->check(rank_check("--embed-rank"));
   app->add_option("--pos-rank", o->pos_rank, "Positional embedding rank >= 1 (VB C.4; default unfactorised)")
       ->check(rank_check("--pos-rank"));
+  app->add_option("--positions", o->positions,
+                  "learned (default) or none: no positional embedding, position only from the causal mask")
+      ->check(CLI::IsMember({"learned", "none"}));
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
   app->add_option("--corpus", o->train.corpus,

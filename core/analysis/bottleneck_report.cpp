@@ -137,6 +137,10 @@ std::vector<Bottleneck> model_bottlenecks(const ModelSpec& m, int n, const Vocab
     out.push_back({"vb-pos-rank", "VB", "App. C.4",
                    "positional embedding rank " + s(m.pos_rank) + " < min(d, n) = " + s(std::min(m.width, m.context)) +
                        ": positions enter the bound as r + r_e; VB found a low positional rank costs little"});
+  if (m.positions == Positions::None)
+    out.push_back({"no-positions", "VB", "App. A.2",
+                   "no positional embedding (r_e = 0): only the causal mask tells positions apart (query i sees "
+                   "i + 1 keys), and the bound's r + r_e is r alone"});
   return out;
 }
 

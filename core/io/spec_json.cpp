@@ -71,10 +71,13 @@ nlohmann::json to_json(const AttentionSpec& s) {
 }
 
 nlohmann::json to_json(const ModelSpec& s) {
-  return {{"vocab", s.vocab},         {"width", s.width},
-          {"depth", s.depth},         {"embed_rank", s.embed_rank},
-          {"pos_rank", s.pos_rank},   {"context", s.context},
-          {"mlp_ratio", s.mlp_ratio}, {"attention", to_json(s.attention)}};
+  nlohmann::json j = {{"vocab", s.vocab},         {"width", s.width},
+                      {"depth", s.depth},         {"embed_rank", s.embed_rank},
+                      {"pos_rank", s.pos_rank},   {"context", s.context},
+                      {"mlp_ratio", s.mlp_ratio}, {"attention", to_json(s.attention)}};
+  // Written only when not the default, so the configs stored before the key existed stay byte-equal.
+  if (s.positions != Positions::Learned) j["positions"] = std::string(to_string(s.positions));
+  return j;
 }
 
 AttentionSpec attention_spec_from_json(const nlohmann::json& j, const std::string& where) {
@@ -111,13 +114,23 @@ AttentionSpec attention_spec_from_json(const nlohmann::json& j, const std::strin
 
 ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw std::invalid_argument(where + ": expected an object, got " + j.dump());
-  reject_unknown(j, {"vocab", "width", "depth", "embed_rank", "pos_rank", "context", "mlp_ratio", "attention"}, where);
+  reject_unknown(
+      j, {"vocab", "width", "depth", "embed_rank", "pos_rank", "positions", "context", "mlp_ratio", "attention"},
+      where);
   ModelSpec m;
   m.vocab = get_int(j, "vocab", where, m.vocab);
   m.width = get_int(j, "width", where, std::nullopt);
   m.depth = get_int(j, "depth", where, m.depth);
   m.embed_rank = get_int(j, "embed_rank", where, 0);
   m.pos_rank = get_int(j, "pos_rank", where, 0);
+  if (j.contains("positions")) {
+    const auto& v = j["positions"];
+    const auto p = v.is_string() ? parse_positions(v.get<std::string>()) : std::nullopt;
+    if (!p)
+      throw std::invalid_argument(where + ".positions: " + v.dump() +
+                                  " is not a kind of positions (use \"learned\" or \"none\")");
+    m.positions = *p;
+  }
   m.context = get_int(j, "context", where, m.context);
   m.mlp_ratio = get_int(j, "mlp_ratio", where, m.mlp_ratio);
   if (!j.contains("attention"))

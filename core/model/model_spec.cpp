@@ -8,9 +8,18 @@
 
 namespace headroom::core {
 
+std::string_view to_string(Positions p) { return p == Positions::None ? "none" : "learned"; }
+
+std::optional<Positions> parse_positions(std::string_view name) {
+  if (name == "learned") return Positions::Learned;
+  if (name == "none") return Positions::None;
+  return std::nullopt;
+}
+
 bool ModelSpec::operator==(const ModelSpec& o) const {
   return vocab == o.vocab && width == o.width && depth == o.depth && embed_rank == o.embed_rank &&
-         pos_rank == o.pos_rank && context == o.context && mlp_ratio == o.mlp_ratio && attention == o.attention;
+         pos_rank == o.pos_rank && positions == o.positions && context == o.context && mlp_ratio == o.mlp_ratio &&
+         attention == o.attention;
 }
 
 int effective_embed_rank(const ModelSpec& s) {
@@ -19,6 +28,7 @@ int effective_embed_rank(const ModelSpec& s) {
 }
 
 int effective_pos_rank(const ModelSpec& s) {
+  if (s.positions == Positions::None) return 0;
   const int r = s.pos_rank > 0 ? s.pos_rank : s.width;
   return std::min({r, s.width, s.context});
 }
@@ -37,6 +47,15 @@ std::vector<SpecProblem> validate(const ModelSpec& s) {
   check("pos_rank", s.pos_rank, 0, 1 << 16, "the positional rank (0 = unfactorised)");
   check("context", s.context, 1, 1 << 16, "the context length n");
   check("mlp_ratio", s.mlp_ratio, 0, 64, "the feed-forward ratio");
+  if (s.positions == Positions::None && s.pos_rank > 0)
+    p.push_back({"pos_rank", "pos_rank = " + std::to_string(s.pos_rank) +
+                                 " factorises a positional embedding, but positions = \"none\" has none: use "
+                                 "positions = \"learned\" or leave pos_rank out"});
+  if (s.positions == Positions::None && !s.attention.causal)
+    p.push_back({"positions",
+                 "positions = \"none\" needs causal attention: a bidirectional model without a "
+                 "positional embedding cannot tell positions apart (set attention.causal = true or "
+                 "positions = \"learned\")"});
   if (s.attention.d_model != s.width)
     p.push_back({"attention.d_model", "the attention's d_model = " + std::to_string(s.attention.d_model) +
                                           " must equal the model width d = " + std::to_string(s.width)});
@@ -57,7 +76,8 @@ int64_t parameter_count(const ModelSpec& s) {
   const int64_t V = s.vocab, d = s.width, n = s.context;
   int64_t p = 0;
   p += s.embed_rank > 0 ? V * s.embed_rank + int64_t(s.embed_rank) * d : V * d;  // token embedding
-  p += s.pos_rank > 0 ? n * s.pos_rank + int64_t(s.pos_rank) * d : n * d;        // positions
+  if (s.positions == Positions::Learned)
+    p += s.pos_rank > 0 ? n * s.pos_rank + int64_t(s.pos_rank) * d : n * d;  // positions
   const int64_t hidden = int64_t(s.mlp_ratio) * d;
   const int64_t block = 2 * (2 * d)                                  // two LayerNorms
                         + attention_costs(s.attention, 1, 1).params  // attention (no biases)
@@ -73,6 +93,7 @@ std::string describe(const ModelSpec& s) {
   o << "V=" << s.vocab << " d=" << s.width << " L=" << s.depth;
   if (s.embed_rank > 0) o << " r=" << s.embed_rank;
   if (s.pos_rank > 0) o << " r_pos=" << s.pos_rank;
+  if (s.positions == Positions::None) o << " no-pos";
   o << " n=" << s.context << " | " << describe(s.attention);
   return o.str();
 }

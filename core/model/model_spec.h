@@ -2,12 +2,22 @@
 // Plain data, no torch.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/attention/attention_spec.h"
 
 namespace headroom::core {
+
+// Where a token's position enters the model. Learned: a learned table added to the token embedding
+// (n x d, or factorised by pos_rank). None: no positional embedding at all; a causal model can still
+// tell positions apart through its mask (how many tokens a query may attend to), a bidirectional one
+// cannot, so None requires causal attention.
+enum class Positions { Learned, None };
+std::string_view to_string(Positions p);
+std::optional<Positions> parse_positions(std::string_view name);  // "learned", "none"
 
 struct ModelSpec {
   int vocab = 256;     // V
@@ -15,8 +25,9 @@ struct ModelSpec {
   int depth = 2;       // L
   int embed_rank = 0;  // r: token embedding factorised V x r · r x d (VB §5.1, ALBERT); 0 = unfactorised
   int pos_rank = 0;    // positional embedding rank (VB C.4); 0 = unfactorised
-  int context = 64;    // n: the longest sequence the learned positions cover
-  int mlp_ratio = 4;   // feed-forward hidden = mlp_ratio * d
+  Positions positions = Positions::Learned;
+  int context = 64;   // n: the longest sequence the learned positions cover
+  int mlp_ratio = 4;  // feed-forward hidden = mlp_ratio * d
   AttentionSpec attention;
 
   bool operator==(const ModelSpec& o) const;
@@ -25,7 +36,7 @@ struct ModelSpec {
 
 // The rank the token embedding can have: min(r, d, V) (VB §2.1: r <= min(d_x, V)).
 int effective_embed_rank(const ModelSpec& spec);
-// The rank the positional embedding can have: min(pos_rank or d, d, n).
+// The rank the positional embedding can have: min(pos_rank or d, d, n); 0 without one.
 int effective_pos_rank(const ModelSpec& spec);
 
 // Every problem with the spec, including the attention's (empty = valid).

@@ -36,7 +36,9 @@ TransformerLMImpl::TransformerLMImpl(const ModelSpec& spec) : spec_(spec) {
   } else {
     tok = register_module("tok", torch::nn::Embedding(V, d));
   }
-  if (spec.pos_rank > 0) {
+  if (spec.positions == Positions::None) {
+    // No positional embedding: position reaches the model only through the causal mask.
+  } else if (spec.pos_rank > 0) {
     pos = register_module("pos", torch::nn::Embedding(n, spec.pos_rank));
     pos_proj = register_module("pos_proj", torch::nn::Linear(torch::nn::LinearOptions(spec.pos_rank, d).bias(false)));
   } else {
@@ -46,7 +48,7 @@ TransformerLMImpl::TransformerLMImpl(const ModelSpec& spec) : spec_(spec) {
     torch::NoGradGuard g;
     // Small embeddings, as GPT-2 does; LayerNorm rescales them before attention anyway.
     tok->weight.normal_(0.0, 0.02);
-    pos->weight.normal_(0.0, 0.02);
+    if (pos) pos->weight.normal_(0.0, 0.02);
     if (tok_proj) tok_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.embed_rank)));
     if (pos_proj) pos_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.pos_rank)));
   }
@@ -61,6 +63,7 @@ torch::Tensor TransformerLMImpl::token_embedding_matrix() const {
 }
 
 torch::Tensor TransformerLMImpl::position_embedding_matrix() const {
+  if (!pos) return torch::zeros({spec_.context, spec_.width}, tok->weight.options());
   return pos_proj ? torch::matmul(pos->weight, pos_proj->weight.t()) : pos->weight;
 }
 
@@ -70,10 +73,12 @@ torch::Tensor TransformerLMImpl::forward(const torch::Tensor& tokens, ModelTrace
   TORCH_CHECK(n >= 1 && n <= spec_.context, "sequence length ", n, " exceeds the model's context ", spec_.context);
   auto x = tok(tokens);
   if (tok_proj) x = tok_proj(x);
-  auto positions = torch::arange(n, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
-  auto p = pos(positions);
-  if (pos_proj) p = pos_proj(p);
-  x = x + p.unsqueeze(0);
+  if (pos) {
+    auto positions = torch::arange(n, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
+    auto p = pos(positions);
+    if (pos_proj) p = pos_proj(p);
+    x = x + p.unsqueeze(0);
+  }
   if (trace) {
     trace->embedded = x.detach().clone();
     trace->attention_in.assign(blocks->size(), {});

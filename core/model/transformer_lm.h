@@ -39,7 +39,7 @@ class TransformerLMImpl : public torch::nn::Module {
 
   // The effective V x d token embedding (E_low · proj when factorised): its rank is at most r.
   torch::Tensor token_embedding_matrix() const;
-  // The effective n x d positional embedding.
+  // The effective n x d positional embedding (zeros with positions = none).
   torch::Tensor position_embedding_matrix() const;
 
   const ModelSpec& spec() const { return spec_; }
@@ -47,7 +47,7 @@ class TransformerLMImpl : public torch::nn::Module {
 
   torch::nn::Embedding tok{nullptr};
   torch::nn::Linear tok_proj{nullptr};  // r -> d, only when factorised
-  torch::nn::Embedding pos{nullptr};
+  torch::nn::Embedding pos{nullptr};    // absent with positions = none
   torch::nn::Linear pos_proj{nullptr};  // r_pos -> d, only when factorised
   torch::nn::ModuleList blocks{nullptr};
   torch::nn::LayerNorm ln_f{nullptr};

@@ -165,6 +165,16 @@ TEST(BottleneckReport, VocabularyBadgeCountsTheTokensThatOccur) {
   const auto e = find_bottleneck(model_bottlenecks(m, 8), "vb-embed-rank");
   ASSERT_TRUE(e.has_value());
   EXPECT_NE(e->message.find("rank-1 positional embedding"), std::string::npos) << e->message;
+  EXPECT_NE(e->message.find("this model's positional rank is 64"), std::string::npos) << e->message;  // min(d, n)
+  // Without positions the badge says so, and the embedding-rank badge counts r_e = 0.
+  EXPECT_EQ(find_bottleneck(model_bottlenecks(m, 8), "no-positions"), std::nullopt);
+  m.attention.causal = true;
+  m.positions = Positions::None;
+  const auto none = model_bottlenecks(m, 8);
+  ASSERT_TRUE(find_bottleneck(none, "no-positions").has_value());
+  EXPECT_NE(find_bottleneck(none, "no-positions")->message.find("only the causal mask"), std::string::npos);
+  EXPECT_NE(find_bottleneck(none, "vb-embed-rank")->message.find("this model's positional rank is 0"),
+            std::string::npos);
 }
 
 TEST(SeparationRank, BoundGrowsLinearlyInDepthTimesRank) {

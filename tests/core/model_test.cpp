@@ -87,3 +87,63 @@ TEST(ModelSpec, JsonRoundTripAndValidation) {
     EXPECT_NE(std::string(e.what()).find("lrb.toml:model.depth"), std::string::npos) << e.what();
   }
 }
+
+TEST(TransformerLM, WithoutPositionsOnlyTheCausalMaskTellsPositionsApart) {
+  auto spec = small_model();
+  spec.attention.causal = true;
+  spec.positions = Positions::None;
+  torch::manual_seed(0);
+  TransformerLM lm(spec);
+  EXPECT_EQ(parameter_count(spec), lm->num_parameters());
+  for (const auto& p : lm->named_parameters()) EXPECT_NE(p.key().rfind("pos", 0), 0u) << p.key();
+  auto learned = spec;
+  learned.positions = Positions::Learned;
+  EXPECT_EQ(parameter_count(learned) - parameter_count(spec), int64_t(spec.context) * spec.width);  // the n x d table
+  EXPECT_EQ(effective_pos_rank(spec), 0);
+  EXPECT_TRUE(lm->position_embedding_matrix().eq(0).all().item<bool>());
+
+  // One token repeated: every key is the same, so without positions query i spreads its weight
+  // evenly over the i + 1 positions the mask lets it see; learned positions break that evenness.
+  const auto same = torch::full({1, 8}, 5, torch::kLong);
+  ModelTrace trace;
+  lm(same, &trace);
+  const auto W = trace.attention[0].W[0];  // [h, n, n]
+  for (int64_t i = 0; i < 8; ++i) {
+    const auto row = W.select(1, i).narrow(1, 0, i + 1);  // [h, i + 1]
+    EXPECT_TRUE(torch::allclose(row, torch::full_like(row, 1.0 / double(i + 1)), 1e-5, 1e-6)) << "query " << i;
+  }
+  torch::manual_seed(0);
+  TransformerLM with(learned);
+  ModelTrace trace_with;
+  with(same, &trace_with);
+  const auto last = trace_with.attention[0].W[0].select(1, 7);  // [h, n]
+  EXPECT_GT((last - 1.0 / 8).abs().max().item<double>(), 1e-4);
+}
+
+TEST(ModelSpec, PositionsNoneIsStoredOnlyWhenSetAndChecked) {
+  auto spec = small_model();
+  EXPECT_FALSE(to_json(spec).contains("positions"));  // configs stored before the key existed stay equal
+  spec.attention.causal = true;
+  spec.positions = Positions::None;
+  EXPECT_EQ(to_json(spec)["positions"], "none");
+  EXPECT_EQ(model_spec_from_json(to_json(spec)), spec);
+  EXPECT_NE(describe(spec).find("no-pos"), std::string::npos) << describe(spec);
+
+  auto unknown = to_json(spec);
+  unknown["positions"] = "sinusoidal";
+  try {
+    model_spec_from_json(unknown, "s.toml:model");
+    FAIL() << "positions = sinusoidal accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml:model.positions"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"none\""), std::string::npos) << e.what();
+  }
+  auto bidirectional = spec;
+  bidirectional.attention.causal = false;
+  ASSERT_EQ(validate(bidirectional).size(), 1u);
+  EXPECT_EQ(validate(bidirectional)[0].field, "positions");
+  auto factorised = spec;
+  factorised.pos_rank = 4;
+  ASSERT_EQ(validate(factorised).size(), 1u);
+  EXPECT_EQ(validate(factorised)[0].field, "pos_rank");
+}

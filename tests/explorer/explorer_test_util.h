@@ -20,6 +20,7 @@ struct ConfigSpec {
   std::string kind = "multi-head";
   int width = 32, heads = 2, d_k = 16, d_v = 16, embed_rank = 0, pos_rank = 0, depth = 1, vocab = 256, context = 16;
   std::string tokenizer = "bytes";
+  std::string positions;  // model.positions ("none"); empty: left out, as the worker stores "learned"
   std::int64_t seed = 0;
   double lr = 0.003;
 };
@@ -42,6 +43,7 @@ inline std::string config_json(const ConfigSpec& c) {
                 {"pos_rank", c.pos_rank},
                 {"vocab", c.vocab},
                 {"width", c.width}};
+  if (!c.positions.empty()) j["model"]["positions"] = c.positions;
   j["train"] = {{"batch", 8},     {"corpus", "kjv"}, {"lr", c.lr},
                 {"seed", c.seed}, {"steps", 30},     {"tokenizer", c.tokenizer}};
   return j.dump();

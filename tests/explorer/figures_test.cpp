@@ -603,19 +603,23 @@ TEST(Figures, ThHeadDimsIsCategoricalOverTheHeadCounts) {
 TEST(Figures, VbPosRankPlotsTheReducedRank) {
   ScratchDb db;
   const auto suite = db.store().ensure_suite("vb-pos-rank", testing::suite_toml("vb_pos_rank.toml"), "quick");
-  const auto add = [&](const std::string& name, int embed_rank, int pos_rank, std::int64_t params) {
+  const auto add = [&](const std::string& name, int embed_rank, int pos_rank, std::int64_t params,
+                       const std::string& positions = "", double final_loss = 5.0) {
     ConfigSpec c;
     c.embed_rank = embed_rank;
     c.tokenizer = "bpe:2000";
     c.vocab = 2000;
     c.pos_rank = pos_rank;
-    db.log(db.add_run(suite, name, c, params), "val_loss", {7.0, 5.0});
+    c.positions = positions;
+    db.log(db.add_run(suite, name, c, params), "val_loss", {7.0, final_loss});
     db.finish(name);
   };
   add("vb-pos-rank/pos-rank/pos_rank=1,seed=0", 0, 1, 8000);
   add("vb-pos-rank/pos-rank/pos_rank=16,seed=0", 0, 16, 8100);
   add("vb-pos-rank/vocab-rank/embed_rank=2,seed=0", 2, 0, 5000);
   add("vb-pos-rank/full-rank/pos_rank=0,seed=0", 0, 0, 9000);
+  add("vb-pos-rank/no-positions/seed=0", 0, 0, 8500, "none", 5.5);
+  add("vb-pos-rank/no-positions/seed=1", 0, 0, 8500, "none", 6.5);
   std::string warnings;
   const auto figs =
       build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::SuiteKey);
@@ -624,6 +628,21 @@ TEST(Figures, VbPosRankPlotsTheReducedRank) {
   EXPECT_EQ(xs(*series(figs[0].ours, "pos-rank")), (std::vector<double>{1, 16}));
   EXPECT_EQ(xs(*series(figs[0].ours, "vocab-rank")), (std::vector<double>{2}));
   EXPECT_EQ(xs(*series(figs[0].ours, "full-rank")), (std::vector<double>{16}));  // min(d = 32, n = 16)
+  // No positional embedding is rank 0, which the log axis cannot show: a level line, said in a note.
+  const FigureSeries* none = series(figs[0].ours, "no-positions");
+  ASSERT_NE(none, nullptr);
+  EXPECT_EQ(xs(*none), (std::vector<double>{0}));
+  EXPECT_TRUE(none->level);
+  EXPECT_DOUBLE_EQ(none->points[0].mean, 6.0);
+  EXPECT_EQ(none->points[0].done, 2);
+  EXPECT_FALSE(series(figs[0].ours, "pos-rank")->level);
+  EXPECT_TRUE(has_note(figs[0], "no-positions sits at x = 0, which the log axis cannot show"));
+  // On the parameters axis it has a place like any other run.
+  const auto by_params =
+      build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings, FigureAxis::Parameters);
+  ASSERT_EQ(by_params.size(), 1u);
+  EXPECT_FALSE(series(by_params[0].ours, "no-positions")->level);
+  EXPECT_FALSE(has_note(by_params[0], "cannot show"));
   EXPECT_TRUE(has_note(figs[0], "VB Fig. 7 trained (vb_setups.csv line 16)"));
   // VB Fig. 7 compares ranks: the default axis is the rank (the parameter counts of one width cluster).
   const auto by_default = build_figures(db.store(), load_run_rows(db.store()), testing::reference_dir(), &warnings);

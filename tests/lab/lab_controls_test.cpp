@@ -260,3 +260,28 @@ TEST(LabControls, TheLinesViewRoundTripsAndRefusesWhatItCannotShow) {
     EXPECT_EQ(untouched.map_view, MapView::Heatmaps);  // nothing half-read
   }
 }
+
+TEST(LabControls, PositionsOffBuildsAModelWithoutThemKeepsTheRankAndNeedsTheCausalMask) {
+  LabControls c;
+  c.pos_rank = 4;
+  c.positions = false;
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.positions, core::Positions::None);
+  EXPECT_EQ(spec.pos_rank, 0);  // nothing to factorise; the slider keeps 4 for when positions return
+  LabControls back;
+  controls_from_model_spec(spec, "bytes", &back);
+  EXPECT_FALSE(back.positions);
+  LabControls scene;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(to_json(c), &scene, &error)) << error;
+  EXPECT_FALSE(scene.positions);
+  EXPECT_EQ(scene.pos_rank, 4);
+
+  c.causal = false;
+  EXPECT_FALSE(model_spec_of(c, &spec, &problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "positions");
+  EXPECT_NE(problems[0].message.find("tick causal, or positional embedding"), std::string::npos) << problems[0].message;
+}

@@ -362,6 +362,20 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
     EXPECT_EQ(file_hash(db), before) << flag;
   }
 
+  // A model without positional embedding must be causal (else it cannot tell positions apart).
+  auto no_positions = train_args(db, "no-positions");
+  no_positions.insert(no_positions.end(), {"--positions", "none", "--bidirectional"});
+  r = run_worker(no_positions);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("positions = \"none\" needs causal attention"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  auto unknown_positions = train_args(db, "sinusoidal");
+  unknown_positions.insert(unknown_positions.end(), {"--positions", "sinusoidal"});
+  r = run_worker(unknown_positions);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--positions"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+
   r = run_worker({"bogus", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown command 'bogus'; the commands are inspect, represent, train"), std::string::npos)

@@ -349,7 +349,7 @@ const std::vector<SuiteSpec>& specs() {
        true},
       {"vb-pos-rank",
        "model.pos_rank",
-       "rank of the reduced embedding (positional or token; baseline: min(d, n))",
+       "rank of the reduced embedding (positional or token; baseline: min(d, n); no positions: 0)",
        true,
        SeriesRule::Label,
        nullptr,
@@ -597,12 +597,26 @@ void add_parameter_notes(Figure& fig, const SuiteSpec& spec,
       "). The parameters axis plots each run at its count.");
 }
 
-// vb-pos-rank's x: the rank that run reduces (see XRule::ReducedRank).
+// vb-pos-rank's x: the rank that run reduces (see XRule::ReducedRank); 0 without positions.
 std::string reduced_rank(const RunRow& r) {
+  if (config_value(r.config, "model.positions") == "none") return "0";
   const auto pos = parse_number(config_value(r.config, "model.pos_rank"));
   if (pos && *pos > 0) return number_text(std::min({*pos, static_cast<double>(r.d), static_cast<double>(r.n)}));
   if (r.r > 0 && r.r < r.d) return std::to_string(r.r);
   return std::to_string(std::min(r.d, r.n));
+}
+
+// Series a log x axis cannot place (every point at x <= 0) become level lines (FigureSeries::level).
+void mark_levels(Figure& fig) {
+  for (FigureSeries& s : fig.ours) {
+    if (s.points.empty()) continue;
+    if (std::any_of(s.points.begin(), s.points.end(), [](const FigurePoint& p) { return p.x > 0; })) continue;
+    s.level = true;
+    fig.notes.push_back(s.label + " sits at x = " + number_text(s.points.front().x) +
+                        ", which the log axis cannot show: it is drawn as a level line across the plot at its mean "
+                        "(its band: min .. max over seeds), and the table lists it at " +
+                        number_text(s.points.front().x) + ".");
+  }
 }
 
 void build_ours(Figure& fig, const SuiteSpec& spec, const std::string& x_key, const std::vector<const RunRow*>& rows,
@@ -879,6 +893,7 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
 
   fig.ours_y_label = ours_y_label(mine);
   build_ours(fig, *spec, x_key, mine, parameters);
+  if (fig.log_x) mark_levels(fig);
   add_completion_notes(fig, mine);
   add_unit_note(fig, mine);
   if (!suite.scale.empty()) fig.notes.push_back("Runs enqueued at scale '" + suite.scale + "'.");

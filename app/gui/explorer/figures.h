@@ -36,6 +36,10 @@ struct FigureSeries {
   std::string label;
   std::vector<FigurePoint> points;  // ascending x
   std::string tokenizer;            // ours: its runs' tokenizer ("*" when they differ); paper: ""
+  // Ours, on a log x axis, with every point at x <= 0, which that axis cannot show (vb-pos-rank's
+  // model without positional embedding, rank 0): drawn as a level line across the plot at its
+  // mean, its band min .. max; the table lists it at its x. A note says so.
+  bool level = false;
 };
 
 // One plot of ours when a figure's runs use several tokenizers (vb-depth-width: bytes, bpe:2000):

@@ -97,6 +97,7 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   c->head_size = a.d_k;
   c->embed_rank = spec.embed_rank;
   c->pos_rank = spec.pos_rank;
+  c->positions = spec.positions == core::Positions::Learned;
   c->layers = spec.depth;
   c->context = spec.context;
   c->causal = a.causal;
@@ -134,11 +135,19 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   spec->width = c.d;
   spec->depth = c.layers;
   spec->embed_rank = c.embed_rank;
-  spec->pos_rank = c.pos_rank;
+  // Without positions the rank slider has nothing to factorise: it keeps its value for when they return.
+  spec->pos_rank = c.positions ? c.pos_rank : 0;
+  spec->positions = c.positions ? core::Positions::Learned : core::Positions::None;
   spec->context = c.context;
   spec->attention = *a;
-  for (auto& p : core::validate(*spec)) problems->push_back(p);
-  if (c.pos_rank > c.d)
+  for (auto& p : core::validate(*spec)) {
+    if (p.field == "positions")  // said in the controls' words, not the suite file's keys
+      p = {"positions",
+           "without a positional embedding only the causal mask tells positions apart, and this model "
+           "is bidirectional: tick causal, or positional embedding"};
+    problems->push_back(p);
+  }
+  if (c.positions && c.pos_rank > c.d)
     problems->push_back({"positional rank", "r_pos = " + std::to_string(c.pos_rank) + " exceeds the width d = " +
                                                 std::to_string(c.d) + "; use r_pos <= d, or 0 for full rank"});
   if (c.embed_rank > c.d)
@@ -188,6 +197,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"head_size", c.head_size},
           {"embed_rank", c.embed_rank},
           {"pos_rank", c.pos_rank},
+          {"positions", c.positions},
           {"vocab", c.vocab},
           {"layers", c.layers},
           {"context", c.context},
@@ -276,6 +286,7 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_int("head_size", c.head_size);
   get_int("embed_rank", c.embed_rank);
   get_int("pos_rank", c.pos_rank);
+  get_bool("positions", c.positions);
   if (j.contains("vocab")) {
     c.vocab = j["vocab"].get<std::string>();
     std::string vocab_error;

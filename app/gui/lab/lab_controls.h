@@ -30,6 +30,7 @@ struct LabControls {
   int head_size = 8;               // d_p when not standard
   int embed_rank = 0;              // 0 = full
   int pos_rank = 0;                // positional embedding rank (VB C.4); 0 = full
+  bool positions = true;           // a learned positional embedding; false: none (the causal mask only)
   std::string vocab = "bytes";     // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
   int layers = 2;
   int context = 128;

@@ -184,6 +184,12 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   ImGui::EndChild();
   if (!warnings_.empty()) ImGui::TextColored(kProblem, "%s", warnings_.c_str());
 
+  // The x span of the series a log axis can place: where a level series (FigureSeries::level) is drawn.
+  double span_lo = HUGE_VAL, span_hi = -HUGE_VAL;
+  for (const auto& s : fig.ours)
+    for (const auto& pt : s.points)
+      if (!s.level && pt.x > 0 && std::isfinite(pt.mean))
+        span_lo = std::min(span_lo, pt.x), span_hi = std::max(span_hi, pt.x);
   auto make_series = [&](const std::vector<explorer::FigureSeries>& in, bool ours) {
     std::vector<PlotSeries> out;
     int i = ours ? 0 : 5;
@@ -196,10 +202,21 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       p.marker_radius = 3.5f * ui_scale;
       for (const auto& pt : s.points) {
         if (!std::isfinite(pt.mean)) continue;
+        const float lo = static_cast<float>(std::isfinite(pt.lo) ? pt.lo : pt.mean);
+        const float hi = static_cast<float>(std::isfinite(pt.hi) ? pt.hi : pt.mean);
+        if (s.level) {  // one point at x = 0: a level line across the others' span, no markers
+          if (!(span_lo <= span_hi)) continue;
+          p.x = {static_cast<float>(span_lo), static_cast<float>(span_hi)};
+          p.y.assign(2, static_cast<float>(pt.mean));
+          p.lo.assign(2, lo);
+          p.hi.assign(2, hi);
+          p.marker_radius = 0.0f;
+          break;
+        }
         p.x.push_back(static_cast<float>(pt.x));
         p.y.push_back(static_cast<float>(pt.mean));
-        p.lo.push_back(static_cast<float>(std::isfinite(pt.lo) ? pt.lo : pt.mean));
-        p.hi.push_back(static_cast<float>(std::isfinite(pt.hi) ? pt.hi : pt.mean));
+        p.lo.push_back(lo);
+        p.hi.push_back(hi);
       }
       if (!p.x.empty()) out.push_back(std::move(p));
     }

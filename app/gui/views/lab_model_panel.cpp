@@ -100,11 +100,21 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   }
   ImGui::SliderInt(field("r (emb. rank)").c_str(), &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
   highlight_item("embed_rank");
-  ImGui::SliderInt(field("r_pos (pos. rank)").c_str(), &c.pos_rank, 0, c.d, c.pos_rank == 0 ? "full" : "%d");
+  ImGui::BeginDisabled(!c.positions);
+  ImGui::SliderInt(field("r_pos (pos. rank)").c_str(), &c.pos_rank, 0, c.d,
+                   !c.positions      ? "no positions"
+                   : c.pos_rank == 0 ? "full"
+                                     : "%d");
+  ImGui::EndDisabled();
   highlight_item("pos_rank");
   tooltip(
       "Rank of the positional embedding (VB App. C.4): n x r_pos times r_pos x d. Layer 0's input has rank at\n"
       "most r + r_pos (+1 for LayerNorm); VB's bound assumes positions of rank 1. At the left end: full rank.");
+  ImGui::Checkbox("positional embedding", &c.positions);
+  highlight_item("positions");
+  tooltip(
+      "Off: the model has no positional embedding, and only the causal mask tells positions apart (query i\n"
+      "sees i + 1 keys). A bidirectional model needs one: the lab says so instead of training.");
   tooltip(
       "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
       "not factorised: full rank, r = min(V, d).");

@@ -46,10 +46,11 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const std::string rank_text =
       factorised ? "embedding rank r = " + std::to_string(r) : "a full-rank embedding (r = " + std::to_string(r) + ")";
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text(
-      "VB eq. 9 bounds the separation rank of a depth-%d model with %s and positional rank r_pos = %d: "
-      "log10 sep <= %.0f at d = %d.",
-      L, rank_text.c_str(), r_e, here, d);
+  const std::string positions_text = spec.positions == core::Positions::None
+                                         ? "no positional embedding (r_pos = 0)"
+                                         : "positional rank r_pos = " + std::to_string(r_e);
+  ImGui::Text("VB eq. 9 bounds the separation rank of a depth-%d model with %s and %s: log10 sep <= %.0f at d = %d.", L,
+              rank_text.c_str(), positions_text.c_str(), here, d);
   ImGui::Text("Twice as wide (d = %d): %.0f%s.  One layer more (L = %d): %.0f.", 2 * d, wider,
               wider - here < 0.5 ? ", the same: the bound grows with min(r, d) + r_pos, and both are used up" : "",
               L + 1, deeper);
