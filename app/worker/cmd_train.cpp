@@ -7,6 +7,7 @@
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
 #include "core/io/spec_json.h"
+#include "core/model/model_spec.h"
 #include "experiments_db/run_liveness.h"
 
 namespace headroom::worker {
@@ -29,7 +30,7 @@ struct TrainOptions {
   double lock_wait = kDefaultLockWaitS;
   double checkpoint_interval = 0;  // ExecOptions::checkpoint_interval_s
   std::string device = "auto", precision = "fp32";
-  std::string positions = "learned";
+  std::string positions = "learned", pos_init = "random";
 };
 
 nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
@@ -53,6 +54,7 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
             {"embed_rank", o.embed_rank},
             {"pos_rank", o.pos_rank},
             {"positions", o.positions},
+            {"pos_init", o.pos_init},
             {"context", o.context},
             {"mlp_ratio", o.mlp_ratio},
             {"attention", attention}}},
@@ -165,7 +167,25 @@ Command register_train(CLI::App& root) {
       ->check(rank_check("--pos-rank"));
   app->add_option("--positions", o->positions,
                   "learned (default) or none: no positional embedding, position only from the causal mask")
-      ->check(CLI::IsMember({"learned", "none"}));
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (core::parse_positions(v)) return {};
+            return "--positions " + v +
+                   " is not a kind of positional embedding: learned (a trained table) or "
+                   "none (position only from the causal mask)";
+          },
+          "learned|none"));
+  app->add_option("--pos-init", o->pos_init,
+                  "random (default) or zero: the positional table starts at zero (P = 0 at step 0; the "
+                  "projection of a factorised one stays random)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (core::parse_pos_init(v)) return {};
+            return "--pos-init " + v +
+                   " is not a way to start the positional embedding: random (N(0, 0.02^2)) or "
+                   "zero (P = 0 at step 0)";
+          },
+          "random|zero"));
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
   app->add_option("--corpus", o->train.corpus,

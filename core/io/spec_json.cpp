@@ -77,6 +77,7 @@ nlohmann::json to_json(const ModelSpec& s) {
                       {"mlp_ratio", s.mlp_ratio}, {"attention", to_json(s.attention)}};
   // Written only when not the default, so the configs stored before the key existed stay byte-equal.
   if (s.positions != Positions::Learned) j["positions"] = std::string(to_string(s.positions));
+  if (s.pos_init != PosInit::Random) j["pos_init"] = std::string(to_string(s.pos_init));
   return j;
 }
 
@@ -114,9 +115,10 @@ AttentionSpec attention_spec_from_json(const nlohmann::json& j, const std::strin
 
 ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw std::invalid_argument(where + ": expected an object, got " + j.dump());
-  reject_unknown(
-      j, {"vocab", "width", "depth", "embed_rank", "pos_rank", "positions", "context", "mlp_ratio", "attention"},
-      where);
+  reject_unknown(j,
+                 {"vocab", "width", "depth", "embed_rank", "pos_rank", "positions", "pos_init", "context", "mlp_ratio",
+                  "attention"},
+                 where);
   ModelSpec m;
   m.vocab = get_int(j, "vocab", where, m.vocab);
   m.width = get_int(j, "width", where, std::nullopt);
@@ -130,6 +132,14 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
       throw std::invalid_argument(where + ".positions: " + v.dump() +
                                   " is not a kind of positions (use \"learned\" or \"none\")");
     m.positions = *p;
+  }
+  if (j.contains("pos_init")) {
+    const auto& v = j["pos_init"];
+    const auto p = v.is_string() ? parse_pos_init(v.get<std::string>()) : std::nullopt;
+    if (!p)
+      throw std::invalid_argument(where + ".pos_init: " + v.dump() +
+                                  " is not a way to start the positional embedding (use \"random\" or \"zero\")");
+    m.pos_init = *p;
   }
   m.context = get_int(j, "context", where, m.context);
   m.mlp_ratio = get_int(j, "mlp_ratio", where, m.mlp_ratio);

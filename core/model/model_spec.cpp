@@ -16,10 +16,18 @@ std::optional<Positions> parse_positions(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(PosInit p) { return p == PosInit::Zero ? "zero" : "random"; }
+
+std::optional<PosInit> parse_pos_init(std::string_view name) {
+  if (name == "random") return PosInit::Random;
+  if (name == "zero") return PosInit::Zero;
+  return std::nullopt;
+}
+
 bool ModelSpec::operator==(const ModelSpec& o) const {
   return vocab == o.vocab && width == o.width && depth == o.depth && embed_rank == o.embed_rank &&
-         pos_rank == o.pos_rank && positions == o.positions && context == o.context && mlp_ratio == o.mlp_ratio &&
-         attention == o.attention;
+         pos_rank == o.pos_rank && positions == o.positions && pos_init == o.pos_init && context == o.context &&
+         mlp_ratio == o.mlp_ratio && attention == o.attention;
 }
 
 int effective_embed_rank(const ModelSpec& s) {
@@ -51,6 +59,10 @@ std::vector<SpecProblem> validate(const ModelSpec& s) {
     p.push_back({"pos_rank", "pos_rank = " + std::to_string(s.pos_rank) +
                                  " factorises a positional embedding, but positions = \"none\" has none: use "
                                  "positions = \"learned\" or leave pos_rank out"});
+  if (s.positions == Positions::None && s.pos_init == PosInit::Zero)
+    p.push_back({"pos_init",
+                 "pos_init = \"zero\" starts a positional embedding at zero, but positions = \"none\" "
+                 "has none: use positions = \"learned\" or leave pos_init out"});
   if (s.positions == Positions::None && !s.attention.causal)
     p.push_back({"positions",
                  "positions = \"none\" needs causal attention: a bidirectional model without a "
@@ -94,6 +106,7 @@ std::string describe(const ModelSpec& s) {
   if (s.embed_rank > 0) o << " r=" << s.embed_rank;
   if (s.pos_rank > 0) o << " r_pos=" << s.pos_rank;
   if (s.positions == Positions::None) o << " no-pos";
+  if (s.pos_init == PosInit::Zero) o << " pos0";
   o << " n=" << s.context << " | " << describe(s.attention);
   return o.str();
 }

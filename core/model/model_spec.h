@@ -19,6 +19,15 @@ enum class Positions { Learned, None };
 std::string_view to_string(Positions p);
 std::optional<Positions> parse_positions(std::string_view name);  // "learned", "none"
 
+// How a learned positional embedding starts. Random: N(0, 0.02^2) entries (the n x d table, or the
+// n x r table of a factorised one, whose r x d projection is N(0, 1/r): P = A B^T has the same scale
+// either way). Zero: that table starts at zero, so P = 0 at step 0 and grows only where the loss
+// pushes it (the projection stays random, as LoRA starts one factor at zero). Everything else in the
+// model starts as Random's does for the same seed.
+enum class PosInit { Random, Zero };
+std::string_view to_string(PosInit p);
+std::optional<PosInit> parse_pos_init(std::string_view name);  // "random", "zero"
+
 struct ModelSpec {
   int vocab = 256;     // V
   int width = 64;      // d (VB: d_x); must equal attention.d_model
@@ -26,8 +35,9 @@ struct ModelSpec {
   int embed_rank = 0;  // r: token embedding factorised V x r · r x d (VB §5.1, ALBERT); 0 = unfactorised
   int pos_rank = 0;    // positional embedding rank (VB C.4); 0 = unfactorised
   Positions positions = Positions::Learned;
-  int context = 64;   // n: the longest sequence the learned positions cover
-  int mlp_ratio = 4;  // feed-forward hidden = mlp_ratio * d
+  PosInit pos_init = PosInit::Random;  // how the learned positional embedding starts
+  int context = 64;                    // n: the longest sequence the learned positions cover
+  int mlp_ratio = 4;                   // feed-forward hidden = mlp_ratio * d
   AttentionSpec attention;
 
   bool operator==(const ModelSpec& o) const;

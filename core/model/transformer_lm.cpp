@@ -51,6 +51,9 @@ TransformerLMImpl::TransformerLMImpl(const ModelSpec& spec) : spec_(spec) {
     if (pos) pos->weight.normal_(0.0, 0.02);
     if (tok_proj) tok_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.embed_rank)));
     if (pos_proj) pos_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.pos_rank)));
+    // Drawn first and then zeroed, so the rest of the model starts exactly as pos_init = random's
+    // does for the same seed: the two differ only in where P starts.
+    if (pos && spec.pos_init == PosInit::Zero) pos->weight.zero_();
   }
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < spec.depth; ++i) blocks->push_back(TransformerBlock(spec.attention, spec.mlp_ratio));

@@ -120,6 +120,61 @@ TEST(TransformerLM, WithoutPositionsOnlyTheCausalMaskTellsPositionsApart) {
   EXPECT_GT((last - 1.0 / 8).abs().max().item<double>(), 1e-4);
 }
 
+TEST(TransformerLM, PosInitZeroStartsOnlyThePositionalTableAtZero) {
+  // The plain table and the factorised one (whose n x r table is zeroed, its projection kept).
+  for (int pos_rank : {0, 4}) {
+    auto spec = small_model();
+    spec.pos_rank = pos_rank;
+    auto zero = spec;
+    zero.pos_init = PosInit::Zero;
+    torch::manual_seed(3);
+    TransformerLM random_start(spec);
+    torch::manual_seed(3);
+    TransformerLM zero_start(zero);
+    EXPECT_GT(random_start->position_embedding_matrix().abs().max().item<double>(), 1e-3) << "r_pos " << pos_rank;
+    EXPECT_TRUE(zero_start->position_embedding_matrix().eq(0).all().item<bool>()) << "r_pos " << pos_rank;
+    // Everything else starts as the random start's does for the same seed.
+    const auto random_params = random_start->named_parameters();
+    for (const auto& p : zero_start->named_parameters()) {
+      if (p.key() == "pos.weight") continue;
+      EXPECT_TRUE(torch::equal(p.value(), random_params[p.key()])) << p.key() << " r_pos " << pos_rank;
+    }
+    // And the zero table still learns: the loss reaches it through the (random) projection.
+    const auto tokens = torch::randint(spec.vocab, {2, 8}, torch::kLong);
+    auto logits = zero_start(tokens);
+    torch::nn::functional::cross_entropy(logits.reshape({-1, spec.vocab}), tokens.reshape({-1})).backward();
+    const auto grad = zero_start->named_parameters()["pos.weight"].grad();
+    ASSERT_TRUE(grad.defined());
+    EXPECT_GT(grad.abs().max().item<double>(), 0.0) << "r_pos " << pos_rank;
+  }
+}
+
+TEST(ModelSpec, PosInitZeroIsStoredOnlyWhenSetAndChecked) {
+  auto spec = small_model();
+  EXPECT_FALSE(to_json(spec).contains("pos_init"));  // configs stored before the key existed stay equal
+  spec.pos_init = PosInit::Zero;
+  EXPECT_EQ(to_json(spec)["pos_init"], "zero");
+  EXPECT_EQ(model_spec_from_json(to_json(spec)), spec);
+  EXPECT_NE(spec, small_model());
+  EXPECT_NE(describe(spec).find("pos0"), std::string::npos) << describe(spec);
+  EXPECT_EQ(parameter_count(spec), parameter_count(small_model()));
+
+  auto unknown = to_json(spec);
+  unknown["pos_init"] = "orthogonal";
+  try {
+    model_spec_from_json(unknown, "s.toml:model");
+    FAIL() << "pos_init = orthogonal accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml:model.pos_init"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"zero\""), std::string::npos) << e.what();
+  }
+  auto nothing_to_start = spec;
+  nothing_to_start.attention.causal = true;
+  nothing_to_start.positions = Positions::None;
+  ASSERT_EQ(validate(nothing_to_start).size(), 1u);
+  EXPECT_EQ(validate(nothing_to_start)[0].field, "pos_init");
+}
+
 TEST(ModelSpec, PositionsNoneIsStoredOnlyWhenSetAndChecked) {
   auto spec = small_model();
   EXPECT_FALSE(to_json(spec).contains("positions"));  // configs stored before the key existed stay equal

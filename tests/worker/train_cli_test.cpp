@@ -373,7 +373,22 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   unknown_positions.insert(unknown_positions.end(), {"--positions", "sinusoidal"});
   r = run_worker(unknown_positions);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--positions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--positions sinusoidal is not a kind of positional embedding: learned"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  auto unknown_init = train_args(db, "orthogonal");
+  unknown_init.insert(unknown_init.end(), {"--pos-init", "orthogonal"});
+  r = run_worker(unknown_init);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--pos-init orthogonal is not a way to start the positional embedding: random"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  auto zero_without_positions = train_args(db, "zero-without-positions");
+  zero_without_positions.insert(zero_without_positions.end(), {"--positions", "none", "--pos-init", "zero"});
+  r = run_worker(zero_without_positions);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("pos_init = \"zero\" starts a positional embedding at zero"), std::string::npos) << r.err;
   EXPECT_EQ(file_hash(db), before);
 
   r = run_worker({"bogus", "--db", db});
