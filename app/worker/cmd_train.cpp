@@ -165,27 +165,26 @@ Command register_train(CLI::App& root) {
       ->check(rank_check("--embed-rank"));
   app->add_option("--pos-rank", o->pos_rank, "Positional embedding rank >= 1 (VB C.4; default unfactorised)")
       ->check(rank_check("--pos-rank"));
+  // A word a core parser must accept; the message names what the flag takes.
+  auto word_check = [](std::string flag, bool (*accepts)(const std::string&), std::string what, std::string words) {
+    return CLI::Validator(
+        [flag, accepts, what](std::string& v) -> std::string {
+          return accepts(v) ? std::string() : flag + " " + v + " is not " + what;
+        },
+        words);
+  };
   app->add_option("--positions", o->positions,
                   "learned (default) or none: no positional embedding, position only from the causal mask")
-      ->check(CLI::Validator(
-          [](std::string& v) -> std::string {
-            if (core::parse_positions(v)) return {};
-            return "--positions " + v +
-                   " is not a kind of positional embedding: learned (a trained table) or "
-                   "none (position only from the causal mask)";
-          },
+      ->check(word_check(
+          "--positions", [](const std::string& v) { return core::parse_positions(v).has_value(); },
+          "a kind of positional embedding: learned (a trained table) or none (position only from the causal mask)",
           "learned|none"));
   app->add_option("--pos-init", o->pos_init,
                   "random (default) or zero: the positional table starts at zero (P = 0 at step 0; the "
                   "projection of a factorised one stays random)")
-      ->check(CLI::Validator(
-          [](std::string& v) -> std::string {
-            if (core::parse_pos_init(v)) return {};
-            return "--pos-init " + v +
-                   " is not a way to start the positional embedding: random (N(0, 0.02^2)) or "
-                   "zero (P = 0 at step 0)";
-          },
-          "random|zero"));
+      ->check(word_check(
+          "--pos-init", [](const std::string& v) { return core::parse_pos_init(v).has_value(); },
+          "a way to start the positional embedding: random (N(0, 0.02^2)) or zero (P = 0 at step 0)", "random|zero"));
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
   app->add_option("--corpus", o->train.corpus,
