@@ -16,8 +16,10 @@ and
   ordered embedding is near 1, an unordered random one near 0).
 
 A last table gives, per run group and step, the Spearman rank correlation of each measure with the
-final loss over the group's finished runs (+1: the larger the measure then, the worse the run ends). Everything is computed from the DB; nothing is typed in.
-Pure Python (the factors are small): no numpy needed.
+final loss over the group's finished runs (+1: the larger the measure then, the worse the run
+ends). Everything is computed from the DB; nothing is typed in.
+Reads float32 weights (what the worker stores) and float16 ones (an --results-only export's kept
+weights). Pure Python (the factors are small): no numpy needed.
 """
 import json, math, re, sqlite3, struct, sys
 from array import array
@@ -56,14 +58,17 @@ def tensors(blob, names):
         if name not in header:
             continue
         info = header[name]
-        if info["dtype"] != "F32":
-            sys.exit(f"pos_factors: {name} is stored as {info['dtype']}; this reads float32 weights "
-                     "(a DB the worker trained, not an --results-only export's 16-bit ones)")
         a, b = info["data_offsets"]
-        values = array("f")
-        values.frombytes(blob[8 + n + a:8 + n + b])
-        if sys.byteorder != "little":
-            values.byteswap()
+        raw = blob[8 + n + a:8 + n + b]
+        if info["dtype"] == "F32":  # what the worker stores
+            values = array("f")
+            values.frombytes(raw)
+            if sys.byteorder != "little":
+                values.byteswap()
+        elif info["dtype"] == "F16":  # an --results-only export's kept weights
+            values = struct.unpack(f"<{len(raw) // 2}e", raw)
+        else:
+            sys.exit(f"pos_factors: {name} is stored as {info['dtype']}; this reads float32 and float16 weights")
         out[name] = (info["shape"], values)
     return out
 
@@ -186,7 +191,7 @@ if not any(r["snaps"] for g in groups.values() for r in g):
 fmt = lambda v, p=4: "-" if v is None else f"{v:.{p}f}"
 for key, rs in groups.items():
     if not any(r["snaps"] for r in rs):
-        why = "no positional embedding" if any(r["stored"] for r in rs) else "no stored weights (yet)"
+        why = "no positional embedding" if any(r["stored"] for r in rs) else "no stored weights (runs still queued, or exported without them)"
         print(f"\n**{key}**: {why}\n")
         continue
     print(f"\n**{key}**\n")
