@@ -39,6 +39,18 @@ bool get_bool(const nlohmann::json& j, const char* key, const std::string& where
   return j.at(key).get<bool>();
 }
 
+// A key whose value is one word from a fixed set: `parse` maps the word to its value (nullopt for
+// an unknown word) and `choices` ends the message for anything else ("is not a ... (use ...)").
+template <typename T, typename Parse>
+T get_word(const nlohmann::json& j, const char* key, const std::string& where, T fallback, Parse parse,
+           const char* choices) {
+  if (!j.contains(key)) return fallback;
+  const auto& v = j.at(key);
+  const std::optional<T> p = v.is_string() ? parse(v.template get<std::string>()) : std::nullopt;
+  if (!p) throw std::invalid_argument(where + "." + key + ": " + v.dump() + " " + choices);
+  return *p;
+}
+
 }  // namespace
 
 unsigned parse_dynamic_terms(const std::string& list) {
@@ -125,22 +137,10 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
   m.depth = get_int(j, "depth", where, m.depth);
   m.embed_rank = get_int(j, "embed_rank", where, 0);
   m.pos_rank = get_int(j, "pos_rank", where, 0);
-  if (j.contains("positions")) {
-    const auto& v = j["positions"];
-    const auto p = v.is_string() ? parse_positions(v.get<std::string>()) : std::nullopt;
-    if (!p)
-      throw std::invalid_argument(where + ".positions: " + v.dump() +
-                                  " is not a kind of positions (use \"learned\" or \"none\")");
-    m.positions = *p;
-  }
-  if (j.contains("pos_init")) {
-    const auto& v = j["pos_init"];
-    const auto p = v.is_string() ? parse_pos_init(v.get<std::string>()) : std::nullopt;
-    if (!p)
-      throw std::invalid_argument(where + ".pos_init: " + v.dump() +
-                                  " is not a way to start the positional embedding (use \"random\" or \"zero\")");
-    m.pos_init = *p;
-  }
+  m.positions = get_word(j, "positions", where, m.positions, parse_positions,
+                         "is not a kind of positions (use \"learned\" or \"none\")");
+  m.pos_init = get_word(j, "pos_init", where, m.pos_init, parse_pos_init,
+                        "is not a way to start the positional embedding (use \"random\" or \"zero\")");
   m.context = get_int(j, "context", where, m.context);
   m.mlp_ratio = get_int(j, "mlp_ratio", where, m.mlp_ratio);
   if (!j.contains("attention"))

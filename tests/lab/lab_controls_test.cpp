@@ -285,3 +285,41 @@ TEST(LabControls, PositionsOffBuildsAModelWithoutThemKeepsTheRankAndNeedsTheCaus
   EXPECT_EQ(problems[0].field, "positions");
   EXPECT_NE(problems[0].message.find("tick causal, or positional embedding"), std::string::npos) << problems[0].message;
 }
+
+TEST(LabControls, StartingPositionsAtZeroReachesTheModelAndTheSceneAndWaitsWhilePositionsAreOff) {
+  LabControls c;
+  c.pos_rank = 4;
+  c.pos_init = core::PosInit::Zero;
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.pos_init, core::PosInit::Zero);
+  EXPECT_EQ(spec.pos_rank, 4);
+  LabControls back;
+  controls_from_model_spec(spec, "bytes", &back);
+  EXPECT_EQ(back.pos_init, core::PosInit::Zero);
+
+  EXPECT_EQ(to_json(c)["pos_init"], "zero");
+  LabControls scene;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(to_json(c), &scene, &error)) << error;
+  EXPECT_EQ(scene.pos_init, core::PosInit::Zero);
+  ASSERT_TRUE(controls_from_json(nlohmann::json::parse(R"({"pos_init": "random"})"), &scene, &error)) << error;
+  EXPECT_EQ(scene.pos_init, core::PosInit::Random);
+
+  // Without positions there is no table to start: the model is the plain no-positions one (which
+  // validate would refuse with zero), and the box keeps its value for when positions return.
+  c.positions = false;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.pos_init, core::PosInit::Random);
+  EXPECT_EQ(to_json(c)["pos_init"], "zero");
+
+  for (const char* bad : {R"({"pos_init": "orthogonal"})", R"({"pos_init": true})"}) {
+    LabControls untouched;
+    EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
+    EXPECT_NE(error.find("lab.pos_init"), std::string::npos) << error;
+    EXPECT_EQ(untouched.pos_init, core::PosInit::Random);
+  }
+  ASSERT_FALSE(controls_from_json(nlohmann::json::parse(R"({"pos_init": "orthogonal"})"), &scene, &error));
+  EXPECT_NE(error.find("\"zero\""), std::string::npos) << error;
+}

@@ -98,6 +98,7 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   c->embed_rank = spec.embed_rank;
   c->pos_rank = spec.pos_rank;
   c->positions = spec.positions == core::Positions::Learned;
+  c->pos_init = spec.pos_init;
   c->layers = spec.depth;
   c->context = spec.context;
   c->causal = a.causal;
@@ -138,6 +139,7 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   // Without positions the rank slider has nothing to factorise: it keeps its value for when they return.
   spec->pos_rank = c.positions ? c.pos_rank : 0;
   spec->positions = c.positions ? core::Positions::Learned : core::Positions::None;
+  spec->pos_init = c.positions ? c.pos_init : core::PosInit::Random;  // kept, like the rank, for their return
   spec->context = c.context;
   spec->attention = *a;
   for (auto& p : core::validate(*spec)) {
@@ -198,6 +200,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"embed_rank", c.embed_rank},
           {"pos_rank", c.pos_rank},
           {"positions", c.positions},
+          {"pos_init", std::string(core::to_string(c.pos_init))},
           {"vocab", c.vocab},
           {"layers", c.layers},
           {"context", c.context},
@@ -287,6 +290,16 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   get_int("embed_rank", c.embed_rank);
   get_int("pos_rank", c.pos_rank);
   get_bool("positions", c.positions);
+  if (j.contains("pos_init")) {
+    const auto p = j["pos_init"].is_string() ? core::parse_pos_init(j["pos_init"].get<std::string>()) : std::nullopt;
+    if (!p) {
+      *error = "lab.pos_init: " + j["pos_init"].dump() +
+               " is not a way to start the positional embedding (use "
+               "\"random\" or \"zero\")";
+      return false;
+    }
+    c.pos_init = *p;
+  }
   if (j.contains("vocab")) {
     c.vocab = j["vocab"].get<std::string>();
     std::string vocab_error;

@@ -25,13 +25,14 @@ struct LabControls {
   core::AttentionKind kind = core::AttentionKind::MultiHead;
   int d = 64;
   int heads = 8;
-  int heads_k = 8, heads_v = 8;    // talking-heads kinds
-  bool standard_head_size = true;  // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
-  int head_size = 8;               // d_p when not standard
-  int embed_rank = 0;              // 0 = full
-  int pos_rank = 0;                // positional embedding rank (VB C.4); 0 = full
-  bool positions = true;           // a learned positional embedding; false: none (the causal mask only)
-  std::string vocab = "bytes";     // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
+  int heads_k = 8, heads_v = 8;                    // talking-heads kinds
+  bool standard_head_size = true;                  // d_p = d/h (LRB eq. 8) vs a fixed head size (LRB §3)
+  int head_size = 8;                               // d_p when not standard
+  int embed_rank = 0;                              // 0 = full
+  int pos_rank = 0;                                // positional embedding rank (VB C.4); 0 = full
+  bool positions = true;                           // a learned positional embedding; false: none (the causal mask only)
+  core::PosInit pos_init = core::PosInit::Random;  // Zero: the positional table (its n x r_pos factor) starts at 0
+  std::string vocab = "bytes";  // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
   int layers = 2;
   int context = 128;
   bool causal = true;

@@ -100,6 +100,9 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   }
   ImGui::SliderInt(field("r (emb. rank)").c_str(), &c.embed_rank, 0, c.d, c.embed_rank == 0 ? "full (r = d)" : "%d");
   highlight_item("embed_rank");
+  tooltip(
+      "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
+      "not factorised: full rank, r = min(V, d).");
   ImGui::BeginDisabled(!c.positions);
   ImGui::SliderInt(field("r_pos (pos. rank)").c_str(), &c.pos_rank, 0, c.d,
                    !c.positions      ? "no positions"
@@ -115,9 +118,17 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   tooltip(
       "Off: the model has no positional embedding, and only the causal mask tells positions apart (query i\n"
       "sees i + 1 keys). A bidirectional model needs one: the lab says so instead of training.");
+  ImGui::BeginDisabled(!c.positions);
+  bool zero_start = c.pos_init == core::PosInit::Zero;
+  if (ImGui::Checkbox("start positions at zero", &zero_start))
+    c.pos_init = zero_start ? core::PosInit::Zero : core::PosInit::Random;
+  ImGui::EndDisabled();
+  highlight_item("pos_init");
   tooltip(
-      "Embedding rank r: the token embedding is V x r times r x d (VB §5.1). At the left end the embedding is\n"
-      "not factorised: full rank, r = min(V, d).");
+      "On: the positional table starts at zero (with r_pos > 0, its n x r_pos factor; the r_pos x d factor stays\n"
+      "random, so the table still learns), and every other weight starts as it would with this off, for the\n"
+      "same seed. In our KJV runs a low-rank positional table started this way no longer ended in bad seeds:\n"
+      "docs/results/vb_pos_rank_full.md, \"Starting the positional table at zero\".");
   static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
   if (ImGui::BeginCombo(field("vocabulary").c_str(), c.vocab.c_str())) {
     for (const char* v : kVocabularies)
