@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""pos_factors.py DB SUITE [--steps S,S,...]: what a suite's runs did with their positional embedding.
+"""pos_factors.py DB SUITE [--steps S,S,...] [--init INIT_DB]: what a suite's runs did with their positional embedding.
 
 For every run of SUITE in the experiments DB (read-only) and every stored "weights" artifact (the
 worker keeps one per checkpoint), this reads the positional embedding P (n x d: the table `pos`,
@@ -15,6 +15,17 @@ and
 - adj. cos: the mean cosine between the vectors of neighbouring positions i and i + 1 (a smooth,
   ordered embedding is near 1, an unordered random one near 0).
 
+With --init INIT_DB (a DB holding the same runs' starting weights: the earliest stored weights of
+the run there, of any suite, with the same model and seed; docs/results/cpu_2026-11-28/
+vb_pos_rank_init.toml makes one), three more columns say how much of the start is left:
+
+- P start cos: the cosine between P and the P it started with (both flattened to one vector): near
+  1 while P is still its random start, near 0 once that start is gone or drowned;
+- A start cos, B start cos: the same for the two factors of a factorised P (P = A B^T, A = `pos`,
+  B = `pos_proj`), "-" for a plain table. A start that is zero (`pos_init = "zero"`) has no
+  direction: "-" too (a start of rms < 1e-6 counts as zero: the init suite's one step at lr 1e-9
+  moves a zero factor to about 1e-9).
+
 A last table gives, per run group and step, the Spearman rank correlation of each measure with the
 final loss over the group's finished runs (+1: the larger the measure then, the worse the run
 ends). Everything is computed from the DB; nothing is typed in.
@@ -27,6 +38,13 @@ from collections import OrderedDict
 
 args = [a for a in sys.argv[1:]]
 steps_filter = None
+init_db = None
+if "--init" in args:
+    i = args.index("--init")
+    if i + 1 >= len(args):
+        sys.exit("pos_factors: --init needs the DB of the runs' starting weights")
+    init_db = args[i + 1]
+    del args[i:i + 2]
 if "--steps" in args:
     i = args.index("--steps")
     if i + 1 >= len(args):
@@ -37,11 +55,11 @@ if "--steps" in args:
         sys.exit(f"pos_factors: --steps takes whole step numbers separated by commas, not '{args[i + 1]}'")
     del args[i:i + 2]
 if len(args) != 2:
-    sys.exit("usage: pos_factors.py DB SUITE [--steps 500,2500]")
+    sys.exit("usage: pos_factors.py DB SUITE [--steps 500,2500] [--init INIT_DB]")
 db, suite = args
 try:
     c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    runs = c.execute("""SELECT r.id, r.name, r.status FROM runs r JOIN suites s ON s.id = r.suite_id
+    runs = c.execute("""SELECT r.id, r.name, r.status, r.config_json FROM runs r JOIN suites s ON s.id = r.suite_id
                         WHERE s.name = ? ORDER BY r.id""", (suite,)).fetchall()
 except sqlite3.DatabaseError as e:
     sys.exit(f"pos_factors: {db} is not a readable Headroom experiments DB ({e})")
@@ -157,7 +175,52 @@ def measures(blob):
     norms = [math.sqrt(sum(x * x for x in row)) for row in p]
     cos = [sum(x * y for x, y in zip(p[i], p[i + 1])) / (norms[i] * norms[i + 1])
            for i in range(len(p) - 1) if norms[i] > 0 and norms[i + 1] > 0]
-    return dict(pos_rms=rms(p), ratio=rms(p) / rms(tok), eff=eff, adj=sum(cos) / len(cos) if cos else 0.0)
+    return dict(pos_rms=rms(p), ratio=rms(p) / rms(tok), eff=eff, adj=sum(cos) / len(cos) if cos else 0.0,
+                p=p, a=pos_rows if factors else None, b=factors[1] if factors else None)
+
+
+def flat_cos(x, start):
+    """The cosine between a matrix and its start (both given as rows, flattened); None where either
+    is zero (a start of rms < 1e-6 counts as zero)."""
+    if x is None or start is None:
+        return None
+    dot = sum(a * b for rx, ry in zip(x, start) for a, b in zip(rx, ry))
+    nx = math.sqrt(sum(a * a for r in x for a in r))
+    ny = math.sqrt(sum(b * b for r in start for b in r))
+    if nx == 0 or ny < 1e-6 * math.sqrt(sum(len(r) for r in start)):
+        return None
+    return dot / (nx * ny)
+
+
+def run_key(name):
+    """A run's group (its name less the suite and the seed) and its seed."""
+    parts = name.split("/")
+    seed = re.search(r"seed=(\d+)", parts[-1])
+    key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))]).rstrip("/")
+    return key, int(seed.group(1)) if seed else 0
+
+
+def start_key(config_json):
+    """What fixes a run's starting weights: its model and its seed (core/train/trainer.cpp)."""
+    config = json.loads(config_json)
+    return json.dumps(config["model"], sort_keys=True), config["train"].get("seed", 0)
+
+
+starts = {}
+if init_db is not None:
+    try:
+        ic = sqlite3.connect(f"file:{init_db}?mode=ro", uri=True)
+        first = ic.execute("""SELECT r.config_json, a.bytes FROM runs r JOIN artifacts a ON a.run_id = r.id
+                              WHERE a.kind = 'weights' AND a.step = (SELECT MIN(step) FROM artifacts
+                                    WHERE run_id = r.id AND kind = 'weights') ORDER BY r.id""").fetchall()
+    except sqlite3.DatabaseError as e:
+        sys.exit(f"pos_factors: --init {init_db} is not a readable Headroom experiments DB ({e})")
+    for config_json, blob in first:
+        m = measures(blob)
+        if m is not None:
+            starts.setdefault(start_key(config_json), m)
+    if not starts:
+        sys.exit(f"pos_factors: --init {init_db} keeps no weights with a positional embedding")
 
 
 def val_at(run_id):
@@ -166,10 +229,9 @@ def val_at(run_id):
 
 
 groups = OrderedDict()
-for rid, name, status in runs:
-    parts = name.split("/")
-    seed = re.search(r"seed=(\d+)", parts[-1])
-    key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))]).rstrip("/")
+for rid, name, status, config_json in runs:
+    key, seed = run_key(name)
+    start = starts.get(start_key(config_json))
     val = val_at(rid)
     snaps, stored = [], 0
     for step, blob in c.execute("SELECT step, bytes FROM artifacts WHERE run_id = ? AND kind = 'weights' ORDER BY step",
@@ -179,9 +241,11 @@ for rid, name, status in runs:
         stored += 1
         m = measures(blob)
         if m is not None:
+            if init_db is not None:
+                m["start"] = [flat_cos(m[k], start[k]) if start else None for k in ("p", "a", "b")]
             snaps.append((step, val.get(step), m))
     final = val[max(val)] if val else None
-    groups.setdefault(key, []).append(dict(seed=int(seed.group(1)) if seed else 0, final=final, snaps=snaps,
+    groups.setdefault(key, []).append(dict(seed=seed, final=final, snaps=snaps, start=start is not None,
                                            stored=stored, done=status == "done"))
 
 if not any(r["snaps"] for g in groups.values() for r in g):
@@ -195,11 +259,15 @@ for key, rs in groups.items():
         print(f"\n**{key}**: {why}\n")
         continue
     print(f"\n**{key}**\n")
-    print("| seed | step | val loss | \\|P\\| rms | P / tok | eff. rank | adj. cos |")
-    print("|---|---|---|---|---|---|---|")
+    if init_db is not None and not all(r["start"] for r in rs):
+        print(f"(no start in {init_db} for seeds {', '.join(str(r['seed']) for r in rs if not r['start'])})\n")
+    extra = " P start cos | A start cos | B start cos |" if init_db is not None else ""
+    print("| seed | step | val loss | \\|P\\| rms | P / tok | eff. rank | adj. cos |" + extra)
+    print("|---|---|---|---|---|---|---|" + "---|" * (3 if init_db is not None else 0))
     for r in sorted(rs, key=lambda r: r["seed"]):
         for step, v, m in r["snaps"]:
-            print(f"| {r['seed']} | {step} | {fmt(v)} | {m['pos_rms']:.3f} | {m['ratio']:.2f} | {m['eff']:.2f} | {m['adj']:.3f} |")
+            cells = "".join(f" {fmt(x, 3)} |" for x in m["start"]) if init_db is not None else ""
+            print(f"| {r['seed']} | {step} | {fmt(v)} | {m['pos_rms']:.3f} | {m['ratio']:.2f} | {m['eff']:.2f} | {m['adj']:.3f} |{cells}")
 
 
 def ranks(xs):
@@ -224,8 +292,10 @@ def spearman(xs, ys):
     return num / den if den else float("nan")
 
 
-print("\n| run group | seeds | step | Spearman with final loss: \\|P\\| rms | P / tok | eff. rank | adj. cos |")
-print("|---|---|---|---|---|---|---|")
+with_start = init_db is not None and all(r["start"] for g in groups.values() for r in g)
+print("\n| run group | seeds | step | Spearman with final loss: \\|P\\| rms | P / tok | eff. rank | adj. cos |"
+      + (" P start cos |" if with_start else ""))
+print("|---|---|---|---|---|---|---|" + ("---|" if with_start else ""))
 for key, rs in groups.items():
     done = [r for r in rs if r["done"] and r["final"] is not None and r["snaps"]]  # finished runs only
     if len(done) < 3:
@@ -236,4 +306,7 @@ for key, rs in groups.items():
             continue
         f = [a for a, _ in at]
         cells = " | ".join(f"{spearman([m[k] for _, m in at], f):+.2f}" for k in ("pos_rms", "ratio", "eff", "adj"))
+        if with_start:
+            cos = [m["start"][0] for _, m in at]
+            cells += " | " + (f"{spearman(cos, f):+.2f}" if None not in cos else "-")
         print(f"| {key} | {len(done)} | {step} | {cells} |")

@@ -198,6 +198,23 @@ spear = corr.get(("low/pos_rank=2", 10))
 check(spear is not None and spear[0] == "+1.00" and spear[1] == "+1.00",
       f"Spearman of |P| rms and P / tok with the final loss at step 10 is +1.00: {spear}")
 
+# --init with the DB itself: each run's earliest weights (the hand-made step-10 ones) are its start,
+# so at step 10 every cosine with the start is 1, and a plain table has no factors to compare.
+text = pos_factors(db, "pos-factors-test", "--steps", "10", "--init", db).stdout
+starts = {}
+for line in text.splitlines():
+    cells = [x.strip() for x in line.strip().strip("|").split("|")]
+    if len(cells) == 10 and cells[1] == "10":
+        starts.setdefault(cells[0], []).append(cells[7:])
+check(sorted(len(v) for v in starts.values()) == [1, 1, 2], f"--init: a row per run with three more cells: {starts}")
+for seed, rows_ in starts.items():
+    for cells in rows_:
+        check(cells[0] == "1.000" and (cells[1:] == ["1.000", "1.000"] or cells[1:] == ["-", "-"]),
+              f"--init with itself: seed {seed} at its start reads {cells}")
+spearman_head = [line for line in text.splitlines() if line.startswith("| run group |")]
+check(len(spearman_head) == 1 and spearman_head[0].endswith("| P start cos |"),
+      f"--init adds P start cos to the Spearman table: {spearman_head}")
+
 # 3. Bad input: one message, a non-zero exit.
 not_a_db = os.path.join(out, "not_a_db.sqlite")
 with open(not_a_db, "w") as f:
@@ -205,7 +222,8 @@ with open(not_a_db, "w") as f:
 for extra, says in [((not_a_db, "pos-factors-test"), "not a readable Headroom experiments DB"),
                     ((db, "no-such-suite"), "no runs of suite 'no-such-suite'"),
                     ((db, "pos-factors-test", "--steps", "ten"), "--steps takes whole step numbers"),
-                    ((db, "pos-factors-test", "--steps", "7"), "keep no weights")]:
+                    ((db, "pos-factors-test", "--steps", "7"), "keep no weights"),
+                    ((db, "pos-factors-test", "--init", not_a_db), "--init " + not_a_db + " is not a readable")]:
     r = pos_factors(*extra, expect_ok=False)
     check(r.returncode != 0 and says in r.stderr, f"{extra}: exit {r.returncode}, said {r.stderr.strip()!r}")
 
