@@ -31,6 +31,7 @@ struct TrainOptions {
   double checkpoint_interval = 0;  // ExecOptions::checkpoint_interval_s
   std::string device = "auto", precision = "fp32";
   std::string positions = "learned", pos_init = "random";
+  double pos_init_scale = 1.0;
 };
 
 nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
@@ -55,6 +56,7 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
             {"pos_rank", o.pos_rank},
             {"positions", o.positions},
             {"pos_init", o.pos_init},
+            {"pos_init_scale", o.pos_init_scale},
             {"context", o.context},
             {"mlp_ratio", o.mlp_ratio},
             {"attention", attention}}},
@@ -185,6 +187,9 @@ Command register_train(CLI::App& root) {
       ->check(word_check(
           "--pos-init", [](const std::string& v) { return core::parse_pos_init(v).has_value(); },
           "a way to start the positional embedding: random (N(0, 0.02^2)) or zero (P = 0 at step 0)", "random|zero"));
+  app->add_option("--pos-init-scale", o->pos_init_scale,
+                  "Scale of the random positional start (default 1: N(0, 0.02^2); 0.25: the same draws, a "
+                  "quarter the size)");
   app->add_option("--context", o->context, "Context n (default 64)");
   app->add_option("--mlp-ratio", o->mlp_ratio, "Feed-forward ratio (default 4)");
   app->add_option("--corpus", o->train.corpus,

@@ -90,6 +90,7 @@ nlohmann::json to_json(const ModelSpec& s) {
   // Written only when not the default, so the configs stored before the key existed stay byte-equal.
   if (s.positions != Positions::Learned) j["positions"] = std::string(to_string(s.positions));
   if (s.pos_init != PosInit::Random) j["pos_init"] = std::string(to_string(s.pos_init));
+  if (s.pos_init_scale != 1.0) j["pos_init_scale"] = s.pos_init_scale;
   return j;
 }
 
@@ -128,8 +129,8 @@ AttentionSpec attention_spec_from_json(const nlohmann::json& j, const std::strin
 ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw std::invalid_argument(where + ": expected an object, got " + j.dump());
   reject_unknown(j,
-                 {"vocab", "width", "depth", "embed_rank", "pos_rank", "positions", "pos_init", "context", "mlp_ratio",
-                  "attention"},
+                 {"vocab", "width", "depth", "embed_rank", "pos_rank", "positions", "pos_init", "pos_init_scale",
+                  "context", "mlp_ratio", "attention"},
                  where);
   ModelSpec m;
   m.vocab = get_int(j, "vocab", where, m.vocab);
@@ -141,6 +142,15 @@ ModelSpec model_spec_from_json(const nlohmann::json& j, const std::string& where
                          "is not a kind of positions (use \"learned\" or \"none\")");
   m.pos_init = get_word(j, "pos_init", where, m.pos_init, parse_pos_init,
                         "is not a way to start the positional embedding (use \"random\" or \"zero\")");
+  if (j.contains("pos_init_scale")) {
+    const auto& v = j["pos_init_scale"];
+    if (!v.is_number())
+      throw std::invalid_argument(where +
+                                  ".pos_init_scale: expected a number (the random start's scale, 1 = "
+                                  "N(0, 0.02^2)), got " +
+                                  v.dump());
+    m.pos_init_scale = v.get<double>();
+  }
   m.context = get_int(j, "context", where, m.context);
   m.mlp_ratio = get_int(j, "mlp_ratio", where, m.mlp_ratio);
   if (!j.contains("attention"))

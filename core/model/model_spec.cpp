@@ -7,6 +7,14 @@
 #include "core/attention/attention_costs.h"
 
 namespace headroom::core {
+namespace {
+// A scale as a person writes it: 0.25, 1e-06, 100.
+std::string format_number(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+}  // namespace
 
 std::string_view to_string(Positions p) { return p == Positions::None ? "none" : "learned"; }
 
@@ -26,8 +34,9 @@ std::optional<PosInit> parse_pos_init(std::string_view name) {
 
 bool ModelSpec::operator==(const ModelSpec& o) const {
   return vocab == o.vocab && width == o.width && depth == o.depth && embed_rank == o.embed_rank &&
-         pos_rank == o.pos_rank && positions == o.positions && pos_init == o.pos_init && context == o.context &&
-         mlp_ratio == o.mlp_ratio && attention == o.attention;
+         pos_rank == o.pos_rank && positions == o.positions && pos_init == o.pos_init &&
+         pos_init_scale == o.pos_init_scale && context == o.context && mlp_ratio == o.mlp_ratio &&
+         attention == o.attention;
 }
 
 int effective_embed_rank(const ModelSpec& s) {
@@ -63,6 +72,16 @@ std::vector<SpecProblem> validate(const ModelSpec& s) {
     p.push_back({"pos_init",
                  "pos_init = \"zero\" starts a positional embedding at zero, but positions = \"none\" "
                  "has none: use positions = \"learned\" or leave pos_init out"});
+  if (!(s.pos_init_scale > 0 && s.pos_init_scale <= 100))  // NaN fails too
+    p.push_back({"pos_init_scale", "pos_init_scale = " + format_number(s.pos_init_scale) +
+                                       " is impossible: the positional start's scale must be in (0, 100] "
+                                       "(1 = N(0, 0.02^2); for no start at all use pos_init = \"zero\")"});
+  else if (s.pos_init_scale != 1.0 && (s.positions == Positions::None || s.pos_init == PosInit::Zero))
+    p.push_back({"pos_init_scale",
+                 "pos_init_scale scales a random positional start, but " +
+                     std::string(s.positions == Positions::None ? "positions = \"none\" has no positional embedding"
+                                                                : "pos_init = \"zero\" starts it at zero") +
+                     ": leave pos_init_scale out or use pos_init = \"random\""});
   if (s.positions == Positions::None && !s.attention.causal)
     p.push_back({"positions",
                  "positions = \"none\" needs causal attention: a bidirectional model without a "
@@ -107,6 +126,7 @@ std::string describe(const ModelSpec& s) {
   if (s.pos_rank > 0) o << " r_pos=" << s.pos_rank;
   if (s.positions == Positions::None) o << " no-pos";
   if (s.pos_init == PosInit::Zero) o << " pos0";
+  if (s.pos_init_scale != 1.0) o << " pos*" << format_number(s.pos_init_scale);
   o << " n=" << s.context << " | " << describe(s.attention);
   return o.str();
 }

@@ -23,7 +23,7 @@ std::optional<Positions> parse_positions(std::string_view name);  // "learned", 
 // n x r table of a factorised one, whose r x d projection is N(0, 1/r): P = A B^T has the same scale
 // either way). Zero: that table starts at zero, so P = 0 at step 0 and grows only where the loss
 // pushes it (the projection stays random, as LoRA starts one factor at zero). Everything else in the
-// model starts as Random's does for the same seed.
+// model starts as Random's does for the same seed. ModelSpec::pos_init_scale scales Random's draw.
 enum class PosInit { Random, Zero };
 std::string_view to_string(PosInit p);
 std::optional<PosInit> parse_pos_init(std::string_view name);  // "random", "zero"
@@ -36,8 +36,11 @@ struct ModelSpec {
   int pos_rank = 0;    // positional embedding rank (VB C.4); 0 = unfactorised
   Positions positions = Positions::Learned;
   PosInit pos_init = PosInit::Random;  // how the learned positional embedding starts
-  int context = 64;                    // n: the longest sequence the learned positions cover
-  int mlp_ratio = 4;                   // feed-forward hidden = mlp_ratio * d
+  // Random's table (the n x r one of a factorised embedding) is drawn N(0, (0.02 s)^2): the same
+  // draws as s = 1 times s, so everything else, and the start's direction, match s = 1's for the seed.
+  double pos_init_scale = 1.0;
+  int context = 64;   // n: the longest sequence the learned positions cover
+  int mlp_ratio = 4;  // feed-forward hidden = mlp_ratio * d
   AttentionSpec attention;
 
   bool operator==(const ModelSpec& o) const;

@@ -48,7 +48,7 @@ TransformerLMImpl::TransformerLMImpl(const ModelSpec& spec) : spec_(spec) {
     torch::NoGradGuard g;
     // Small embeddings, as GPT-2 does; LayerNorm rescales them before attention anyway.
     tok->weight.normal_(0.0, 0.02);
-    if (pos) pos->weight.normal_(0.0, 0.02);
+    if (pos) pos->weight.normal_(0.0, 0.02 * spec.pos_init_scale);
     if (tok_proj) tok_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.embed_rank)));
     if (pos_proj) pos_proj->weight.normal_(0.0, 1.0 / std::sqrt(double(spec.pos_rank)));
     // Drawn first and then zeroed, so the rest of the model starts exactly as pos_init = random's

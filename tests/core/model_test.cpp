@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <torch/torch.h>
 
 #include "core/analysis/head_analysis.h"
@@ -165,6 +167,63 @@ TEST(TransformerLM, PosInitZeroStartsOnlyThePositionalTableAtZero) {
     ASSERT_TRUE(grad.defined());
     EXPECT_GT(grad.abs().max().item<double>(), 0.0) << "r_pos " << pos_rank;
   }
+}
+
+TEST(TransformerLM, PosInitScaleScalesOnlyThePositionalStartAndKeepsItsDirection) {
+  for (int pos_rank : {0, 4}) {
+    auto spec = small_model();
+    spec.pos_rank = pos_rank;
+    auto small = spec;
+    small.pos_init_scale = 0.25;
+    torch::manual_seed(5);
+    TransformerLM full_start(spec);
+    torch::manual_seed(5);
+    TransformerLM small_start(small);
+    const auto full_params = full_start->named_parameters();
+    for (const auto& p : small_start->named_parameters()) {
+      const auto& want = full_params[p.key()];
+      if (p.key() == "pos.weight")  // the same draws, a quarter the size (up to float rounding)
+        EXPECT_TRUE(torch::allclose(p.value(), 0.25 * want, 1e-6, 1e-9)) << "r_pos " << pos_rank;
+      else EXPECT_TRUE(torch::equal(p.value(), want)) << p.key() << " r_pos " << pos_rank;
+    }
+    EXPECT_GT(full_params["pos.weight"].abs().max().item<double>(), 1e-3);
+  }
+}
+
+TEST(ModelSpec, PosInitScaleIsStoredOnlyWhenSetAndChecked) {
+  auto spec = small_model();
+  EXPECT_FALSE(to_json(spec).contains("pos_init_scale"));  // stored configs stay byte-equal
+  spec.pos_init_scale = 0.25;
+  EXPECT_EQ(to_json(spec)["pos_init_scale"], 0.25);
+  EXPECT_EQ(model_spec_from_json(to_json(spec)), spec);
+  EXPECT_NE(spec, small_model());
+  EXPECT_NE(describe(spec).find("pos*0.25"), std::string::npos) << describe(spec);
+
+  auto not_a_number = to_json(spec);
+  not_a_number["pos_init_scale"] = "small";
+  try {
+    model_spec_from_json(not_a_number, "s.toml:model");
+    ADD_FAILURE() << "pos_init_scale = \"small\" accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("s.toml:model.pos_init_scale: expected a number"), std::string::npos)
+        << e.what();
+  }
+  for (double bad : {0.0, -1.0, 101.0, std::nan("")}) {
+    auto impossible = spec;
+    impossible.pos_init_scale = bad;
+    ASSERT_EQ(validate(impossible).size(), 1u) << bad;
+    EXPECT_EQ(validate(impossible)[0].field, "pos_init_scale");
+    EXPECT_NE(validate(impossible)[0].message.find("(0, 100]"), std::string::npos) << validate(impossible)[0].message;
+  }
+  auto zero = spec;
+  zero.pos_init = PosInit::Zero;
+  ASSERT_EQ(validate(zero).size(), 1u);
+  EXPECT_NE(validate(zero)[0].message.find("pos_init = \"zero\" starts it at zero"), std::string::npos);
+  auto none = spec;
+  none.attention.causal = true;
+  none.positions = Positions::None;
+  ASSERT_EQ(validate(none).size(), 1u);
+  EXPECT_EQ(validate(none)[0].field, "pos_init_scale");
 }
 
 TEST(ModelSpec, PosInitZeroIsStoredOnlyWhenSetAndChecked) {
