@@ -96,6 +96,7 @@ if [ "\$SLURM_ARRAY_TASK_ID" = 1 ]; then
   "$worker" "\$@" --crash-after-step 10
   rc=\$?
   kill -9 "\$(cat "$dir/slurmd.pid")"
+  touch "$dir/node_lost"  # the test waits for this, not for the absence of this process
   exit \$rc
 fi
 exec "$worker" "\$@"
@@ -124,7 +125,7 @@ PY
 }
 for _ in $(seq 600); do
   shard_done "$dir/out/suite.shard-0.sqlite" 0 && shard_done "$dir/out/suite.shard-2.sqlite" 2 &&
-    [ -f "$dir/task-1.log" ] && ! pgrep -f "lossy_worker.sh" >/dev/null && break
+    [ -f "$dir/node_lost" ] && ! pgrep -f "lossy_worker.sh" >/dev/null && break
   sleep 0.5
 done
 shard_done "$dir/out/suite.shard-0.sqlite" 0 || fail "shard 0 did not finish"
@@ -132,6 +133,9 @@ shard_done "$dir/out/suite.shard-2.sqlite" 2 || fail "shard 2 did not finish"
 # Dead: gone, or a zombie nobody reaps (a daemon's parent is PID 1, which in a container may not
 # reap), so kill -0 is not the test.
 alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+# kill -9 is asynchronous: give the kernel a moment to take slurmd down.
+[ -f "$dir/node_lost" ] || fail "task 1 never lost its node (no crash at step 10)"
+for _ in $(seq 50); do alive "$(cat "$dir/slurmd.pid" 2>/dev/null)" || break; sleep 0.1; done
 alive "$(cat "$dir/slurmd.pid" 2>/dev/null)" && fail "the lost node's slurmd is still alive"
 shard_done "$dir/out/suite.shard-1.sqlite" 1 && fail "shard 1 finished although its node was lost mid-run"
 "$worker" status --db "$dir/out/suite.shard-1.sqlite" | tee "$out/shard1_after_loss.txt"
