@@ -323,3 +323,47 @@ TEST(LabControls, StartingPositionsAtZeroReachesTheModelAndTheSceneAndWaitsWhile
   ASSERT_FALSE(controls_from_json(nlohmann::json::parse(R"({"pos_init": "orthogonal"})"), &scene, &error));
   EXPECT_NE(error.find("\"zero\""), std::string::npos) << error;
 }
+
+TEST(LabControls, TheRandomStartsScaleReachesTheModelOnlyWhileTheStartIsRandom) {
+  LabControls c;
+  c.pos_rank = 4;
+  c.pos_init_scale = 0.5f;
+  core::ModelSpec spec;
+  std::vector<core::SpecProblem> problems;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.pos_init_scale, 0.5);
+  LabControls back;
+  controls_from_model_spec(spec, "bytes", &back);
+  EXPECT_EQ(back.pos_init_scale, 0.5f);
+
+  // A zero start or no positions have no random start to scale (validate refuses a scale there):
+  // the model takes 1, the slider keeps its value for when the random start returns.
+  c.pos_init = core::PosInit::Zero;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.pos_init_scale, 1.0);
+  c.pos_init = core::PosInit::Random;
+  c.positions = false;
+  ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_EQ(spec.pos_init_scale, 1.0);
+  EXPECT_EQ(to_json(c)["pos_init_scale"], 0.5);
+
+  // A new scale is a new start: the lab trains afresh rather than carrying weights over.
+  core::ModelSpec half, full;
+  c.positions = true;
+  ASSERT_TRUE(model_spec_of(c, &half, &problems));
+  c.pos_init_scale = 1.0f;
+  ASSERT_TRUE(model_spec_of(c, &full, &problems));
+  EXPECT_FALSE(same_shapes(half, full));
+
+  LabControls scene;
+  std::string error;
+  ASSERT_TRUE(controls_from_json(nlohmann::json::parse(R"({"pos_init_scale": 0.25})"), &scene, &error)) << error;
+  EXPECT_EQ(scene.pos_init_scale, 0.25f);
+  for (const char* bad : {R"({"pos_init_scale": 0})", R"({"pos_init_scale": -1})", R"({"pos_init_scale": 101})",
+                          R"({"pos_init_scale": "half"})"}) {
+    LabControls untouched;
+    EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
+    EXPECT_NE(error.find("lab.pos_init_scale"), std::string::npos) << error;
+    EXPECT_EQ(untouched.pos_init_scale, 1.0f);
+  }
+}

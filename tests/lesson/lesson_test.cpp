@@ -281,7 +281,8 @@ TEST(LessonErrors, UnknownHighlightControl) {
   // The element's own line in a multi-line array.
   EXPECT_EQ(parse_error(one_step("highlight = [\n  \"heads\",\n  \"hedas\",\n]\n")),
             "lessons/x.toml:7: step 1 (\"A\"): highlight: unknown control \"hedas\"; Lab controls: kind, d, heads, "
-            "heads_k, heads_v, standard_head_size, head_size, embed_rank, pos_rank, positions, pos_init, vocab, "
+            "heads_k, heads_v, standard_head_size, head_size, embed_rank, pos_rank, positions, pos_init, "
+            "pos_init_scale, vocab, "
             "layers, context, "
             "causal, seed, input, "
             "text, task, synthetic_n, training, lr, layer, stage, theorem_n, theorem_dp, theorem_causal, pattern, "

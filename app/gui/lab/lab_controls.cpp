@@ -99,6 +99,7 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   c->pos_rank = spec.pos_rank;
   c->positions = spec.positions == core::Positions::Learned;
   c->pos_init = spec.pos_init;
+  c->pos_init_scale = static_cast<float>(spec.pos_init_scale);
   c->layers = spec.depth;
   c->context = spec.context;
   c->causal = a.causal;
@@ -140,6 +141,10 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   spec->pos_rank = c.positions ? c.pos_rank : 0;
   spec->positions = c.positions ? core::Positions::Learned : core::Positions::None;
   spec->pos_init = c.positions ? c.pos_init : core::PosInit::Random;  // kept, like the rank, for their return
+  // The scale of a random start: kept too while the start is zero or there are no positions.
+  spec->pos_init_scale = spec->positions == core::Positions::Learned && spec->pos_init == core::PosInit::Random
+                             ? static_cast<double>(c.pos_init_scale)
+                             : 1.0;
   spec->context = c.context;
   spec->attention = *a;
   for (auto& p : core::validate(*spec)) {
@@ -201,6 +206,7 @@ nlohmann::json to_json(const LabControls& c) {
           {"pos_rank", c.pos_rank},
           {"positions", c.positions},
           {"pos_init", std::string(core::to_string(c.pos_init))},
+          {"pos_init_scale", c.pos_init_scale},
           {"vocab", c.vocab},
           {"layers", c.layers},
           {"context", c.context},
@@ -299,6 +305,15 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
       return false;
     }
     c.pos_init = *p;
+  }
+  if (j.contains("pos_init_scale")) {
+    const double s = j["pos_init_scale"].get<double>();
+    if (!(s > 0 && s <= 100)) {
+      *error = "lab.pos_init_scale: " + j["pos_init_scale"].dump() +
+               " is out of range: the random positional start's scale is a number in (0, 100] (1 = the usual start)";
+      return false;
+    }
+    c.pos_init_scale = static_cast<float>(s);
   }
   if (j.contains("vocab")) {
     c.vocab = j["vocab"].get<std::string>();

@@ -32,6 +32,7 @@ struct LabControls {
   int pos_rank = 0;                                // positional embedding rank (VB C.4); 0 = full
   bool positions = true;                           // a learned positional embedding; false: none (the causal mask only)
   core::PosInit pos_init = core::PosInit::Random;  // Zero: the positional table (its n x r_pos factor) starts at 0
+  float pos_init_scale = 1.0f;                     // Random: the start's scale (core::ModelSpec::pos_init_scale)
   std::string vocab = "bytes";  // "bytes" (V = 256) or "bpe:<V>" trained on KJV (VB used 257, 500, 2000)
   int layers = 2;
   int context = 128;

@@ -30,11 +30,12 @@ const Names kLabFocus = {"maps", "rank", "projections", "theorem", "separation",
 const Names kExplorerFocus = {"curves", "figures", "table", "run", "replay"};
 // The lab's controls by their scene keys (app/gui/lab/lab_controls.cpp), less the view-only ones.
 const Names kLabControls = {
-    "kind",      "d",           "heads",          "heads_k",   "heads_v",    "standard_head_size",
-    "head_size", "embed_rank",  "pos_rank",       "positions", "pos_init",   "vocab",
-    "layers",    "context",     "causal",         "seed",      "input",      "text",
-    "task",      "synthetic_n", "training",       "lr",        "layer",      "stage",
-    "theorem_n", "theorem_dp",  "theorem_causal", "pattern",   "importance", "map_view"};
+    "kind",      "d",          "heads",       "heads_k",        "heads_v",  "standard_head_size",
+    "head_size", "embed_rank", "pos_rank",    "positions",      "pos_init", "pos_init_scale",
+    "vocab",     "layers",     "context",     "causal",         "seed",     "input",
+    "text",      "task",       "synthetic_n", "training",       "lr",       "layer",
+    "stage",     "theorem_n",  "theorem_dp",  "theorem_causal", "pattern",  "importance",
+    "map_view"};
 const Names kSweepControls = {
     "d",       "heads",       "heads_k",   "heads_v",    "head_size",    "embed_rank", "pos_rank",      "layers",
     "context", "synthetic_n", "theorem_n", "theorem_dp", "theorem_head", "layer",      "enlarged_head", "lr"};

@@ -129,6 +129,19 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "random, so the table still learns), and every other weight starts as it would with this off, for the\n"
       "same seed. In our KJV runs a low-rank positional table started this way no longer ended in bad seeds:\n"
       "docs/results/vb_pos_rank_full.md, \"Starting the positional table at zero\".");
+  ImGui::BeginDisabled(!c.positions || c.pos_init == core::PosInit::Zero);
+  ImGui::SliderFloat(field("pos. start scale").c_str(), &c.pos_init_scale, 0.1f, 4.0f,
+                     !c.positions                        ? "no positions"
+                     : c.pos_init == core::PosInit::Zero ? "zero start"
+                                                         : "x %.2f",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  ImGui::EndDisabled();
+  highlight_item("pos_init_scale");
+  tooltip(
+      "Scales the random positional start: drawn N(0, (0.02 s)^2) from the same draws as at s = 1 (with\n"
+      "r_pos > 0, the n x r_pos factor), every other weight as at s = 1. In our KJV runs at rank 4 and 8, half\n"
+      "the start already ended as well as the zero start: docs/results/vb_pos_rank_full.md, \"A smaller random\n"
+      "start\". Ctrl+click to type a value.");
   static const char* kVocabularies[] = {"bytes", "bpe:257", "bpe:500", "bpe:2000"};
   if (ImGui::BeginCombo(field("vocabulary").c_str(), c.vocab.c_str())) {
     for (const char* v : kVocabularies)

@@ -440,10 +440,10 @@ void LabView::draw() {
   // A focused step shows the controls only when the lecturer gets them or the step points at one.
   bool controls = !focused || focus_.try_it;
   static const char* const kColumnControls[] = {
-      "kind",        "d",          "heads",    "heads_k",   "heads_v",  "standard_head_size",
-      "head_size",   "embed_rank", "pos_rank", "positions", "pos_init", "vocab",
-      "layers",      "causal",     "seed",     "input",     "text",     "task",
-      "synthetic_n", "training",   "lr"};
+      "kind",      "d",           "heads",    "heads_k",   "heads_v",  "standard_head_size",
+      "head_size", "embed_rank",  "pos_rank", "positions", "pos_init", "pos_init_scale",
+      "vocab",     "layers",      "causal",   "seed",      "input",    "text",
+      "task",      "synthetic_n", "training", "lr"};
   for (const char* k : kColumnControls) controls = controls || is_highlighted(k);
   if (controls) {
     // The controls take at most 30% of the width, so the maps keep the room on a projector; in a
