@@ -307,13 +307,16 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     c.pos_init = *p;
   }
   if (j.contains("pos_init_scale")) {
-    const double s = j["pos_init_scale"].get<double>();
-    if (!(s > 0 && s <= 100)) {
-      *error = "lab.pos_init_scale: " + j["pos_init_scale"].dump() +
-               " is out of range: the random positional start's scale is a number in (0, 100] (1 = the usual start)";
-      return false;
+    // Its range is the model's (core::validate on a default spec, whose start is random).
+    core::ModelSpec probe;
+    probe.pos_init_scale = j["pos_init_scale"].get<double>();
+    for (const auto& p : core::validate(probe)) {
+      if (p.field == "pos_init_scale") {
+        *error = "lab.pos_init_scale: " + p.message;
+        return false;
+      }
     }
-    c.pos_init_scale = static_cast<float>(s);
+    c.pos_init_scale = static_cast<float>(probe.pos_init_scale);
   }
   if (j.contains("vocab")) {
     c.vocab = j["vocab"].get<std::string>();
