@@ -331,6 +331,7 @@ TEST(LabControls, TheRandomStartsScaleReachesTheModelOnlyWhileTheStartIsRandom) 
   core::ModelSpec spec;
   std::vector<core::SpecProblem> problems;
   ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_TRUE(has_random_pos_start(c));
   EXPECT_EQ(spec.pos_init_scale, 0.5);
   LabControls back;
   controls_from_model_spec(spec, "bytes", &back);
@@ -338,12 +339,15 @@ TEST(LabControls, TheRandomStartsScaleReachesTheModelOnlyWhileTheStartIsRandom) 
 
   // A zero start or no positions have no random start to scale (validate refuses a scale there):
   // the model takes 1, the slider keeps its value for when the random start returns.
+  // The slider is disabled exactly then (has_random_pos_start).
   c.pos_init = core::PosInit::Zero;
   ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_FALSE(has_random_pos_start(c));
   EXPECT_EQ(spec.pos_init_scale, 1.0);
   c.pos_init = core::PosInit::Random;
   c.positions = false;
   ASSERT_TRUE(model_spec_of(c, &spec, &problems)) << problems[0].message;
+  EXPECT_FALSE(has_random_pos_start(c));
   EXPECT_EQ(spec.pos_init_scale, 1.0);
   EXPECT_EQ(to_json(c)["pos_init_scale"], 0.5);
 

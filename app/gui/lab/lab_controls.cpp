@@ -106,6 +106,8 @@ void controls_from_model_spec(const core::ModelSpec& spec, const std::string& to
   c->vocab = tokenizer.empty() ? "bytes" : tokenizer;
 }
 
+bool has_random_pos_start(const LabControls& c) { return c.positions && c.pos_init == core::PosInit::Random; }
+
 bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems) {
   problems->clear();
   core::AttentionRequest r;
@@ -142,9 +144,7 @@ bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core
   spec->positions = c.positions ? core::Positions::Learned : core::Positions::None;
   spec->pos_init = c.positions ? c.pos_init : core::PosInit::Random;  // kept, like the rank, for their return
   // The scale of a random start: kept too while the start is zero or there are no positions.
-  spec->pos_init_scale = spec->positions == core::Positions::Learned && spec->pos_init == core::PosInit::Random
-                             ? static_cast<double>(c.pos_init_scale)
-                             : 1.0;
+  spec->pos_init_scale = has_random_pos_start(c) ? static_cast<double>(c.pos_init_scale) : 1.0;
   spec->context = c.context;
   spec->attention = *a;
   for (auto& p : core::validate(*spec)) {

@@ -70,6 +70,10 @@ struct LabControls {
 // `problems` (field names are the controls', e.g. "heads", "head size").
 bool model_spec_of(const LabControls& c, core::ModelSpec* spec, std::vector<core::SpecProblem>* problems);
 
+// True when the model starts its positional table from a random draw, the one start that
+// pos_init_scale scales (false with a zero start or no positions).
+bool has_random_pos_start(const LabControls& c);
+
 // Switches (layer, head) off, or back on when it is off.
 void toggle_head(LabControls* c, int layer, int head);
 bool head_is_off(const LabControls& c, int layer, int head);

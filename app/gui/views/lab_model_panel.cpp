@@ -129,7 +129,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "random, so the table still learns), and every other weight starts as it would with this off, for the\n"
       "same seed. In our KJV runs a low-rank positional table started this way no longer ended in bad seeds:\n"
       "docs/results/vb_pos_rank_full.md, \"Starting the positional table at zero\".");
-  ImGui::BeginDisabled(!c.positions || c.pos_init == core::PosInit::Zero);
+  ImGui::BeginDisabled(!has_random_pos_start(c));
   ImGui::SliderFloat(field("pos. start scale").c_str(), &c.pos_init_scale, 0.1f, 4.0f,
                      !c.positions                        ? "no positions"
                      : c.pos_init == core::PosInit::Zero ? "zero start"
