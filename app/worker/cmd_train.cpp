@@ -32,6 +32,7 @@ struct TrainOptions {
   std::string device = "auto", precision = "fp32";
   std::string positions = "learned", pos_init = "random";
   double pos_init_scale = 1.0;
+  std::optional<uint64_t> data_seed;  // core::TrainSpec::data_seed
 };
 
 nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
@@ -43,6 +44,7 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
   if (o.d_v) attention["d_v"] = *o.d_v;
   if (!o.dynamic.empty()) attention["dynamic"] = o.dynamic;
   core::TrainSpec t = o.train;
+  t.data_seed = o.data_seed;
   auto sched = core::parse_lr_schedule(o.schedule);
   if (!sched) throw std::invalid_argument("--schedule " + o.schedule + ": use cosine, inverse-sqrt or constant");
   t.schedule = *sched;
@@ -204,6 +206,9 @@ Command register_train(CLI::App& root) {
   app->add_option("--weight-decay", o->train.weight_decay, "AdamW weight decay (default 0.01)");
   app->add_option("--clip", o->train.clip, "Gradient-norm clip (default 1; 0 = off)");
   app->add_option("--seed", o->train.seed, "Seed for weights and batches (default 0)");
+  app->add_option("--data-seed", o->data_seed,
+                  "Seed for the batches' order only (default: --seed's), to tell the start's share of a spread over "
+                  "seeds from the batches'");
   app->add_option("--eval-every", o->train.eval_every, "Validation loss every k steps (default 100)");
   app->add_option("--log-every", o->train.log_every, "Train metrics every k steps (default 10)");
   app->add_option("--checkpoint-every", o->train.checkpoint_every, "Checkpoint every K steps (default 500)");

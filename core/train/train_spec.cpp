@@ -69,27 +69,31 @@ std::vector<TrainSpecProblem> validate(const TrainSpec& s) {
 }
 
 nlohmann::json to_json(const TrainSpec& s) {
-  return {{"corpus", s.corpus},
-          {"tokenizer", s.tokenizer},
-          {"steps", s.steps},
-          {"batch", s.batch},
-          {"seq_len", s.seq_len},
-          {"lr", s.lr},
-          {"warmup", s.warmup},
-          {"schedule", to_string(s.schedule)},
-          {"min_lr_ratio", s.min_lr_ratio},
-          {"weight_decay", s.weight_decay},
-          {"beta1", s.beta1},
-          {"beta2", s.beta2},
-          {"eps", s.eps},
-          {"clip", s.clip},
-          {"eval_every", s.eval_every},
-          {"eval_batches", s.eval_batches},
-          {"log_every", s.log_every},
-          {"checkpoint_every", s.checkpoint_every},
-          {"seed", s.seed},
-          {"precision", to_string(s.precision)},
-          {"device", s.device}};
+  nlohmann::json j = {{"corpus", s.corpus},
+                      {"tokenizer", s.tokenizer},
+                      {"steps", s.steps},
+                      {"batch", s.batch},
+                      {"seq_len", s.seq_len},
+                      {"lr", s.lr},
+                      {"warmup", s.warmup},
+                      {"schedule", to_string(s.schedule)},
+                      {"min_lr_ratio", s.min_lr_ratio},
+                      {"weight_decay", s.weight_decay},
+                      {"beta1", s.beta1},
+                      {"beta2", s.beta2},
+                      {"eps", s.eps},
+                      {"clip", s.clip},
+                      {"eval_every", s.eval_every},
+                      {"eval_batches", s.eval_batches},
+                      {"log_every", s.log_every},
+                      {"checkpoint_every", s.checkpoint_every},
+                      {"seed", s.seed},
+                      {"precision", to_string(s.precision)},
+                      {"device", s.device}};
+  // Only where it differs from seed: every config stored before it existed stays as it was, and an
+  // explicit data_seed equal to seed is the same run.
+  if (s.data_seed && *s.data_seed != s.seed) j["data_seed"] = *s.data_seed;
+  return j;
 }
 
 TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where) {
@@ -98,10 +102,18 @@ TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where
   TrainSpec s;
   nlohmann::json merged = known;
   for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "data_seed") {  // optional: absent from the defaults' JSON
+      const auto& v = it.value();
+      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+        throw std::invalid_argument(
+            where + ".data_seed: expected an integer >= 0 (the seed of the batches' order), got " + v.dump());
+      s.data_seed = v.get<uint64_t>();
+      continue;
+    }
     if (!known.contains(it.key())) {
       std::string list;
       for (auto k = known.begin(); k != known.end(); ++k) list += (list.empty() ? "" : ", ") + k.key();
-      throw std::invalid_argument(where + "." + it.key() + ": unknown key (known: " + list + ")");
+      throw std::invalid_argument(where + "." + it.key() + ": unknown key (known: " + list + ", data_seed)");
     }
     const auto& def = known[it.key()];
     const auto& v = it.value();

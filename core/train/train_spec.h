@@ -37,7 +37,11 @@ struct TrainSpec {
   int eval_batches = 4;        // fixed validation batches
   int log_every = 10;          // train metrics every k steps
   int checkpoint_every = 500;  // checkpoint every K steps (and at the last step)
-  uint64_t seed = 0;
+  uint64_t seed = 0;           // the weights' draw, and the batches' order unless data_seed is set
+  // The batches' order from another seed than the weights' (unset, or equal to seed: seed's). It
+  // splits a spread over seeds into what the start and what the order of the batches contribute.
+  std::optional<uint64_t> data_seed;
+  uint64_t batch_seed() const { return data_seed.value_or(seed); }
   Precision precision = Precision::Fp32;  // part of what the run computes
   // Where the run trains: the worker that claims it writes the device it resolved here, so a
   // stored config says where the run last trained. Not part of what it computes: a run moves

@@ -112,7 +112,7 @@ StepMetrics Trainer::step() {
   if (finished()) throw std::logic_error("the run has finished all its steps");
   const auto start = std::chrono::steady_clock::now();
   model_->train();
-  const auto batch = data_->train_batch(train_.seed, step_, train_.batch, seq_len());
+  const auto batch = data_->train_batch(train_.batch_seed(), step_, train_.batch, seq_len());
   for (auto& p : params_) p.second.mutable_grad() = torch::Tensor();
   auto loss = loss_on(batch);
   loss.backward();

@@ -59,3 +59,64 @@ TEST(Trainer, RefusesMismatchedCheckpointsAndVocabularies) {
   small_vocab.vocab = 10;
   EXPECT_THROW(Trainer(small_vocab, quick(4), data), std::invalid_argument);
 }
+
+TEST(Trainer, ADataSeedMovesTheBatchesAndKeepsTheStart) {
+  auto data = std::shared_ptr<const DataSource>(make_data_source("copy", "bytes"));
+  const auto plain = quick(6);  // seed 11
+  auto other_order = plain;
+  other_order.data_seed = 12;
+  auto same_order = plain;
+  same_order.data_seed = plain.seed;  // equal to the seed: the same run
+  EXPECT_EQ(other_order.batch_seed(), 12u);
+  EXPECT_EQ(same_order.batch_seed(), plain.seed);
+  Trainer a(tiny(), plain, data), b(tiny(), other_order, data), c(tiny(), same_order, data);
+  // The same start: the validation batches are fixed, so equal weights give equal losses.
+  EXPECT_EQ(a.evaluate(), b.evaluate());
+  std::vector<double> la, lb, lc;
+  while (!a.finished()) {
+    la.push_back(a.step().train_loss);
+    lb.push_back(b.step().train_loss);
+    lc.push_back(c.step().train_loss);
+  }
+  EXPECT_EQ(la, lc);
+  EXPECT_NE(la[0], lb[0]);  // other batches from the first step on
+  EXPECT_NE(a.evaluate(), b.evaluate());
+}
+
+TEST(TrainSpecDataSeed, StoredOnlyWhereItDiffersFromTheSeedAndChecked) {
+  TrainSpec t;
+  t.seed = 2;
+  EXPECT_FALSE(to_json(t).contains("data_seed"));  // configs stored before the key existed stay equal
+  auto same = t;
+  same.data_seed = 2;
+  EXPECT_FALSE(to_json(same).contains("data_seed"));
+  EXPECT_EQ(same, t);
+  auto other = t;
+  other.data_seed = 7;
+  EXPECT_EQ(to_json(other)["data_seed"], 7);
+  EXPECT_FALSE(other == t);
+  const auto back = train_spec_from_json(to_json(other));
+  EXPECT_EQ(back, other);
+  EXPECT_EQ(back.batch_seed(), 7u);
+  EXPECT_EQ(back.seed, 2u);
+
+  for (const char* bad : {R"(-1)", R"("seven")", R"(1.5)"}) {
+    auto j = to_json(t);
+    j["data_seed"] = nlohmann::json::parse(bad);
+    try {
+      train_spec_from_json(j, "s.toml:train");
+      ADD_FAILURE() << "data_seed = " << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("s.toml:train.data_seed: expected an integer >= 0"), std::string::npos)
+          << e.what();
+    }
+  }
+  auto unknown = to_json(t);
+  unknown["data_sead"] = 1;
+  try {
+    train_spec_from_json(unknown);
+    ADD_FAILURE() << "data_sead accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("data_seed)"), std::string::npos) << e.what();  // listed among the known
+  }
+}

@@ -165,6 +165,21 @@ TEST(TrainCli, SameNameWithOtherFlagsIsRefused) {
   auto r = run_worker(other);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("different configuration"), std::string::npos) << r.err;
+
+  // --data-seed is part of the run: stored, so the same name without it is another run.
+  auto data_seeded = train_args(db, "y");
+  data_seeded[data_seeded.size() - 12] = "20";
+  data_seeded.insert(data_seeded.end(), {"--data-seed", "5"});
+  r = run_worker(data_seeded);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto plain = train_args(db, "y");
+  plain[plain.size() - 12] = "20";
+  r = run_worker(plain);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("data_seed"), std::string::npos) << r.err;
+  r = run_worker(data_seeded);  // the same flags again: finished, nothing to do
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("already finished"), std::string::npos) << r.out;
 }
 
 TEST(TrainCli, PipedProgressPrintsEachStepOnceAndTheLastStep) {
@@ -314,6 +329,8 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
       {"empty_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + empty_corpus + "\"\n",
        "the file is empty"},
       {"tiny_bpe", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"bpe:3\"\n", "16..65536"},
+      {"negative_data_seed", base + "[[grid]]\nlabel = \"a\"\n\"train.data_seed\" = [-1]\n",
+       "train.data_seed: expected an integer >= 0"},
       {"synthetic_task_bad_tokenizer", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"words\"\n",
        "unknown tokenizer 'words'"},
       {"syntax", base + "[[grid]\nlabel = \"a\"\n", "not valid TOML"},
