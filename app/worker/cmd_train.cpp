@@ -205,10 +205,21 @@ Command register_train(CLI::App& root) {
   app->add_option("--schedule", o->schedule, "cosine (VB), inverse-sqrt (LRB) or constant");
   app->add_option("--weight-decay", o->train.weight_decay, "AdamW weight decay (default 0.01)");
   app->add_option("--clip", o->train.clip, "Gradient-norm clip (default 1; 0 = off)");
-  app->add_option("--seed", o->train.seed, "Seed for weights and batches (default 0)");
+  // A seed is a whole number >= 0: refuse "-1" here, which an unsigned option would wrap to 2^64 - 1.
+  auto seed_check = [](const char* flag) {
+    return CLI::Validator(
+        [flag](std::string& v) -> std::string {
+          if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+            return std::string(flag) + " " + v + " is not a seed: give a whole number >= 0";
+          return {};
+        },
+        "SEED>=0");
+  };
+  app->add_option("--seed", o->train.seed, "Seed for weights and batches (default 0)")->check(seed_check("--seed"));
   app->add_option("--data-seed", o->data_seed,
                   "Seed for the batches' order only (default: --seed's), to tell the start's share of a spread over "
-                  "seeds from the batches'");
+                  "seeds from the batches'")
+      ->check(seed_check("--data-seed"));
   app->add_option("--eval-every", o->train.eval_every, "Validation loss every k steps (default 100)");
   app->add_option("--log-every", o->train.log_every, "Train metrics every k steps (default 10)");
   app->add_option("--checkpoint-every", o->train.checkpoint_every, "Checkpoint every K steps (default 500)");

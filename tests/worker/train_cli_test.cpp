@@ -426,6 +426,15 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   EXPECT_NE(r.err.find("pos_init_scale scales a random positional start, but pos_init = \"zero\""), std::string::npos)
       << r.err;
   EXPECT_EQ(file_hash(db), before);
+  for (const char* flag : {"--seed", "--data-seed"}) {  // not wrapped to 2^64 - 1
+    auto negative = train_args(db, "negative-seed");
+    negative.insert(negative.end(), {flag, "-1"});
+    r = run_worker(negative);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(std::string(flag) + " -1 is not a seed: give a whole number >= 0"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(file_hash(db), before) << flag;
+  }
   auto no_scale = train_args(db, "no-scale");
   no_scale.insert(no_scale.end(), {"--pos-init-scale", "0"});
   r = run_worker(no_scale);
