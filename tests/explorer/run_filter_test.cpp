@@ -132,6 +132,30 @@ TEST(RunFilter, ErrorsNameTheTermAndTheFix) {
   EXPECT_NE(e.find("'~' looks for text"), std::string::npos) << e;
 }
 
+RunRow row_of(std::int64_t id, const std::string& suite, const std::string& name) {
+  RunRow r = talking_heads_row();
+  r.id = id;
+  r.suite = suite;
+  r.name = suite + "/" + name;
+  return r;
+}
+
+TEST(RunFilter, DefaultSelectionIsTheNewestSuiteAmongTheRunsTheFilterKeeps) {
+  // Oldest first, as the loader gives them: suite a, then b (the newest), whose names say deep or
+  // shallow.
+  const std::vector<RunRow> rows = {row_of(1, "a", "deep/seed=0"), row_of(2, "a", "deep/seed=1"),
+                                    row_of(3, "b", "deep/seed=0"), row_of(4, "b", "shallow/seed=0"),
+                                    row_of(5, "b", "deep/seed=1"), row_of(6, "b", "shallow/seed=1")};
+  using Ids = std::vector<std::int64_t>;
+  EXPECT_EQ(newest_suite_runs(rows, std::nullopt, 12), (Ids{6, 5, 4, 3}));
+  EXPECT_EQ(newest_suite_runs(rows, std::nullopt, 2), (Ids{6, 5}));  // the newest first, at most `count`
+  EXPECT_EQ(newest_suite_runs(rows, parse_run_filter("b/deep", nullptr), 12), (Ids{5, 3}));
+  // A filter that keeps only an older suite's runs selects among them, not the newest suite's.
+  EXPECT_EQ(newest_suite_runs(rows, parse_run_filter("suite=a", nullptr), 12), (Ids{2, 1}));
+  EXPECT_TRUE(newest_suite_runs(rows, parse_run_filter("suite=c", nullptr), 12).empty());
+  EXPECT_TRUE(newest_suite_runs({}, std::nullopt, 12).empty());
+}
+
 TEST(RunFilter, NullErrorPointerIsAllowed) { EXPECT_FALSE(parse_run_filter("foo=1", nullptr).has_value()); }
 
 }  // namespace

@@ -210,4 +210,16 @@ bool matches(const RunFilter& filter, const RunRow& row) {
                      [&row](const FilterTerm& t) { return term_holds(t, row); });
 }
 
+std::vector<std::int64_t> newest_suite_runs(const std::vector<RunRow>& rows, const std::optional<RunFilter>& filter,
+                                            std::size_t count) {
+  std::vector<std::int64_t> ids;
+  const std::string* suite = nullptr;  // the newest kept run's
+  for (auto it = rows.rbegin(); it != rows.rend() && ids.size() < count; ++it) {
+    if (filter && !matches(*filter, *it)) continue;
+    if (suite == nullptr) suite = &it->suite;
+    if (it->suite == *suite) ids.push_back(it->id);
+  }
+  return ids;
+}
+
 }  // namespace headroom::explorer

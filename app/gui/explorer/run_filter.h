@@ -15,6 +15,8 @@
 // yet, a config key it does not have) fails the term, `!=` included.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,5 +43,11 @@ struct RunFilter {
 std::optional<RunFilter> parse_run_filter(std::string_view text, std::string* error);
 
 bool matches(const RunFilter& filter, const RunRow& row);
+
+// What the explorer selects when nothing names runs: the newest suite's newest `count` runs among
+// those `filter` keeps (no filter: every run), so that a scene's or lesson's filter and the curves
+// it opens on agree. `rows` oldest first, as the loader gives them; ids, newest first.
+std::vector<std::int64_t> newest_suite_runs(const std::vector<RunRow>& rows, const std::optional<RunFilter>& filter,
+                                            std::size_t count);
 
 }  // namespace headroom::explorer

@@ -25,6 +25,11 @@ void ExplorerTable::set_filter(const std::string& text) {
   std::snprintf(filter_buffer_, sizeof filter_buffer_, "%s", text.c_str());
 }
 
+std::optional<explorer::RunFilter> ExplorerTable::filter_now() const {
+  if (filter_buffer_[0] == '\0') return std::nullopt;
+  return explorer::parse_run_filter(filter_buffer_, nullptr);
+}
+
 void ExplorerTable::update(ExplorerSession& session, std::shared_ptr<const explorer::RowsSnapshot> latest) {
   const std::string filter_text = filter_buffer_;
   bool dirty = sort_dirty_;

@@ -29,6 +29,9 @@ class ExplorerTable {
   // `bench_scroll`: --bench-frames scrolls the table through its rows, a page jump per frame.
   void draw(ExplorerSession& session, float ui_scale, bool bench_scroll = false);
   void set_filter(const std::string& text);  // a scene's "filter"
+  // The filter as typed now (nullopt when it is empty or does not parse: the table then shows
+  // every run), before the next update() reads it.
+  std::optional<explorer::RunFilter> filter_now() const;
   // Scrolls the table once to run `id` when it is shown (a scene's or a lesson's selection may lie
   // below the rows in view).
   void scroll_to(std::int64_t id) { scroll_to_ = id; }

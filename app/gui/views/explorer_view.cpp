@@ -147,18 +147,17 @@ void ExplorerView::sync() {
 void ExplorerView::apply_scene_selection() {
   const auto& rows = session_.rows->rows;
   const bool partial = session_.rows->partial;
-  // What to show first: the runs named by a scene, else the newest suite's runs. While a big DB
-  // is still being read (only its newest runs are here), choose only if the choice cannot change
-  // once every run is in.
+  // What to show first: the runs named by a scene, else the newest suite's runs (of those the
+  // filter keeps). While a big DB is still being read (only its newest runs are here), choose
+  // only if the choice cannot change once every run is in.
   if (!selection_defaulted_ && !rows.empty()) {
     std::set<std::int64_t> chosen;
     if (!scene_select_.empty()) {
       for (const auto& r : rows)
         if (std::find(scene_select_.begin(), scene_select_.end(), r.name) != scene_select_.end()) chosen.insert(r.id);
-    } else {
-      const std::string& newest_suite = rows.back().suite;
-      for (auto it = rows.rbegin(); it != rows.rend() && chosen.size() < kDefaultSelection; ++it)
-        if (it->suite == newest_suite) chosen.insert(it->id);
+    } else {  // within what the filter shows, where a scene or lesson gave one
+      const auto ids = explorer::newest_suite_runs(rows, table_.filter_now(), kDefaultSelection);
+      chosen.insert(ids.begin(), ids.end());
     }
     const std::size_t enough = scene_select_.empty() ? kDefaultSelection : scene_select_.size();
     if (!partial || chosen.size() >= enough) {
