@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdint>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -607,14 +609,41 @@ TEST(TrainCli, MergeAndExportCopyAnOlderSchemaFileAndLeaveItAsItIs) {
   EXPECT_EQ(run_worker({"export", "--db", exported, "--csv"}).out, metrics.out);
 }
 
+namespace {
+// The pages (1-based) that hold the artifacts table's blobs, as SQLite's dbstat table lists them:
+// where they lie moves whenever the shipped DB is rewritten, so a test that damages them asks.
+std::vector<std::int64_t> artifact_overflow_pages(const std::string& db) {
+  std::vector<std::int64_t> pages;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(
+            h, "SELECT pageno FROM dbstat WHERE name = 'artifacts' AND pagetype = 'overflow' ORDER BY pageno", -1, &st,
+            nullptr) == SQLITE_OK)
+      while (sqlite3_step(st) == SQLITE_ROW) pages.push_back(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return pages;
+}
+}  // namespace
+
 TEST(TrainCli, AnExportOfADamagedSourceLeavesNoHalfMadeFile) {
-  // The shipped results with 20 pages overwritten in the artifacts' region: SQLite opens it and
+  // The shipped results with 20 of the artifacts' blob pages overwritten: SQLite opens it and
   // copies it, and meets the damage only when the export reads the weights.
+  const std::string shipped = std::string(HEADROOM_SOURCE_DIR) + "/assets/results/headroom_results.sqlite";
   const std::string source = temp_path("damaged_source.sqlite"), out = temp_path("damaged_export.sqlite");
   std::remove(out.c_str());
-  std::string bytes = file_bytes(std::string(HEADROOM_SOURCE_DIR) + "/assets/results/headroom_results.sqlite");
-  ASSERT_GT(bytes.size(), 4096u * 3020);
-  bytes.replace(4096 * 3000, 4096 * 20, std::string(4096 * 20, '\xff'));
+  const std::vector<std::int64_t> pages = artifact_overflow_pages(shipped);
+  ASSERT_GE(pages.size(), 40u) << "the shipped results should hold weights (artifacts' overflow pages, dbstat)";
+  std::string bytes = file_bytes(shipped);
+  const size_t page_size = 4096;
+  ASSERT_EQ(bytes.size() % page_size, 0u);
+  for (size_t i = 0; i < 20; ++i) {  // from the middle of the blobs, not their first page
+    const auto page = static_cast<size_t>(pages[pages.size() / 2 + i]);
+    ASSERT_LE(page * page_size, bytes.size());
+    bytes.replace((page - 1) * page_size, page_size, std::string(page_size, '\xff'));
+  }
   write_text(source, bytes);
   auto r = run_worker({"export", "--db", source, "--results-only", "--out", out});
   EXPECT_NE(r.exit_code, 0);
