@@ -610,20 +610,27 @@ TEST(TrainCli, MergeAndExportCopyAnOlderSchemaFileAndLeaveItAsItIs) {
 }
 
 namespace {
+// Runs `sql` on the file `db`, opened read-only, and calls `row` with each result row; no rows
+// where the file does not open or the query does not prepare (the callers' expectations then fail).
+template <class Row>
+void for_each_row(const std::string& db, const char* sql, Row row) {
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK)
+      while (sqlite3_step(st) == SQLITE_ROW) row(st);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+}
+std::string text_column(sqlite3_stmt* st, int i) { return reinterpret_cast<const char*>(sqlite3_column_text(st, i)); }
+
 // The pages (1-based) that hold the artifacts table's blobs, as SQLite's dbstat table lists them:
 // where they lie moves whenever the shipped DB is rewritten, so a test that damages them asks.
 std::vector<std::int64_t> artifact_overflow_pages(const std::string& db) {
   std::vector<std::int64_t> pages;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(
-            h, "SELECT pageno FROM dbstat WHERE name = 'artifacts' AND pagetype = 'overflow' ORDER BY pageno", -1, &st,
-            nullptr) == SQLITE_OK)
-      while (sqlite3_step(st) == SQLITE_ROW) pages.push_back(sqlite3_column_int64(st, 0));
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
+  for_each_row(db, "SELECT pageno FROM dbstat WHERE name = 'artifacts' AND pagetype = 'overflow' ORDER BY pageno",
+               [&](sqlite3_stmt* st) { pages.push_back(sqlite3_column_int64(st, 0)); });
   return pages;
 }
 }  // namespace
@@ -656,31 +663,18 @@ namespace {
 // (kind, dtype of the first tensor) per artifact, read straight from the file.
 std::vector<std::pair<std::string, std::string>> artifact_kinds(const std::string& db) {
   std::vector<std::pair<std::string, std::string>> out;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT kind, substr(bytes, 9, 4000) FROM artifacts ORDER BY run_id, step", -1, &st, nullptr);
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  for_each_row(db, "SELECT kind, substr(bytes, 9, 4000) FROM artifacts ORDER BY run_id, step", [&](sqlite3_stmt* st) {
     const std::string header(reinterpret_cast<const char*>(sqlite3_column_blob(st, 1)), sqlite3_column_bytes(st, 1));
     const auto at = header.find("\"dtype\":\"");
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
-                     at == std::string::npos ? "" : header.substr(at + 9, 3));
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+    out.emplace_back(text_column(st, 0), at == std::string::npos ? "" : header.substr(at + 9, 3));
+  });
   return out;
 }
 std::vector<std::string> weights_run_names(const std::string& db) {
   std::vector<std::string> out;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(
-      h, "SELECT r.name FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'weights' ORDER BY r.name", -1,
-      &st, nullptr);
-  while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  for_each_row(db,
+               "SELECT r.name FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'weights' ORDER BY r.name",
+               [&](sqlite3_stmt* st) { out.push_back(text_column(st, 0)); });
   return out;
 }
 }  // namespace
@@ -804,13 +798,8 @@ TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndL
   ASSERT_EQ(run_worker(args).exit_code, 0);
   auto steps_of = [](const std::string& path) {
     std::vector<long> steps;
-    sqlite3* h = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return steps;
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(h, "SELECT step FROM artifacts WHERE kind = 'talking_heads' ORDER BY step", -1, &st, nullptr);
-    while (sqlite3_step(st) == SQLITE_ROW) steps.push_back(sqlite3_column_int64(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(h);
+    for_each_row(path, "SELECT step FROM artifacts WHERE kind = 'talking_heads' ORDER BY step",
+                 [&](sqlite3_stmt* st) { steps.push_back(sqlite3_column_int64(st, 0)); });
     return steps;
   };
   const auto source = steps_of(db);
