@@ -72,6 +72,13 @@ shot figures "{\"view\": \"Explorer\", \"explorer\": {\"tab\": \"figures\", \"fi
 head -1 "$out/figure.csv" | grep -q '^figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation' || fail "figures: CSV header"
 [ "$(grep -c '^th-heads,ours,' "$out/figure.csv")" -eq 6 ] || fail "figures: expected a CSV line per quick run"
 grep -q '^th-heads,paper,TH Table 1: talking-heads,48,,1.903,' "$out/figure.csv" || fail "figures: TH Table 1's h = 48 row is missing"
+# With no figure named, the tab shows the figure of what the table shows: the selected runs' suite,
+# else (none of them in a figure) the filtered rows'. th-heads is the first figure, so the filter's
+# shot tells the two apart; the selection wins over rows shown of another suite.
+shot figures_filtered '{"view": "Explorer", "explorer": {"tab": "figures", "filter": "vb-attention-ratio"}}'
+grep -q '"figure": "vb-attention-ratio"' "$out/figures_filtered.state.json" || fail "figures: a filter to vb-attention-ratio shows another suite's figure"
+shot figures_selected '{"view": "Explorer", "explorer": {"tab": "figures", "filter": "kind=multi-head", "select": ["th-heads/multi-head/heads=2"]}}'
+grep -q '"figure": "th-heads"' "$out/figures_selected.state.json" || fail "figures: a selected th-heads run shows another suite's figure"
 
 shot run '{"view": "Explorer", "explorer": {"tab": "run", "select": ["th-heads/talking-heads/heads=8"]}}'
 [ "$(state_value "$out/run.state.json" heatmaps_drawn)" -ge 2 ] || fail "run: expected the P_l and P_w replay maps"

@@ -650,6 +650,39 @@ TEST(Figures, VbPosRankPlotsTheReducedRank) {
   EXPECT_EQ(xs(*series(by_default[0].ours, "pos-rank")), (std::vector<double>{1, 16}));
 }
 
+// A figure whose one series has a point per group of run ids.
+Figure figure_of(const std::string& suite, const std::vector<std::vector<std::int64_t>>& points) {
+  Figure f;
+  f.suite = suite;
+  FigureSeries s;
+  s.label = "ours";
+  for (const auto& ids : points) {
+    FigurePoint p;
+    p.x = static_cast<double>(s.points.size());
+    p.run_ids = ids;
+    s.points.push_back(p);
+  }
+  f.ours.push_back(s);
+  FigureSeries paper;  // the paper's points name no runs
+  paper.points.push_back(FigurePoint{});
+  f.paper.push_back(paper);
+  return f;
+}
+
+TEST(FigureForRuns, TheSelectionsFigureThenTheFilteredRowsThenNone) {
+  const std::vector<Figure> figs = {figure_of("th-heads", {{1, 2}, {3}}), figure_of("vb-rank", {{10}, {11, 12}}),
+                                    figure_of("lrb-heads", {{20, 21, 22}})};
+  EXPECT_EQ(figure_for_runs(figs, {11}, {}), 1);
+  EXPECT_EQ(figure_for_runs(figs, {1, 10, 11}, {}), 1);         // most of the selection
+  EXPECT_EQ(figure_for_runs(figs, {1, 10}, {}), 0);             // a tie: the first
+  EXPECT_EQ(figure_for_runs(figs, {3}, {20, 21, 22, 10}), 0);   // a selected run beats any rows shown
+  EXPECT_EQ(figure_for_runs(figs, {99}, {20, 21, 22, 10}), 2);  // none selected in a figure: the rows shown
+  EXPECT_EQ(figure_for_runs(figs, {}, {12, 10, 99}), 1);
+  EXPECT_EQ(figure_for_runs(figs, {98}, {99}), -1);  // a diagnostic suite's runs: no figure
+  EXPECT_EQ(figure_for_runs(figs, {}, {}), -1);
+  EXPECT_EQ(figure_for_runs({}, {1}, {1}), -1);
+}
+
 // A suite the explorer does not know joins the figure of one it does when both reproduce the same
 // figure on the same x at the same scale (a seed check of some rows); other suites stay apart.
 TEST(Figures, ASeedCheckSuitePoolsIntoTheFigureItReproduces) {

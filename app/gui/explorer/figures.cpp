@@ -1002,4 +1002,26 @@ std::string figure_value_text(const FigurePoint& p, bool paper) {
   return text;
 }
 
+int figure_for_runs(const std::vector<Figure>& figures, const std::set<std::int64_t>& selected,
+                    const std::vector<std::int64_t>& shown) {
+  const std::set<std::int64_t> shown_set(shown.begin(), shown.end());
+  int best = -1;
+  std::pair<std::size_t, std::size_t> best_count{0, 0};  // (selected, shown) runs in the figure
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    std::pair<std::size_t, std::size_t> count{0, 0};
+    for (const auto& series : figures[i].ours)
+      for (const auto& point : series.points)
+        for (const std::int64_t id : point.run_ids) {
+          count.first += selected.count(id);
+          count.second += shown_set.count(id);
+        }
+    if (count.first == 0 && count.second == 0) continue;
+    // A figure with a selected run beats one with none, whatever they hold of the shown rows.
+    const bool better = best < 0 || count.first > best_count.first ||
+                        (count.first == best_count.first && best_count.first == 0 && count.second > best_count.second);
+    if (better) best = static_cast<int>(i), best_count = count;
+  }
+  return best;
+}
+
 }  // namespace headroom::explorer

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,13 @@ std::string x_category(const Figure& fig, double x);
 // "1.1526 (1.1476 .. 1.1583)" (mean, then min .. max); "-" with none finished. Paper: the value as
 // the paper prints it ("88.51"), with "sd 0.15" where its CSV has one.
 std::string figure_value_text(const FigurePoint& p, bool paper);
+
+// The figure to show for the runs a person is looking at: the one holding the most of `selected`
+// (the runs of its points, pooled suites' included; ties go to the first); where no figure holds a
+// selected run, the one holding the most of `shown` (the table's rows under a filter); -1 when no
+// figure holds any of either. A suite with its own `reproduces` (a diagnostic) is in no figure.
+int figure_for_runs(const std::vector<Figure>& figures, const std::set<std::int64_t>& selected,
+                    const std::vector<std::int64_t>& shown);
 
 // The figure's table as CSV, what the Paper figures tab lists: a header, then one line per point,
 // ours first. Columns figure,source,series,x,x_category,value,min,max,sd,runs_done,runs,citation:

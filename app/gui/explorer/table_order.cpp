@@ -19,6 +19,8 @@ struct TableOrderer::State {
     auto answer = std::make_shared<OrderedRows>();
     answer->request = id;
     answer->rows = std::move(request.rows);
+    answer->filtered = request.filter && !request.filter->terms.empty();
+    answer->filter_generation = request.filter_generation;
     if (answer->rows) answer->shown = order_rows(answer->rows->rows, request.filter, request.column, request.ascending);
     return std::shared_ptr<const OrderedRows>(std::move(answer));
   }};

@@ -23,12 +23,15 @@ struct OrderRequest {
   std::optional<RunFilter> filter;  // nullopt: every row
   RunColumn column = RunColumn::Suite;
   bool ascending = true;
+  std::uint64_t filter_generation = 0;  // the asker's count of filter changes, handed back with the answer
 };
 
 struct OrderedRows {
   std::uint64_t request = 0;                 // the request this answers (0: none yet)
   std::shared_ptr<const RowsSnapshot> rows;  // the snapshot `shown` points into
   std::vector<const RunRow*> shown;          // filtered, in table order
+  bool filtered = false;                     // a filter chose `shown` (else: every row)
+  std::uint64_t filter_generation = 0;       // the request's
 };
 
 class TableOrderer {

@@ -72,6 +72,23 @@ std::string unbreakable_numbers(const std::string& text) {
 
 }  // namespace
 
+void ExplorerFigures::follow(const ExplorerSession& session) {
+  if (pinned_ || !scene_figure.empty()) return;  // a scene's figure waits for its suite's runs
+  if (followed_ && session.selected == followed_selection_ &&
+      session.shown_filter_generation == followed_filter_generation_)
+    return;
+  followed_ = true;
+  followed_selection_ = session.selected;
+  followed_filter_generation_ = session.shown_filter_generation;
+  std::vector<std::int64_t> shown;
+  if (session.shown_filtered) {
+    shown.reserve(session.shown.size());
+    for (const explorer::RunRow* r : session.shown) shown.push_back(r->id);
+  }
+  const int i = explorer::figure_for_runs(figures_, session.selected, shown);
+  if (i >= 0) index_ = i;
+}
+
 void ExplorerFigures::draw(const ExplorerSession& session, const std::string& reference_dir) {
   const float ui_scale = session.context.ui_scale;
   const auto& rows = *session.rows;
@@ -91,8 +108,11 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       for (auto& note : f.notes) note = unbreakable_numbers(note);  // once per build, not per frame
     warnings_ = built->warnings;
   }
+  // First the figure of what the person looks at, so that a scene's axis alone goes to that one.
+  if (!figures_.empty()) follow(session);
   // A scene's figure and axis are applied once that suite's figure is in; an axis without a
   // figure applies to the figure shown first.
+  const bool scene_pending = !scene_figure.empty();
   if ((!scene_figure.empty() || scene_axis != explorer::FigureAxis::Default) && !figures_.empty())
     for (size_t i = 0; i < figures_.size(); ++i) {
       const bool shown_first =
@@ -118,12 +138,14 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
         "(e.g. th_heads at quick scale) and start a worker.");
     return;
   }
+  if (scene_pending && scene_figure.empty()) pinned_ = true;  // the scene's figure is in: it stays
   index_ = std::clamp(index_, 0, static_cast<int>(figures_.size()) - 1);
   const explorer::Figure& fig = figures_[static_cast<size_t>(index_)];
   ImGui::SetNextItemWidth(260.0f * ui_scale);
   if (ImGui::BeginCombo("##figure", fig.suite.c_str())) {
     for (size_t i = 0; i < figures_.size(); ++i)
-      if (ImGui::Selectable(figures_[i].suite.c_str(), static_cast<int>(i) == index_)) index_ = static_cast<int>(i);
+      if (ImGui::Selectable(figures_[i].suite.c_str(), static_cast<int>(i) == index_))
+        index_ = static_cast<int>(i), pinned_ = true;
     ImGui::EndCombo();
   }
   ImGui::SameLine();

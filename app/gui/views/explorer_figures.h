@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ class ExplorerFigures {
     have_figures_ = false;
     want_request_ = true;
     adopted_request_ = last_request_;
+    followed_ = false;
+    pinned_ = false;
   }
 
   std::string scene_figure;  // the suite whose figure a scene asked for (applied once it exists)
@@ -54,6 +57,14 @@ class ExplorerFigures {
   std::uint64_t version_ = 0;  // the rows version figures_ were built from
   std::string warnings_;
   int index_ = 0;
+  // Until a figure is chosen (in the combo, or by a scene), the figure shown follows what the
+  // person looks at (explorer::figure_for_runs): the selection, else the table's filtered rows,
+  // asked again whenever either changes. A chosen figure stays until another DB is opened.
+  bool pinned_ = false;
+  bool followed_ = false;
+  std::set<std::int64_t> followed_selection_;
+  std::uint64_t followed_filter_generation_ = 0;
+  void follow(const ExplorerSession& session);
   // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
   std::map<std::string, explorer::FigureAxis> axes_;
   bool stale_ = false;

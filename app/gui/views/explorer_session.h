@@ -26,6 +26,8 @@ struct ExplorerSession {
   std::shared_ptr<const explorer::CurvesSnapshot> curves;
   std::vector<explorer::CurveKey> curves_wanted;  // sorted, as last given to the loader
   std::vector<const explorer::RunRow*> shown;     // the table's rows: filtered and sorted
+  bool shown_filtered = false;                    // a filter chose them (else: every run)
+  std::uint64_t shown_filter_generation = 0;      // changes when they are ordered under another filter
   std::set<std::int64_t> selected;
   std::int64_t focused = -1;  // the run the Run tab shows
   int frames_with_rows = 0;   // tab bars and tables need a frame or two to lay out

@@ -37,10 +37,11 @@ void ExplorerTable::update(ExplorerSession& session, std::shared_ptr<const explo
     filter_text_ = filter_text;
     filter_error_.clear();
     filter_ = explorer::parse_run_filter(filter_text_, &filter_error_);
+    ++filter_generation_;
     dirty = true;
   }
   if (latest != posted_rows_ || dirty) {
-    posted_ = orderer_.order({latest, filter_, sort_column_, sort_ascending_});
+    posted_ = orderer_.order({latest, filter_, sort_column_, sort_ascending_, filter_generation_});
     posted_rows_ = std::move(latest);
     sort_dirty_ = false;
   }
@@ -50,6 +51,8 @@ void ExplorerTable::update(ExplorerSession& session, std::shared_ptr<const explo
     applied_ = ordered->request;
     session.rows = ordered->rows;
     session.shown = ordered->shown;
+    session.shown_filtered = ordered->filtered;
+    session.shown_filter_generation = ordered->filter_generation;
   }
 }
 

@@ -50,6 +50,7 @@ class ExplorerTable {
   explorer::TableOrderer orderer_;
   std::shared_ptr<const explorer::RowsSnapshot> posted_rows_;
   std::uint64_t posted_ = 0, applied_ = 0, first_request_ = 1;
+  std::uint64_t filter_generation_ = 0;  // counts the filter's changes (ExplorerSession::shown_filter_generation)
   explorer::RunColumn sort_column_ = explorer::RunColumn::Suite;
   bool sort_ascending_ = true;
   bool sort_dirty_ = true;

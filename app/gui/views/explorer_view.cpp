@@ -66,6 +66,7 @@ void ExplorerView::open_db(std::string path, bool create) {
   session_.curves.reset();
   session_.curves_wanted.clear();
   session_.shown.clear();
+  session_.shown_filtered = false;
   session_.selected.clear();
   session_.focused = -1;
   session_.frames_with_rows = 0;
@@ -478,6 +479,7 @@ nlohmann::json ExplorerView::state() const {
                       {"selected", session_.selected.size()},
                       {"curves_drawn", curves_.curves_drawn()},
                       {"figures", figures_.count()},
+                      {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},  // the one shown
                       {"assets_dir", assets_dir_},
                       {"suites", worker_bar_.suite_files().size()},
                       {"enqueue", worker_bar_.choice()},
