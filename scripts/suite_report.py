@@ -4,12 +4,24 @@ per run group (the run name without its suite and its seed), the model (depth, d
 they vary within the suite), parameters, the final validation
 loss of each seed with mean and min..max, the best validation loss and training time. Every
 number is read from the DB; nothing is typed in. SUITE may name several suites, comma-separated
-(e.g. a suite and a later seed check of some of its rows): their runs pool by run group."""
+(e.g. a suite and a later seed check of some of its rows): their runs pool by run group.
+--at STEP[,STEP...] (before --compare): the comparison again at each of these steps, from the
+validation loss evaluated there, one table per step (e.g. how a gap moves over training)."""
 import json, sqlite3, statistics, sys
 from collections import OrderedDict
 
 if len(sys.argv) < 3:
-    sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--compare GROUP_A GROUP_B ...]")
+    sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--at STEP[,STEP...]] [--compare GROUP_A GROUP_B ...]")
+at_steps = []
+if "--at" in sys.argv:
+    i = sys.argv.index("--at")
+    try:
+        at_steps = [int(x) for x in sys.argv[i + 1].split(",") if x]
+    except (IndexError, ValueError):
+        sys.exit("suite_report: --at takes steps, comma-separated, e.g. --at 2500,5000")
+    if not at_steps or min(at_steps) < 0:
+        sys.exit("suite_report: --at takes steps >= 0, comma-separated, e.g. --at 2500,5000")
+    del sys.argv[i:i + 2]
 db = sys.argv[1]
 suites = list(OrderedDict.fromkeys(s for s in sys.argv[2].split(",") if s))  # each suite once, in order
 if not suites:
@@ -33,10 +45,12 @@ groups = OrderedDict()
 for rid, name, cfg, status, params, step, t0, t1 in runs:
     parts = name.split("/")
     key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))]).rstrip("/")
-    val = [v for _, v, _ in series(rid, "val_loss") if v is not None]
+    val_points = series(rid, "val_loss")
+    val = [v for _, v, _ in val_points if v is not None]
     wall = [w for _, _, w in series(rid, "train_loss") if w is not None]
     groups.setdefault(key, []).append(dict(cfg=json.loads(cfg), status=status, params=params, step=step,
                                            final=val[-1] if val else None, best=min(val) if val else None,
+                                           at={st: v for st, v, _ in val_points if v is not None},
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
 def extra_columns(rs):
@@ -79,17 +93,20 @@ for key, rs in groups.items():
 # is the fair one.
 if "--compare" in sys.argv:
     args = sys.argv[sys.argv.index("--compare") + 1:]
-    def finals_by_seed(key):
-        return {r["cfg"]["train"].get("seed", 0): r["final"] for r in groups.get(key, [])
-                if r["status"] == "done" and r["final"] is not None}
-    print("\n| A - B (final val loss, per seed) | seeds | per-seed differences | mean | A better in |")
-    print("|---|---|---|---|---|")
-    for a, b in zip(args[0::2], args[1::2]):
-        fa, fb = finals_by_seed(a), finals_by_seed(b)
-        seeds = sorted(set(fa) & set(fb))
-        if not seeds:
-            print(f"| {a} - {b} | 0 | - | - | - |")
-            continue
-        d = [fa[s] - fb[s] for s in seeds]
-        print(f"| {a} - {b} | {len(seeds)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
-              f"{sum(x < 0 for x in d)}/{len(d)} |")
+    def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
+        return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
+                for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
+                and (step is None or step in r["at"])}
+    for step in [None] + at_steps:
+        what = "final val loss" if step is None else f"val loss at step {step}"
+        print(f"\n| A - B ({what}, per seed) | seeds | per-seed differences | mean | A better in |")
+        print("|---|---|---|---|---|")
+        for a, b in zip(args[0::2], args[1::2]):
+            fa, fb = finals_by_seed(a, step), finals_by_seed(b, step)
+            seeds = sorted(set(fa) & set(fb))
+            if not seeds:
+                print(f"| {a} - {b} | 0 | - | - | - |")
+                continue
+            d = [fa[s] - fb[s] for s in seeds]
+            print(f"| {a} - {b} | {len(seeds)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+                  f"{sum(x < 0 for x in d)}/{len(d)} |")
