@@ -7,7 +7,7 @@ number is read from the DB; nothing is typed in. SUITE may name several suites, 
 (e.g. a suite and a later seed check of some of its rows): their runs pool by run group.
 --at STEP[,STEP...] (before --compare): the comparison again at each of these steps, from the
 validation loss evaluated there, one table per step (e.g. how a gap moves over training)."""
-import json, sqlite3, statistics, sys
+import json, os, sqlite3, statistics, sys
 from collections import OrderedDict
 
 if len(sys.argv) < 3:
@@ -26,13 +26,20 @@ db = sys.argv[1]
 suites = list(OrderedDict.fromkeys(s for s in sys.argv[2].split(",") if s))  # each suite once, in order
 if not suites:
     sys.exit("suite_report: name a suite, e.g. vb-pos-rank (or several, comma-separated)")
+if not os.path.isfile(db):
+    sys.exit(f"suite_report: no file {db}; name an experiments DB the worker wrote, "
+             "e.g. assets/results/headroom_results.sqlite")
 c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 runs = []
 for suite in suites:
-    of_suite = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
-                                   r.started_at, r.finished_at
-                            FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
-                         (suite,)).fetchall()
+    try:
+        of_suite = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
+                                       r.started_at, r.finished_at
+                                FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
+                             (suite,)).fetchall()
+    except sqlite3.DatabaseError as e:  # not SQLite, damaged, or another program's tables
+        sys.exit(f"suite_report: {db} is not an experiments DB Headroom can read ({e}); "
+                 "name one the worker wrote, e.g. assets/results/headroom_results.sqlite")
     if not of_suite:
         sys.exit(f"suite_report: no runs of suite '{suite}' in {db}")
     runs += of_suite
@@ -52,6 +59,17 @@ for rid, name, cfg, status, params, step, t0, t1 in runs:
                                            final=val[-1] if val else None, best=min(val) if val else None,
                                            at={st: v for st, v, _ in val_points if v is not None},
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
+
+# --compare's groups checked before anything is printed: a typo would otherwise print a row of '-'
+# like a pair with no seed in common.
+compare_args = sys.argv[sys.argv.index("--compare") + 1:] if "--compare" in sys.argv else None
+if compare_args is not None:
+    if not compare_args or len(compare_args) % 2:
+        sys.exit(f"suite_report: --compare takes run groups in pairs (A B [A B ...]); got {len(compare_args)}")
+    unknown = [g for g in compare_args if g not in groups]
+    if unknown:
+        sys.exit(f"suite_report: no run group {unknown[0]!r} in {','.join(suites)}; "
+                 f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")
 
 def extra_columns(rs):
     """Model and data fields a suite may vary (depth, data, embedding ranks): shown only where they
@@ -91,8 +109,8 @@ for key, rs in groups.items():
 # --compare A B [A B ...]: per-seed differences of final val loss between run groups (A - B), for
 # seeds both finished. Seeds share data order and initialisation streams, so a paired difference
 # is the fair one.
-if "--compare" in sys.argv:
-    args = sys.argv[sys.argv.index("--compare") + 1:]
+if compare_args is not None:
+    args = compare_args
     def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
         return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
                 for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
+differences the DB holds, and every bad input gets one message and exit 1, with no table printed.
+
+The good case reads the shipped results DB (read-only): one pair of vb-depth-width-long's runs,
+whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
+and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
+"""
+import os, sqlite3, subprocess, sys
+
+repo, out = sys.argv[1:3]
+os.makedirs(out, exist_ok=True)
+script = os.path.join(repo, "scripts", "suite_report.py")
+shipped = os.path.join(repo, "assets", "results", "headroom_results.sqlite")
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def report(*args):
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+
+
+# The good case: the A - B rows against an independent lookup.
+SUITE, A, B = "vb-depth-width-long", "deep/width=32", "shallow/width=44"
+db = sqlite3.connect(f"file:{shipped}?mode=ro", uri=True)
+
+
+def val_losses(group):
+    """{seed: {step: val_loss}} of the suite's runs in group (name: suite/label/width=..,seed=S)."""
+    label, rest = group.split("/")
+    found = {}
+    for name, run_id in db.execute("SELECT r.name, r.id FROM runs r JOIN suites s ON s.id = r.suite_id "
+                                   "WHERE s.name = ? AND r.status = 'done'", (SUITE,)):
+        parts = name.split("/")[1:]
+        fields = parts[1].split(",")
+        if parts[0] != label or [f for f in fields if not f.startswith("seed=")] != rest.split(","):
+            continue
+        seed = int(next(f for f in fields if f.startswith("seed="))[5:])
+        found[seed] = dict(db.execute("SELECT m.step, m.value FROM metrics m JOIN metric_series s ON s.id = m.series_id "
+                                      "WHERE s.run_id = ? AND s.name = 'val_loss' AND m.value IS NOT NULL", (run_id,)))
+    return found
+
+
+va, vb = val_losses(A), val_losses(B)
+check(sorted(va) == sorted(vb) and len(va) >= 2, f"{SUITE}: {A} and {B} share >= 2 finished seeds ({sorted(va)}, {sorted(vb)})")
+seeds = sorted(set(va) & set(vb))
+
+
+def expected_row(step):
+    d = [(va[s][step] if step else va[s][max(va[s])]) - (vb[s][step] if step else vb[s][max(vb[s])]) for s in seeds]
+    return f"| {A} - {B} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | {sum(x < 0 for x in d)}/{len(d)} |"
+
+
+good = report(shipped, SUITE, "--at", "5000", "--compare", A, B)
+check(good.returncode == 0, f"the good case exits 0 (got {good.returncode}: {good.stderr.strip()})")
+lines = good.stdout.splitlines()
+check("| A - B (final val loss, per seed) | seeds | per-seed differences | mean | A better in |" in lines,
+      "the final-loss comparison table is printed")
+check("| A - B (val loss at step 5000, per seed) | seeds | per-seed differences | mean | A better in |" in lines,
+      "--at 5000 prints a table headed by its step")
+for step, what in ((None, "final"), (5000, "step 5000")):
+    want = expected_row(step)
+    check(want in lines, f"the {what} row is the DB's paired difference: want {want!r}")
+# The rows follow their own header: the final row first, the step-5000 row after its header.
+if all(x in lines for x in (expected_row(None), expected_row(5000))):
+    check(lines.index(expected_row(None)) < lines.index(expected_row(5000)), "the final table comes before the --at table")
+
+# Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
+foreign = os.path.join(out, "not_a_db.sqlite")
+with open(foreign, "w") as f:
+    f.write("this is not SQLite\n")
+other = os.path.join(out, "other_program.sqlite")
+if os.path.exists(other):
+    os.remove(other)
+sqlite3.connect(other).execute("CREATE TABLE notes (text TEXT)").connection.commit()
+cases = [
+    ((shipped, SUITE, "--at", "25OO", "--compare", A, B), "--at takes steps, comma-separated"),
+    ((shipped, SUITE, "--at", "-5", "--compare", A, B), "--at takes steps >= 0"),
+    ((shipped, SUITE, "--at"), "--at takes steps, comma-separated"),
+    ((shipped, "no-such-suite"), "no runs of suite 'no-such-suite'"),
+    ((shipped, ","), "name a suite"),
+    ((os.path.join(out, "missing.sqlite"), SUITE), "no file"),
+    ((foreign, SUITE), "is not an experiments DB Headroom can read"),
+    ((other, SUITE), "is not an experiments DB Headroom can read"),
+    ((shipped, SUITE, "--compare", A), "--compare takes run groups in pairs"),
+    ((shipped, SUITE, "--compare", A, "shallow/width=45"), "no run group 'shallow/width=45'"),
+    ((shipped,), "usage: suite_report.py"),
+]
+for args, message in cases:
+    r = report(*args)
+    shown = " ".join(a if a != shipped else "SHIPPED" for a in args)
+    check(r.returncode == 1, f"[{shown}] exits 1 (got {r.returncode})")
+    check(r.stdout == "", f"[{shown}] prints no table (got {r.stdout[:80]!r})")
+    err = r.stderr.strip().splitlines()
+    check(len(err) == 1 and message in err[0], f"[{shown}] says one line with {message!r} (got {r.stderr.strip()[:300]!r})")
+
+print(f"suite_report_test: {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
