@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <toml++/toml.h>
 
 #include "app/gui/explorer/curves.h"
@@ -1004,17 +1005,26 @@ std::string figure_value_text(const FigurePoint& p, bool paper) {
 
 int figure_for_runs(const std::vector<Figure>& figures, const std::set<std::int64_t>& selected,
                     const std::vector<std::int64_t>& shown) {
-  const std::set<std::int64_t> shown_set(shown.begin(), shown.end());
-  int best = -1;
-  std::pair<std::size_t, std::size_t> best_count{0, 0};  // (selected, shown) runs in the figure
-  for (std::size_t i = 0; i < figures.size(); ++i) {
-    std::pair<std::size_t, std::size_t> count{0, 0};
+  // The figures hold a few hundred runs, the table's filtered rows up to 100k: index the figures'
+  // runs (figure indices, once per point that holds the run) and look each row up, rather than
+  // make a set of the rows.
+  std::unordered_map<std::int64_t, std::vector<int>> figures_of_run;
+  for (std::size_t i = 0; i < figures.size(); ++i)
     for (const auto& series : figures[i].ours)
       for (const auto& point : series.points)
-        for (const std::int64_t id : point.run_ids) {
-          count.first += selected.count(id);
-          count.second += shown_set.count(id);
-        }
+        for (const std::int64_t id : point.run_ids) figures_of_run[id].push_back(static_cast<int>(i));
+  // (selected, shown) runs in each figure; the shown rows are distinct runs.
+  std::vector<std::pair<std::size_t, std::size_t>> counts(figures.size());
+  for (const std::int64_t id : selected)
+    if (const auto it = figures_of_run.find(id); it != figures_of_run.end())
+      for (const int i : it->second) ++counts[static_cast<std::size_t>(i)].first;
+  for (const std::int64_t id : shown)
+    if (const auto it = figures_of_run.find(id); it != figures_of_run.end())
+      for (const int i : it->second) ++counts[static_cast<std::size_t>(i)].second;
+  int best = -1;
+  std::pair<std::size_t, std::size_t> best_count{0, 0};
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    const auto& count = counts[i];
     if (count.first == 0 && count.second == 0) continue;
     // A figure with a selected run beats one with none, whatever they hold of the shown rows.
     const bool better = best < 0 || count.first > best_count.first ||
