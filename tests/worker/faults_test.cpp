@@ -166,13 +166,20 @@ TEST_F(WorkerFaults, AReadOnlyDbIsRefusedAtOnceAndLeftByteForByteUnchanged) {
 
 namespace {
 
-// Another program (a backup, an sqlite3 shell) takes the write lock of `db` for `hold`.
-void hold_write_lock(const std::string& db, std::chrono::milliseconds hold) {
+// Another program (a backup, an sqlite3 shell) takes the write lock of `db` and holds it until the
+// worker's stderr (`err`) says `said`, at most `cap`. Held for a fixed time instead, the test
+// depended on when the worker next wrote: on a loaded machine its next commit could come late in
+// the hold and wait less than the 5 s that make it speak (a full ctest beside two training
+// workers failed so, 2026-12-03).
+void hold_write_lock_until(const std::string& db, const std::string& err, const std::string& said,
+                           std::chrono::seconds cap = std::chrono::seconds(120)) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   sqlite3_busy_timeout(h, 30000);  // the worker may be mid-commit
   ASSERT_EQ(sqlite3_exec(h, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
-  std::this_thread::sleep_for(hold);
+  const auto until = std::chrono::steady_clock::now() + cap;
+  while (file_bytes(err).find(said) == std::string::npos && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(h);
 }
@@ -189,7 +196,7 @@ TEST_F(WorkerFaults, ALockHeldPastTheBusyTimeoutMakesTheWorkerWaitThenFinishTheS
   const std::string db = scratch_dir("locked") + "/runs.sqlite", err = temp_path("locked.err");
   const pid_t pid = spawn_worker(train_args(db, "copy"), "/dev/null", err);
   ASSERT_TRUE(wait_for_progress(pid, db, -1)) << "the worker ended before logging a step";
-  hold_write_lock(db, std::chrono::milliseconds(7000));  // longer than SQLite's usual 5 s
+  hold_write_lock_until(db, err, "has been locked by another program for 5 s");  // past SQLite's usual 5 s
   ASSERT_EQ(wait_exit(pid), 0) << file_bytes(err);
   EXPECT_NE(file_bytes(err).find("has been locked by another program for 5 s"), std::string::npos) << file_bytes(err);
   EXPECT_EQ(integrity(db), "ok");
@@ -202,7 +209,7 @@ TEST_F(WorkerFaults, ALockHeldLongerThanLockWaitStopsTheWorkerCleanlyAndServeRes
   args.insert(args.end(), {"--lock-wait", "1"});
   const pid_t pid = spawn_worker(args, "/dev/null", err);
   ASSERT_TRUE(wait_for_progress(pid, db, -1)) << "the worker ended before logging a step";
-  std::thread locker(hold_write_lock, db, std::chrono::milliseconds(4000));
+  std::thread locker([&] { hold_write_lock_until(db, err, "locked for more than 1 s"); });
   const int code = wait_exit(pid);
   locker.join();
   const std::string text = file_bytes(err);
