@@ -110,7 +110,6 @@ for key, rs in groups.items():
 # seeds both finished. Seeds share data order and initialisation streams, so a paired difference
 # is the fair one.
 if compare_args is not None:
-    args = compare_args
     def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
         return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
                 for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
@@ -119,7 +118,7 @@ if compare_args is not None:
         what = "final val loss" if step is None else f"val loss at step {step}"
         print(f"\n| A - B ({what}, per seed) | seeds | per-seed differences | mean | A better in |")
         print("|---|---|---|---|---|")
-        for a, b in zip(args[0::2], args[1::2]):
+        for a, b in zip(compare_args[0::2], compare_args[1::2]):
             fa, fb = finals_by_seed(a, step), finals_by_seed(b, step)
             seeds = sorted(set(fa) & set(fb))
             if not seeds:

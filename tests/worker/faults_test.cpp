@@ -169,8 +169,8 @@ namespace {
 // Another program (a backup, an sqlite3 shell) takes the write lock of `db` and holds it until the
 // worker's stderr (`err`) says `said`, at most `cap`. Held for a fixed time instead, the test
 // depended on when the worker next wrote: on a loaded machine its next commit could come late in
-// the hold and wait less than the 5 s that make it speak (a full ctest beside two training
-// workers failed so, 2026-12-03).
+// the hold and wait less than the 5 s that make it speak (the likely cause of one failure in a
+// full ctest beside two training workers, 2026-12-03; not reproduced).
 void hold_write_lock_until(const std::string& db, const std::string& err, const std::string& said,
                            std::chrono::seconds cap = std::chrono::seconds(120)) {
   sqlite3* h = nullptr;
@@ -196,9 +196,10 @@ TEST_F(WorkerFaults, ALockHeldPastTheBusyTimeoutMakesTheWorkerWaitThenFinishTheS
   const std::string db = scratch_dir("locked") + "/runs.sqlite", err = temp_path("locked.err");
   const pid_t pid = spawn_worker(train_args(db, "copy"), "/dev/null", err);
   ASSERT_TRUE(wait_for_progress(pid, db, -1)) << "the worker ended before logging a step";
-  hold_write_lock_until(db, err, "has been locked by another program for 5 s");  // past SQLite's usual 5 s
+  const std::string waited = "has been locked by another program for 5 s";  // past SQLite's usual 5 s
+  hold_write_lock_until(db, err, waited);
   ASSERT_EQ(wait_exit(pid), 0) << file_bytes(err);
-  EXPECT_NE(file_bytes(err).find("has been locked by another program for 5 s"), std::string::npos) << file_bytes(err);
+  EXPECT_NE(file_bytes(err).find(waited), std::string::npos) << file_bytes(err);
   EXPECT_EQ(integrity(db), "ok");
   EXPECT_EQ(deterministic_metrics(db), *straight_);
 }
