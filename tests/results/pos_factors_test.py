@@ -15,17 +15,14 @@ and a plain table), keeping weights every 10 steps. Then:
 import json, math, os, re, shutil, sqlite3, struct, subprocess, sys
 from array import array
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks
+
 worker, repo, out = sys.argv[1:4]
 script = os.path.join(repo, "scripts", "pos_factors.py")
 shutil.rmtree(out, ignore_errors=True)
 os.makedirs(out)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks("pos_factors_test")
 
 
 suite = os.path.join(out, "tiny.toml")
@@ -227,6 +224,4 @@ for extra, says in [((not_a_db, "pos-factors-test"), "not a readable Headroom ex
     r = pos_factors(*extra, expect_ok=False)
     check(r.returncode != 0 and says in r.stderr, f"{extra}: exit {r.returncode}, said {r.stderr.strip()!r}")
 
-if failures:
-    sys.exit(f"{len(failures)} failure(s)")
-print("PASS")
+check.finish()

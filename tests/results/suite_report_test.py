@@ -8,17 +8,14 @@ and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
 """
 import os, sqlite3, subprocess, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks
+
 repo, out = sys.argv[1:3]
 os.makedirs(out, exist_ok=True)
 script = os.path.join(repo, "scripts", "suite_report.py")
 shipped = os.path.join(repo, "assets", "results", "headroom_results.sqlite")
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks("suite_report_test")
 
 
 def report(*args):
@@ -99,5 +96,4 @@ for args, message in cases:
     err = r.stderr.strip().splitlines()
     check(len(err) == 1 and message in err[0], f"[{shown}] says one line with {message!r} (got {r.stderr.strip()[:300]!r})")
 
-print(f"suite_report_test: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+check.finish()
