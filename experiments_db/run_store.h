@@ -236,6 +236,13 @@ class RunStore {
   // copied. `headroom-worker export --results-only` starts from it.
   std::int64_t copy_from(Connection& source, const std::set<std::string>& artifact_kinds_left_out);
 
+  // Keeps at most `max_points` (>= 1) points of every metric series whose name is not in
+  // `kept_whole`: evenly spaced by index, the first and the last always among them (one point:
+  // the last). Their pyramids and summaries are made again. One transaction (nests in the
+  // caller's). Returns the points deleted. `export --results-only --aux-series-points` uses it
+  // on the series a shared DB needs least (lr, grad_norm, tokens_per_s), keeping the losses whole.
+  std::int64_t thin_series(const std::set<std::string>& kept_whole, int max_points);
+
  private:
   double now() const;
   std::vector<CurveBucket> run_curve(std::int64_t run_id, const std::string& metric, std::int64_t step_lo,

@@ -282,4 +282,40 @@ std::int64_t RunStore::copy_from(Connection& source, const std::set<std::string>
   return artifacts;
 }
 
+std::int64_t RunStore::thin_series(const std::set<std::string>& kept_whole, int max_points) {
+  if (max_points < 1)
+    throw DbError("thin_series: keep at least one point per series, not " + std::to_string(max_points));
+  Transaction transaction(connection_);
+  std::vector<std::int64_t> series;
+  {
+    Statement list = connection_.prepare("SELECT id, name FROM metric_series ORDER BY id");
+    while (list.step())
+      if (!kept_whole.count(list.column_text(1))) series.push_back(list.column_int64(0));
+  }
+  Statement steps_of = connection_.prepare("SELECT step FROM metrics WHERE series_id = ?1 ORDER BY step");
+  Statement drop = connection_.prepare("DELETE FROM metrics WHERE series_id = ?1 AND step = ?2");
+  const auto keep_n = static_cast<std::size_t>(max_points);
+  std::int64_t deleted = 0;
+  for (const std::int64_t id : series) {
+    std::vector<std::int64_t> steps;
+    steps_of.reset();
+    steps_of.bind(1, id);
+    while (steps_of.step()) steps.push_back(steps_of.column_int64(0));
+    const std::size_t n = steps.size();
+    if (n <= keep_n) continue;
+    std::set<std::int64_t> kept;  // index i of keep_n spread over 0 .. n-1, as the snapshots' thinning
+    for (std::size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
+    for (const std::int64_t step : steps) {
+      if (kept.count(step)) continue;
+      drop.reset();
+      drop.bind(1, id).bind(2, step);
+      drop.step();
+      ++deleted;
+    }
+    detail::rebuild_metric_blocks(connection_, id);
+  }
+  transaction.commit();
+  return deleted;
+}
+
 }  // namespace headroom::db

@@ -29,6 +29,10 @@
 namespace headroom::worker {
 namespace {
 
+// The series a shared DB keeps whole under --aux-series-points: the curves the write-ups and the
+// explorer's figures read.
+const std::set<std::string> kLossSeries = {"train_loss", "val_loss"};
+
 bool require_existing(const std::string& cmd, const std::string& path) {
   if (access(path.c_str(), F_OK) == 0) return true;
   std::cerr << "headroom-worker " << cmd << ": " << path
@@ -159,11 +163,14 @@ db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
 // suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
 // runs outside a suite count as one suite; weights byte for byte a kept run's are stored once and
 // do not count), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots per
-// run, evenly spaced over training, the first and the last always among them. Written into the
+// run, evenly spaced over training, the first and the last always among them; with
+// `aux_series_points`, at most that many points of each series but the losses (kLossSeries),
+// spaced the same way. Written into the
 // new file `out` from one snapshot of `source`, which is only read: its checkpoints and the
 // weights of runs past each suite's quota are never read (a paper-scale DB is gigabytes of them).
 int compact_export(db::Connection& source, db::Connection& conn, int weights_per_suite, bool done_only,
-                   std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
+                   std::optional<int> snapshots_per_run, std::optional<int> aux_series_points,
+                   const std::vector<std::string>& keep_weights_of) {
   const std::string weights_kind(db::kWeightsArtifact);
   const std::string& out = conn.path();
   db::RunStore store(conn), from(source);
@@ -257,6 +264,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       }
     }
   }
+  const int64_t points_left_out = aux_series_points ? store.thin_series(kLossSeries, *aux_series_points) : 0;
   transaction.commit();
   snapshot.commit();
   conn.exec("VACUUM");                           // the runs and snapshots left out
@@ -274,6 +282,9 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   if (done_only) std::cout << "; " << dropped << " runs not done left out";
   if (snapshots_per_run)
     std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
+  if (aux_series_points)
+    std::cout << "; " << points_left_out << " points of series other than train_loss and val_loss left out (at most "
+              << *aux_series_points << " per series)";
   std::cout << "\n";
   for (const auto& [run, holder] : twins)
     std::cout << "  " << run << ": final weights byte for byte " << holder
@@ -282,7 +293,8 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
 }
 
 int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
-                       std::optional<int> snapshots_per_run, const std::vector<std::string>& keep_weights_of) {
+                       std::optional<int> snapshots_per_run, std::optional<int> aux_series_points,
+                       const std::vector<std::string>& keep_weights_of) {
   if (!require_existing("export", path)) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
     std::cerr << "headroom-worker export: " << out
@@ -323,7 +335,8 @@ int run_export_results(const std::string& path, const std::string& out, int weig
     return kExitBadInput;
   }
   try {
-    return compact_export(source, *target, weights_per_suite, done_only, snapshots_per_run, keep_weights_of);
+    return compact_export(source, *target, weights_per_suite, done_only, snapshots_per_run, aux_series_points,
+                          keep_weights_of);
   } catch (const std::exception& e) {
     // SQLite reads a damaged source without complaint until it reaches the bad page.
     target.reset();
@@ -396,6 +409,7 @@ Command register_export(CLI::App& root) {
   auto weights = std::make_shared<int>(6);
   auto done_only = std::make_shared<bool>(false);
   auto snapshots = std::make_shared<std::optional<int>>();
+  auto aux_points = std::make_shared<std::optional<int>>();
   auto keep_weights_of = std::make_shared<std::vector<std::string>>();
   auto* app =
       root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
@@ -417,12 +431,16 @@ Command register_export(CLI::App& root) {
                   "--results-only: keep at most this many P_l / P_w snapshots per run, evenly spaced, the first "
                   "and last among them (default: all)")
       ->check(CLI::Range(1, 100000));
+  app->add_option("--aux-series-points", *aux_points,
+                  "--results-only: keep at most this many points of each series but train_loss and val_loss (lr, "
+                  "grad_norm, tokens_per_s), evenly spaced, the first and last among them (default: all)")
+      ->check(CLI::Range(1, 100000));
   app->add_option("--keep-weights-of", *keep_weights_of,
                   "--results-only: these runs (by name; repeatable) keep their final weights first, within their "
                   "suite's --weights-per-suite");
   // Every variable an option writes lives as long as the command: CLI11 writes --csv into *csv
   // while it parses, after this function has returned (ASan found *csv freed by then).
-  return {app, [db, run, csv, results_only, out, weights, done_only, snapshots, keep_weights_of]() -> int {
+  return {app, [db, run, csv, results_only, out, weights, done_only, snapshots, aux_points, keep_weights_of]() -> int {
             (void)csv;  // CSV is the default output; the flag only says so
             if (!*results_only) return run_export(*db, *run);
             if (out->empty() || run->has_value()) {
@@ -430,7 +448,7 @@ Command register_export(CLI::App& root) {
                            "every run)\n";
               return kExitBadInput;
             }
-            return run_export_results(*db, *out, *weights, *done_only, *snapshots, *keep_weights_of);
+            return run_export_results(*db, *out, *weights, *done_only, *snapshots, *aux_points, *keep_weights_of);
           }};
 }
 

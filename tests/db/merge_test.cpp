@@ -317,6 +317,61 @@ TEST(Copy, EveryRowButTheArtifactKindsLeftOutAndOnlyIntoANewDatabase) {
   EXPECT_EQ(read_bytes(source_path), before) << "the source was written";
 }
 
+// thin_series keeps the named series whole and spaces the others' points evenly, first and last
+// kept; the curves and summaries read afterwards are those of a database that never had the
+// points left out (an independent one, written with only the kept points).
+TEST(Copy, ThinSeriesKeepsTheNamedSeriesWholeAndTheOthersEvenlySpaced) {
+  TempDir dir;
+  Connection connection = Connection::open(dir.path("thin.sqlite"), OpenMode::Create);
+  Connection oracle_connection = Connection::open(dir.path("oracle.sqlite"), OpenMode::Create);
+  RunStore store(connection), oracle(oracle_connection);
+  const std::int64_t run = store.enqueue_run(run_in(store.ensure_suite("s", "", ""), "r"));
+  const std::int64_t twin = oracle.enqueue_run(run_in(oracle.ensure_suite("s", "", ""), "r"));
+  std::vector<MetricRow> points, kept_points;
+  const auto lr = [](int i) { return 0.5 + 0.4 * std::sin(0.37 * i); };  // extremes everywhere, not only at the ends
+  for (int i = 0; i < 100; ++i) {
+    const std::int64_t step = 10 * (i + 1);
+    points.push_back({"loss", step, step * 8, step * 0.5, 1.0 / (i + 1)});
+    points.push_back({"lr", step, step * 8, step * 0.5, lr(i)});
+    kept_points.push_back(points[points.size() - 2]);
+    if (i == 0 || i == 24 || i == 49 || i == 74 || i == 99) kept_points.push_back(points.back());  // i * 99 / 4
+  }
+  store.append_metrics(run, points);
+  oracle.append_metrics(twin, kept_points);
+
+  EXPECT_EQ(store.thin_series({"loss"}, 5), 95);
+  std::vector<Row> lr_rows;
+  for (const Row& row : exported(store))
+    if (std::get<1>(row) == "lr") lr_rows.push_back(row);
+  const std::vector<Row> expected = {{"r", "lr", 10, lr(0)},
+                                     {"r", "lr", 250, lr(24)},
+                                     {"r", "lr", 500, lr(49)},
+                                     {"r", "lr", 750, lr(74)},
+                                     {"r", "lr", 1000, lr(99)}};
+  EXPECT_EQ(lr_rows, expected);
+  EXPECT_EQ(exported(store), exported(oracle));  // loss whole too
+  for (const char* metric : {"loss", "lr"}) {
+    for (const auto [lo, hi, buckets] : {std::tuple{0, 1000, 4}, std::tuple{0, 1000, 64}, std::tuple{240, 760, 3}}) {
+      const auto got = store.curve(run, metric, lo, hi, buckets), want = oracle.curve(twin, metric, lo, hi, buckets);
+      ASSERT_EQ(got.size(), want.size()) << metric << " " << lo << ".." << hi;
+      for (std::size_t b = 0; b < got.size(); ++b) {
+        EXPECT_EQ(got[b].step_first, want[b].step_first) << metric << " bucket " << b;
+        EXPECT_EQ(got[b].step_last, want[b].step_last) << metric << " bucket " << b;
+        EXPECT_EQ(got[b].min, want[b].min) << metric << " bucket " << b;
+        EXPECT_EQ(got[b].max, want[b].max) << metric << " bucket " << b;
+      }
+    }
+  }
+  EXPECT_EQ(store.latest_metrics(run), oracle.latest_metrics(twin));
+
+  // Already within the limit: nothing goes. One point: the last. Zero: refused, nothing changed.
+  EXPECT_EQ(store.thin_series({"loss"}, 5), 0);
+  EXPECT_EQ(store.thin_series({}, 1), 99 + 4);
+  EXPECT_EQ(exported(store), (std::vector<Row>{{"r", "loss", 1000, 0.01}, {"r", "lr", 1000, lr(99)}}));
+  EXPECT_THROW(store.thin_series({}, 0), DbError);
+  EXPECT_EQ(exported(store).size(), 2u);
+}
+
 // A file of an older schema (here 1: no series summaries, every pyramid from level 1) is read as
 // it is by merge and export, never upgraded, and what they write equals what a current file gives.
 TEST(Copy, AnOlderSchemaSourceIsReadAsItIsAndItsDerivedDataMadeAgain) {

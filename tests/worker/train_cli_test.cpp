@@ -817,6 +817,44 @@ TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndL
   EXPECT_NE(r.err.find("snapshots-per-run"), std::string::npos) << r.err;
 }
 
+TEST(TrainCli, ResultsOnlyExportThinsTheSeriesButTheLossesEvenlyKeepingFirstAndLast) {
+  const std::string db = temp_path("aux_points.sqlite"), out = temp_path("aux_points_results.sqlite");
+  for (const auto& p : {db, out}) std::remove(p.c_str());
+  ASSERT_EQ(run_worker(train_args(db, "a")).exit_code, 0);
+  auto steps_of = [](const std::string& path, const std::string& metric) {
+    std::vector<long> steps;
+    const std::string sql = "SELECT m.step FROM metrics m JOIN metric_series s ON s.id = m.series_id WHERE s.name = '" +
+                            metric + "' ORDER BY m.step";
+    for_each_row(path, sql.c_str(), [&](sqlite3_stmt* st) { steps.push_back(sqlite3_column_int64(st, 0)); });
+    return steps;
+  };
+  const auto lr = steps_of(db, "lr");
+  ASSERT_GE(lr.size(), 4u) << "expected lr logged at several steps";
+  auto r = run_worker({"export", "--db", db, "--results-only", "--out", out, "--aux-series-points", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<long> thinned = {lr.front(), lr[(lr.size() - 1) / 2], lr.back()};
+  for (const char* metric : {"lr", "grad_norm", "tokens_per_s"})
+    EXPECT_EQ(steps_of(out, metric), thinned) << metric << " is logged with lr, so it keeps lr's steps";
+  for (const char* metric : {"train_loss", "val_loss"})
+    EXPECT_EQ(steps_of(out, metric), steps_of(db, metric)) << metric;
+  const std::string said = "; " + std::to_string(3 * (lr.size() - 3)) +
+                           " points of series other than train_loss and val_loss left out (at most 3 per series)";
+  EXPECT_NE(r.out.find(said), std::string::npos) << r.out;
+  EXPECT_EQ(integrity(out), "ok");
+  // The explorer's last value of a thinned series is the run's last, as before the export.
+  const auto last_lr = [](const std::string& path) {
+    double v = NAN;
+    for_each_row(path, "SELECT last_value FROM metric_series WHERE name = 'lr'",
+                 [&](sqlite3_stmt* st) { v = sqlite3_column_double(st, 0); });
+    return v;
+  };
+  EXPECT_EQ(last_lr(out), last_lr(db));
+  r = run_worker(
+      {"export", "--db", db, "--results-only", "--out", temp_path("never.sqlite"), "--aux-series-points", "0"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("aux-series-points"), std::string::npos) << r.err;
+}
+
 TEST(TrainCli, ResultsOnlyExportCanLeaveOutRunsNotDoneAndReportsTheSizeItWrote) {
   const std::string db = temp_path("unfinished.sqlite"), out = temp_path("unfinished_results.sqlite");
   for (const auto& p : {db, out}) std::remove(p.c_str());
