@@ -220,12 +220,14 @@ if want suites; then
   pkill -9 -f "$mine" 2>/dev/null
   for _ in $(seq 10); do pgrep -f "$mine" >/dev/null || break; sleep 1; done
   # Paper-scale weights are 40-90 MB a run in 16 bit: by default none travel back (8 files of 16
-  # MB), and of the P_l / P_w snapshots the first and the last (h = 128: 0.8 MB each).
+  # MB), and of the P_l / P_w snapshots the first and the last (h = 128: 0.8 MB each). Every
+  # export keeps the losses whole and 64 points of each other series (lr, grad_norm,
+  # tokens_per_s), as the shipped DB does (assets/results/README.md).
   weights_default=4
-  snapshots=()
+  snapshots=(--aux-series-points "${AUX_SERIES_POINTS:-64}")
   if [ "${SUITES_SCALE:-full}" = paper ]; then
     weights_default=0
-    snapshots=(--snapshots-per-run "${SNAPSHOTS_PER_RUN:-2}")
+    snapshots+=(--snapshots-per-run "${SNAPSHOTS_PER_RUN:-2}")
   fi
   exports=()
   counts=()
