@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments_db/db_error.h"
+#include "experiments_db/evenly_spaced.h"
 #include "experiments_db/metric_blocks.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
@@ -301,10 +302,8 @@ std::int64_t RunStore::thin_series(const std::set<std::string>& kept_whole, int 
     steps_of.reset();
     steps_of.bind(1, id);
     while (steps_of.step()) steps.push_back(steps_of.column_int64(0));
-    const std::size_t n = steps.size();
-    if (n <= keep_n) continue;
-    std::set<std::int64_t> kept;  // index i of keep_n spread over 0 .. n-1, as the snapshots' thinning
-    for (std::size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
+    if (steps.size() <= keep_n) continue;
+    const std::set<std::int64_t> kept = evenly_spaced(steps, keep_n);
     for (const std::int64_t step : steps) {
       if (kept.count(step)) continue;
       drop.reset();

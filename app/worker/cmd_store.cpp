@@ -22,6 +22,7 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
+#include "experiments_db/evenly_spaced.h"
 #include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
@@ -251,10 +252,9 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
     auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
     for (const auto& r : store.list_runs()) {
       const auto steps = store.artifact_steps(r.id, kind);  // ascending
-      const size_t n = steps.size(), keep_n = static_cast<size_t>(*snapshots_per_run);
-      if (n <= keep_n) continue;
-      std::set<int64_t> kept;  // index i of keep_n spread over 0 .. n-1
-      for (size_t i = 0; i < keep_n; ++i) kept.insert(steps[keep_n == 1 ? n - 1 : i * (n - 1) / (keep_n - 1)]);
+      const auto keep_n = static_cast<size_t>(*snapshots_per_run);
+      if (steps.size() <= keep_n) continue;
+      const std::set<int64_t> kept = db::evenly_spaced(steps, keep_n);
       for (int64_t step : steps) {
         if (kept.count(step)) continue;
         del.reset();

@@ -15,6 +15,7 @@
 #include "experiments_db/connection.h"
 #include "tests/db/db_test_util.h"
 #include "experiments_db/db_error.h"
+#include "experiments_db/evenly_spaced.h"
 #include "experiments_db/run_store.h"
 
 namespace headroom::db {
@@ -315,6 +316,22 @@ TEST(Copy, EveryRowButTheArtifactKindsLeftOutAndOnlyIntoANewDatabase) {
   EXPECT_EQ(dump(copy, "runs"), runs);
   EXPECT_EQ(dump(copy, "artifacts"), dump(source, "artifacts", kept));
   EXPECT_EQ(read_bytes(source_path), before) << "the source was written";
+}
+
+// The thinning rule both export options share: evenly spaced indices, first and last kept, the last
+// alone at 1, everything at or above the count, on steps that need not be evenly spaced themselves.
+TEST(Copy, EvenlySpacedKeepsFirstAndLastAndSpacesTheIndices) {
+  const std::vector<std::int64_t> steps{0, 10, 20, 30, 45, 60, 80, 100, 130, 160, 200};  // 11 steps
+  EXPECT_EQ(evenly_spaced(steps, 3), (std::set<std::int64_t>{0, 60, 200}));              // indices 0, 5, 10
+  EXPECT_EQ(evenly_spaced(steps, 5), (std::set<std::int64_t>{0, 20, 60, 100, 200}));     // 0, 2, 5, 7, 10
+  EXPECT_EQ(evenly_spaced(steps, 2), (std::set<std::int64_t>{0, 200}));
+  EXPECT_EQ(evenly_spaced(steps, 1), (std::set<std::int64_t>{200}));
+  EXPECT_TRUE(evenly_spaced(steps, 0).empty());
+  const std::set<std::int64_t> all(steps.begin(), steps.end());
+  EXPECT_EQ(evenly_spaced(steps, 11), all);
+  EXPECT_EQ(evenly_spaced(steps, 50), all);
+  EXPECT_TRUE(evenly_spaced({}, 4).empty());
+  for (std::size_t keep = 2; keep <= steps.size(); ++keep) EXPECT_EQ(evenly_spaced(steps, keep).size(), keep);
 }
 
 // thin_series keeps the named series whole and spaces the others' points evenly, first and last
