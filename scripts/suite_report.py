@@ -6,12 +6,23 @@ loss of each seed with mean and min..max, the best validation loss and training 
 number is read from the DB; nothing is typed in. SUITE may name several suites, comma-separated
 (e.g. a suite and a later seed check of some of its rows): their runs pool by run group.
 --at STEP[,STEP...] (before --compare): the comparison again at each of these steps, from the
-validation loss evaluated there, one table per step (e.g. how a gap moves over training)."""
+validation loss evaluated there, one table per step (e.g. how a gap moves over training).
+--groups GROUP[,GROUP...] (before --compare): the table's rows are these run groups, in this order
+(e.g. the rows of a comparison drawn from several suites, without the suites' other rows);
+--compare may name any group of the suites."""
 import json, os, sqlite3, statistics, sys
 from collections import OrderedDict
 
 if len(sys.argv) < 3:
-    sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--at STEP[,STEP...]] [--compare GROUP_A GROUP_B ...]")
+    sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--at STEP[,STEP...]] [--groups GROUP[,GROUP...]] "
+             "[--compare GROUP_A GROUP_B ...]")
+shown_groups = None
+if "--groups" in sys.argv:
+    i = sys.argv.index("--groups")
+    shown_groups = list(OrderedDict.fromkeys(g for g in (sys.argv[i + 1] if i + 1 < len(sys.argv) else "").split(",") if g))
+    if not shown_groups or shown_groups[0].startswith("--"):
+        sys.exit("suite_report: --groups takes run groups, comma-separated, e.g. --groups multi-head,talking-heads")
+    del sys.argv[i:i + 2]
 at_steps = []
 if "--at" in sys.argv:
     i = sys.argv.index("--at")
@@ -80,13 +91,20 @@ def extra_columns(rs):
     return OrderedDict([("L", str(m.get("depth", ""))), ("data (loss per token of it)", data),
                         ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", "none" if m.get("positions") == "none" else rank(m.get("pos_rank", 0)))])
 
-extras = OrderedDict((k, [extra_columns(rs)[k] for rs in groups.values()]) for k in extra_columns(next(iter(groups.values()))))
+if shown_groups is not None:
+    unknown = [g for g in shown_groups if g not in groups]
+    if unknown:
+        sys.exit(f"suite_report: --groups: no run group {unknown[0]!r} in {','.join(suites)}; "
+                 f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")
+table = OrderedDict((g, groups[g]) for g in shown_groups) if shown_groups is not None else groups
+
+extras = OrderedDict((k, [extra_columns(rs)[k] for rs in table.values()]) for k in extra_columns(next(iter(table.values()))))
 shown = [k for k, values in extras.items() if len(set(values)) > 1]
 print("| run group | width d | " + "".join(f"{k} | " for k in shown) +
       "heads (h_k-h-h_v) | d_k (/d_v) | params | seeds done | final val loss per finished seed | mean (min..max) | "
       "best val loss | wall min/run (claim to finish) |")
 print("|---|---|" + "---|" * len(shown) + "---|---|---|---|---|---|---|---|")
-for key, rs in groups.items():
+for key, rs in table.items():
     m = rs[0]["cfg"]["model"]
     a = m["attention"]
     # Only finished runs: a running run's latest validation loss is not a final one.

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
-differences the DB holds, and every bad input gets one message and exit 1, with no table printed.
+differences the DB holds, --groups picks and orders the table's rows, and every bad input gets one
+message and exit 1, with no table printed.
 
 The good case reads the shipped results DB (read-only): one pair of vb-depth-width-long's runs,
 whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
@@ -67,6 +68,14 @@ for step, what in ((None, "final"), (5000, "step 5000")):
 if all(x in lines for x in (expected_row(None), expected_row(5000))):
     check(lines.index(expected_row(None)) < lines.index(expected_row(5000)), "the final table comes before the --at table")
 
+# --groups: the table's rows are the named groups, in the order named, and no others; --compare
+# still finds the pair.
+picked = report(shipped, SUITE, "--groups", f"{B},{A}", "--compare", A, B)
+check(picked.returncode == 0, f"--groups exits 0 (got {picked.returncode}: {picked.stderr.strip()})")
+rows = [l.split(" | ")[0][2:] for l in picked.stdout.split("\n\n")[0].splitlines()[2:]]
+check(rows == [B, A], f"--groups {B},{A}: the rows are those two in that order (got {rows})")
+check(expected_row(None) in picked.stdout.splitlines(), "--groups leaves the comparison as it was")
+
 # Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
 foreign = os.path.join(out, "not_a_db.sqlite")
 with open(foreign, "w") as f:
@@ -87,6 +96,9 @@ cases = [
     ((shipped, SUITE, "--compare", A), "--compare takes run groups in pairs"),
     ((shipped, SUITE, "--compare", A, "shallow/width=45"), "no run group 'shallow/width=45'"),
     ((shipped,), "usage: suite_report.py"),
+    ((shipped, SUITE, "--groups", f"{A},shallow/width=45"), "--groups: no run group 'shallow/width=45'"),
+    ((shipped, SUITE, "--groups"), "--groups takes run groups, comma-separated"),
+    ((shipped, SUITE, "--groups", "--compare", A, B), "--groups takes run groups, comma-separated"),
 ]
 for args, message in cases:
     r = report(*args)
