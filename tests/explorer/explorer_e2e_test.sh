@@ -11,8 +11,13 @@ headroom=$1 worker=$2 png_check=$3 assets=$4 out=$5
 mkdir -p "$out"
 db="$out/quick.sqlite"
 rm -f "$db" "$db-wal" "$db-shm"
-for suite in th_heads vb_attention_ratio; do
-  "$worker" run "$assets/suites/$suite.toml" --scale quick --db "$db" --quiet || fail "worker run $suite failed"
+# A suite of a question of its own (no paper figure, nor one it pools into), enqueued first so the
+# worker bar still offers the last shipped suite.
+sed -e 's/^name = "lrb-head-size"/name = "my-sweep"/' -e 's/^reproduces = .*/reproduces = "a question of my own"/' \
+  "$assets/suites/lrb_head_size.toml" > "$out/my_sweep.toml"
+for suite in "$out/my_sweep.toml" th_heads vb_attention_ratio; do
+  case $suite in /*) file=$suite ;; *) file="$assets/suites/$suite.toml" ;; esac
+  "$worker" run "$file" --scale quick --db "$db" --quiet || fail "worker run $suite failed"
 done
 runs=$("$worker" status --db "$db" --json | grep -o '"id":' | wc -l)
 [ "$runs" -gt 0 ] || fail "the quick suites produced no runs"
@@ -77,6 +82,10 @@ grep -q '^th-heads,paper,TH Table 1: talking-heads,48,,1.903,' "$out/figure.csv"
 # shot tells the two apart; the selection wins over rows shown of another suite.
 shot figures_filtered '{"view": "Explorer", "explorer": {"tab": "figures", "filter": "vb-attention-ratio"}}'
 grep -q '"figure": "vb-attention-ratio"' "$out/figures_filtered.state.json" || fail "figures: a filter to vb-attention-ratio shows another suite's figure"
+# Runs in no figure: the tab names their suite, so the figure it still shows is not taken for theirs.
+shot figures_unplaced '{"view": "Explorer", "explorer": {"tab": "figures", "filter": "my-sweep"}}'
+grep -q '"figure_unplaced": "my-sweep"' "$out/figures_unplaced.state.json" || fail "figures: runs in no figure are not named as such"
+grep -q '"figure_unplaced": ""' "$out/figures_filtered.state.json" || fail "figures: runs in a figure are named as in none"
 shot figures_selected '{"view": "Explorer", "explorer": {"tab": "figures", "filter": "kind=multi-head", "select": ["th-heads/multi-head/heads=2"]}}'
 grep -q '"figure": "th-heads"' "$out/figures_selected.state.json" || fail "figures: a selected th-heads run shows another suite's figure"
 

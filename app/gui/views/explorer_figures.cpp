@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -87,6 +88,17 @@ void ExplorerFigures::follow(const ExplorerSession& session) {
   }
   const int i = explorer::figure_for_runs(figures_, session.selected, shown);
   if (i >= 0) index_ = i;
+  // None of those runs is in a figure (a stored suite that reproduces no paper figure Headroom
+  // draws, nor pools into one): name their suites, so the figure left shown is not taken for theirs.
+  std::set<std::string> suites;
+  if (i < 0) {
+    for (const std::int64_t id : session.selected)
+      if (const explorer::RunRow* r = session.find_row(id)) suites.insert(r->suite);
+    if (suites.empty() && session.shown_filtered)
+      for (const explorer::RunRow* r : session.shown) suites.insert(r->suite);
+  }
+  unplaced_.clear();
+  for (const std::string& s : suites) unplaced_ += (unplaced_.empty() ? "" : ", ") + s;
 }
 
 void ExplorerFigures::draw(const ExplorerSession& session, const std::string& reference_dir) {
@@ -145,7 +157,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   if (ImGui::BeginCombo("##figure", fig.suite.c_str())) {
     for (size_t i = 0; i < figures_.size(); ++i)
       if (ImGui::Selectable(figures_[i].suite.c_str(), static_cast<int>(i) == index_))
-        index_ = static_cast<int>(i), pinned_ = true;
+        index_ = static_cast<int>(i), pinned_ = true, unplaced_.clear();
     ImGui::EndCombo();
   }
   ImGui::SameLine();
@@ -192,6 +204,16 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   ImGui::SameLine();
   if (ImGui::GetContentRegionAvail().x < 14.0f * ImGui::GetFontSize()) ImGui::NewLine();
   ImGui::TextWrapped("%s", fig.title.c_str());
+  if (!unplaced_.empty()) {
+    const bool several = unplaced_.find(", ") != std::string::npos;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.76f, 0.36f, 1.0f));  // a caution, not a failure
+    ImGui::TextWrapped(
+        "The runs you look at (suite%s %s) are in none of these figures: Headroom draws one per suite that "
+        "reproduces a paper figure, with the stored suites of the same reproduces, x and scale pooled into "
+        "it. Compare %s runs in the Curves tab. Shown here: %s.",
+        several ? "s" : "", unplaced_.c_str(), several ? "their" : "its", fig.suite.c_str());
+    ImGui::PopStyleColor();
+  }
   // The notes scroll in a band of their own, so the plots keep their room however many there are.
   // Its height is whole lines, and the notes follow each other without gaps, so the band never
   // shows half a line at its edge.

@@ -29,8 +29,13 @@ class ExplorerFigures {
   std::string current_suite() const {
     return figures_.empty() ? "" : figures_[static_cast<size_t>(std::clamp(index_, 0, int(figures_.size()) - 1))].suite;
   }
+  // The suites of the runs the person looks at (the selection, else the filtered rows) when none
+  // of those runs is in a figure, comma-separated ("" when one is, or nothing is looked at): the
+  // figure shown is then another suite's, and the tab says so.
+  const std::string& unplaced() const { return unplaced_; }
   // A new DB: the figures of the old one go, and an answer still on its way for it is ignored.
   void reset() {
+    unplaced_.clear();
     figures_.clear();
     warnings_.clear();
     version_ = 0;
@@ -64,6 +69,7 @@ class ExplorerFigures {
   bool followed_ = false;
   std::set<std::int64_t> followed_selection_;
   std::uint64_t followed_filter_generation_ = 0;
+  std::string unplaced_;
   void follow(const ExplorerSession& session);
   // x of each figure, by suite name (absent: the figure's default; VB figures plot parameters).
   std::map<std::string, explorer::FigureAxis> axes_;

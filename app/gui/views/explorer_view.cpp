@@ -480,6 +480,7 @@ nlohmann::json ExplorerView::state() const {
                       {"curves_drawn", curves_.curves_drawn()},
                       {"figures", figures_.count()},
                       {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},  // the one shown
+                      {"figure_unplaced", tab_ == ExplorerTab::Figures ? figures_.unplaced() : ""},
                       {"assets_dir", assets_dir_},
                       {"suites", worker_bar_.suite_files().size()},
                       {"enqueue", worker_bar_.choice()},
