@@ -71,16 +71,20 @@ for rid, name, cfg, status, params, step, t0, t1 in runs:
                                            at={st: v for st, v, _ in val_points if v is not None},
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
+def require_groups(names, option=""):
+    """Exit with one line naming the first of names that is no run group of the suites."""
+    unknown = [g for g in names if g not in groups]
+    if unknown:
+        sys.exit(f"suite_report: {option}no run group {unknown[0]!r} in {','.join(suites)}; "
+                 f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")
+
 # --compare's groups checked before anything is printed: a typo would otherwise print a row of '-'
 # like a pair with no seed in common.
 compare_args = sys.argv[sys.argv.index("--compare") + 1:] if "--compare" in sys.argv else None
 if compare_args is not None:
     if not compare_args or len(compare_args) % 2:
         sys.exit(f"suite_report: --compare takes run groups in pairs (A B [A B ...]); got {len(compare_args)}")
-    unknown = [g for g in compare_args if g not in groups]
-    if unknown:
-        sys.exit(f"suite_report: no run group {unknown[0]!r} in {','.join(suites)}; "
-                 f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")
+    require_groups(compare_args)
 
 def extra_columns(rs):
     """Model and data fields a suite may vary (depth, data, embedding ranks): shown only where they
@@ -92,10 +96,7 @@ def extra_columns(rs):
                         ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", "none" if m.get("positions") == "none" else rank(m.get("pos_rank", 0)))])
 
 if shown_groups is not None:
-    unknown = [g for g in shown_groups if g not in groups]
-    if unknown:
-        sys.exit(f"suite_report: --groups: no run group {unknown[0]!r} in {','.join(suites)}; "
-                 f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")
+    require_groups(shown_groups, "--groups: ")
 table = OrderedDict((g, groups[g]) for g in shown_groups) if shown_groups is not None else groups
 
 extras = OrderedDict((k, [extra_columns(rs)[k] for rs in table.values()]) for k in extra_columns(next(iter(table.values()))))
