@@ -156,6 +156,24 @@ TEST(RunFilter, DefaultSelectionIsTheNewestSuiteAmongTheRunsTheFilterKeeps) {
   EXPECT_TRUE(newest_suite_runs({}, std::nullopt, 12).empty());
 }
 
+TEST(RunFilter, DefaultSelectionPrefersRunsThatHaveTrained) {
+  // A DB a worker is filling: suite a done, suite b training (run 3 at step 500), suite c queued
+  // behind it (step 0, no curves). The selection opens on b's trained run, not on c's queue.
+  auto at_step = [](RunRow r, std::int64_t step) {
+    r.step = step;
+    r.status = step > 0 ? db::RunStatus::Running : db::RunStatus::Queued;
+    return r;
+  };
+  const std::vector<RunRow> rows = {at_step(row_of(1, "a", "x/seed=0"), 30),  at_step(row_of(2, "b", "x/seed=0"), 0),
+                                    at_step(row_of(3, "b", "x/seed=1"), 500), at_step(row_of(4, "b", "x/seed=2"), 0),
+                                    at_step(row_of(5, "c", "y/seed=0"), 0),   at_step(row_of(6, "c", "y/seed=1"), 0)};
+  using Ids = std::vector<std::int64_t>;
+  EXPECT_EQ(newest_suite_runs(rows, std::nullopt, 12), (Ids{3}));
+  EXPECT_EQ(newest_suite_runs(rows, parse_run_filter("suite=a", nullptr), 12), (Ids{1}));
+  // Where nothing the filter keeps has trained, the newest suite's queued runs, as before.
+  EXPECT_EQ(newest_suite_runs(rows, parse_run_filter("suite=c", nullptr), 12), (Ids{6, 5}));
+}
+
 TEST(RunFilter, NullErrorPointerIsAllowed) { EXPECT_FALSE(parse_run_filter("foo=1", nullptr).has_value()); }
 
 }  // namespace

@@ -212,14 +212,18 @@ bool matches(const RunFilter& filter, const RunRow& row) {
 
 std::vector<std::int64_t> newest_suite_runs(const std::vector<RunRow>& rows, const std::optional<RunFilter>& filter,
                                             std::size_t count) {
-  std::vector<std::int64_t> ids;
-  const std::string* suite = nullptr;  // the newest kept run's
-  for (auto it = rows.rbegin(); it != rows.rend() && ids.size() < count; ++it) {
-    if (filter && !matches(*filter, *it)) continue;
-    if (suite == nullptr) suite = &it->suite;
-    if (it->suite == *suite) ids.push_back(it->id);
-  }
-  return ids;
+  const auto pick = [&](bool trained_only) {
+    std::vector<std::int64_t> ids;
+    const std::string* suite = nullptr;  // the newest kept run's
+    for (auto it = rows.rbegin(); it != rows.rend() && ids.size() < count; ++it) {
+      if ((trained_only && it->step <= 0) || (filter && !matches(*filter, *it))) continue;
+      if (suite == nullptr) suite = &it->suite;
+      if (it->suite == *suite) ids.push_back(it->id);
+    }
+    return ids;
+  };
+  auto ids = pick(true);
+  return ids.empty() ? pick(false) : ids;
 }
 
 }  // namespace headroom::explorer

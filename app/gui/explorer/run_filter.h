@@ -46,7 +46,10 @@ bool matches(const RunFilter& filter, const RunRow& row);
 
 // What the explorer selects when nothing names runs: the newest suite's newest `count` runs among
 // those `filter` keeps (no filter: every run), so that a scene's or lesson's filter and the curves
-// it opens on agree. `rows` oldest first, as the loader gives them; ids, newest first.
+// it opens on agree. Runs that have trained (step > 0) are preferred: a DB a worker is filling
+// opens on the running and finished runs of the newest suite that has any, not on the queued runs
+// behind them, which have no curves yet; only where no kept run has trained are queued ones
+// chosen. `rows` oldest first, as the loader gives them; ids, newest first.
 std::vector<std::int64_t> newest_suite_runs(const std::vector<RunRow>& rows, const std::optional<RunFilter>& filter,
                                             std::size_t count);
 
