@@ -205,6 +205,22 @@ TEST(SeedGroups, KeyIgnoresOnlyTheSeedAndLabelDropsIt) {
   EXPECT_EQ(seed_group_label("multi-head/heads=8", 2), "multi-head/heads=8 (2 runs)");
 }
 
+TEST(SeedGroups, LabelsThatReadAlikeGetTheirSuites) {
+  // A seed check's suite repeats a row of the suite it checks: the same name once per suite (a
+  // group of 1 run and groups of 2 read alike before their counts), and an unrelated name stays.
+  using Labels = std::vector<std::string>;
+  const Labels names = {without_seed("fixed-head/heads=32"), without_seed("fixed-head/heads=32,seed=1"),
+                        without_seed("fixed-head/heads=32,seed=3"), without_seed("talking-heads/seed=0")};
+  EXPECT_EQ(with_suites_where_alike(names, {"lrb-heads", "lrb-heads-seeds", "wide-keys", "wide-keys"}),
+            (Labels{"lrb-heads: fixed-head/heads=32", "lrb-heads-seeds: fixed-head/heads=32",
+                    "wide-keys: fixed-head/heads=32", "talking-heads"}));
+  EXPECT_EQ(runs_counted("lrb-heads: fixed-head/heads=32", 1), "lrb-heads: fixed-head/heads=32 (1 run)");
+  // Unique labels, and groups with no suite (a config key's value), are left alone.
+  EXPECT_EQ(with_suites_where_alike({"a", "b"}, {"s", "s"}), (Labels{"a", "b"}));
+  EXPECT_EQ(with_suites_where_alike({"h=8", "h=8"}, {"", ""}), (Labels{"h=8", "h=8"}));
+  EXPECT_THROW(with_suites_where_alike({"a"}, {}), std::invalid_argument);
+}
+
 // --- fetching --------------------------------------------------------------------
 
 class FetchCurve : public ::testing::Test {

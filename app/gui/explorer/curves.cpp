@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace headroom::explorer {
@@ -188,15 +189,32 @@ std::string seedless_group_key(const std::string& suite, const std::string& labe
   return key;
 }
 
-std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs) {
-  std::string label = first_run_short_name;
-  const auto seed = label.rfind("seed=");
-  if (seed != std::string::npos) {  // "...,seed=0" -> "..."
-    std::size_t cut = seed;
-    while (cut > 0 && (label[cut - 1] == ',' || label[cut - 1] == '/' || label[cut - 1] == ' ')) --cut;
-    label = label.substr(0, cut);
-  }
+std::string without_seed(const std::string& short_name) {
+  const auto seed = short_name.rfind("seed=");
+  if (seed == std::string::npos) return short_name;
+  std::size_t cut = seed;  // "...,seed=0" -> "..."
+  while (cut > 0 && (short_name[cut - 1] == ',' || short_name[cut - 1] == '/' || short_name[cut - 1] == ' ')) --cut;
+  return short_name.substr(0, cut);
+}
+
+std::string runs_counted(const std::string& label, std::size_t runs) {
   return label + " (" + std::to_string(runs) + (runs == 1 ? " run)" : " runs)");
+}
+
+std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs) {
+  return runs_counted(without_seed(first_run_short_name), runs);
+}
+
+std::vector<std::string> with_suites_where_alike(std::vector<std::string> labels,
+                                                 const std::vector<std::string>& suites) {
+  if (labels.size() != suites.size())
+    throw std::invalid_argument("with_suites_where_alike: " + std::to_string(labels.size()) + " labels but " +
+                                std::to_string(suites.size()) + " suites");
+  std::map<std::string, std::size_t> count;
+  for (const auto& l : labels) ++count[l];
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (count[labels[i]] > 1 && !suites[i].empty()) labels[i] = suites[i] + ": " + labels[i];
+  return labels;
 }
 
 std::vector<double> ema_debiased(const std::vector<double>& y, double weight) {

@@ -93,6 +93,18 @@ std::vector<GroupCurve> group_curves(const std::vector<Curve>& curves, const std
 // short name without its trailing ",seed=N" / "seed=N" part, and the number of runs.
 std::string seedless_group_key(const std::string& suite, const std::string& label, const FlatConfig& config);
 std::string seed_group_label(const std::string& first_run_short_name, std::size_t runs);
+// The two parts of it: the name without its trailing seed, and " (N runs)" appended.
+std::string without_seed(const std::string& short_name);
+std::string runs_counted(const std::string& label, std::size_t runs);
+
+// Legend labels that would read alike: runs named the same in different suites (a seed check's
+// suite repeats a row of the suite it checks: "fixed-head/heads=32" in lrb-heads and in a later
+// suite) get their suite in front, "lrb-heads: fixed-head/heads=32", so that no two lines share a
+// name (nor, in the plot, a legend entry). Give it the names before runs_counted: groups of 1 and
+// 2 runs of one name read alike too. Labels already unique are left as they
+// are. suites[i] is the suite of labels[i]; throws std::invalid_argument when they differ in length.
+std::vector<std::string> with_suites_where_alike(std::vector<std::string> labels,
+                                                 const std::vector<std::string>& suites);
 
 // CSV with header series,run,metric,step,x,y,y_min,y_max, one line per point; labels[i] names
 // curves[i] (e.g. the run name). RFC 4180: CRLF line ends, fields with , " CR or LF quoted with ""

@@ -133,9 +133,15 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   };
   std::vector<PlotSeries> series;
   if (s.grouping == Grouping::None) {
+    std::vector<std::string> names, suites;
+    for (const explorer::RunRow* o : owners) {
+      names.push_back(session.short_name(*o));
+      suites.push_back(o->suite);
+    }
+    names = explorer::with_suites_where_alike(std::move(names), suites);
     for (size_t i = 0; i < curves.size(); ++i) {
       const ImU32 color = run_color(owners[i]->id);
-      PlotSeries raw{session.short_name(*owners[i]), "", color, 2.0f, {}, {}, {}, {}};
+      PlotSeries raw{names[i], "", color, 2.0f, {}, {}, {}, {}};
       explorer::envelope_polyline(curves[i], &raw.x, &raw.y);
       if (s.smoothing == Smoothing::None) {
         series.push_back(std::move(raw));
@@ -144,14 +150,7 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
         raw.color = with_alpha(color, 70);
         raw.thickness = 1.0f;
         series.push_back(std::move(raw));
-        series.push_back({session.short_name(*owners[i]),
-                          "",
-                          color,
-                          2.0f,
-                          to_float(curves[i].x),
-                          to_float(smooth(curves[i].y)),
-                          {},
-                          {}});
+        series.push_back({names[i], "", color, 2.0f, to_float(curves[i].x), to_float(smooth(curves[i].y)), {}, {}});
       }
     }
   } else {
@@ -162,12 +161,19 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
                          ? explorer::seedless_group_key(owners[i]->suite, owners[i]->label, owners[i]->config)
                          : s.group_key + std::string("=") + explorer::config_value(owners[i]->config, s.group_key));
     }
-    for (const auto& g : explorer::group_curves(curves, keys, s.band)) {
+    const auto groups = explorer::group_curves(curves, keys, s.band);
+    std::vector<std::string> names, suites;
+    for (const auto& g : groups) {
       const explorer::RunRow* first = session.find_row(g.run_ids.front());
-      const std::string label =
-          s.grouping == Grouping::SeedsOnly && first
-              ? explorer::seed_group_label(session.short_name(*first), g.run_ids.size())
-              : g.key_value + " (" + std::to_string(g.run_ids.size()) + (g.run_ids.size() == 1 ? " run)" : " runs)");
+      const bool seeds = s.grouping == Grouping::SeedsOnly && first;
+      names.push_back(seeds ? explorer::without_seed(session.short_name(*first)) : g.key_value);
+      // A seed group is one suite's; a group by a config key's value may span suites (no prefix).
+      suites.push_back(seeds ? first->suite : std::string());
+    }
+    names = explorer::with_suites_where_alike(std::move(names), suites);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const auto& g = groups[i];
+      const std::string label = explorer::runs_counted(names[i], g.run_ids.size());
       series.push_back({label, "##band" + label, run_color(g.run_ids.front()), 2.0f, to_float(g.x), to_float(g.mean),
                         to_float(g.lo), to_float(g.hi)});
     }
