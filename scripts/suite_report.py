@@ -9,13 +9,16 @@ number is read from the DB; nothing is typed in. SUITE may name several suites, 
 validation loss evaluated there, one table per step (e.g. how a gap moves over training).
 --groups GROUP[,GROUP...] (before --compare): the table's rows are these run groups, in this order
 (e.g. the rows of a comparison drawn from several suites, without the suites' other rows);
---compare may name any group of the suites."""
+--compare may name any group of the suites.
+--interaction BOTH ONE OTHER NEITHER (before --compare): a 2 x 2 design's interaction, per seed:
+BOTH - ONE - OTHER + NEITHER, the groups with both changes, each change alone and neither. Below
+zero: the two changes together lower the loss by more than the sum of what each does alone."""
 import json, os, sqlite3, statistics, sys
 from collections import OrderedDict
 
 if len(sys.argv) < 3:
     sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--at STEP[,STEP...]] [--groups GROUP[,GROUP...]] "
-             "[--compare GROUP_A GROUP_B ...]")
+             "[--interaction BOTH ONE OTHER NEITHER] [--compare GROUP_A GROUP_B ...]")
 shown_groups = None
 if "--groups" in sys.argv:
     i = sys.argv.index("--groups")
@@ -23,6 +26,14 @@ if "--groups" in sys.argv:
     if not shown_groups or shown_groups[0].startswith("--"):
         sys.exit("suite_report: --groups takes run groups, comma-separated, e.g. --groups multi-head,talking-heads")
     del sys.argv[i:i + 2]
+interaction = None
+if "--interaction" in sys.argv:
+    i = sys.argv.index("--interaction")
+    interaction = sys.argv[i + 1:i + 5]
+    if len(interaction) < 4 or any(g.startswith("--") for g in interaction):
+        sys.exit("suite_report: --interaction takes four run groups, BOTH ONE OTHER NEITHER (both changes, "
+                 "each alone, neither), e.g. --interaction talking-heads logits-proj weights-proj multi-head")
+    del sys.argv[i:i + 5]
 at_steps = []
 if "--at" in sys.argv:
     i = sys.argv.index("--at")
@@ -85,6 +96,8 @@ if compare_args is not None:
     if not compare_args or len(compare_args) % 2:
         sys.exit(f"suite_report: --compare takes run groups in pairs (A B [A B ...]); got {len(compare_args)}")
     require_groups(compare_args)
+if interaction is not None:
+    require_groups(interaction, "--interaction: ")
 
 def extra_columns(rs):
     """Model and data fields a suite may vary (depth, data, embedding ranks): shown only where they
@@ -125,14 +138,15 @@ for key, rs in table.items():
           f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
 
+def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
+    return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
+            for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
+            and (step is None or step in r["at"])}
+
 # --compare A B [A B ...]: per-seed differences of final val loss between run groups (A - B), for
 # seeds both finished. Seeds share data order and initialisation streams, so a paired difference
 # is the fair one.
 if compare_args is not None:
-    def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
-        return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
-                for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
-                and (step is None or step in r["at"])}
     for step in [None] + at_steps:
         what = "final val loss" if step is None else f"val loss at step {step}"
         print(f"\n| A - B ({what}, per seed) | seeds | per-seed differences | mean | A better in |")
@@ -144,5 +158,23 @@ if compare_args is not None:
                 print(f"| {a} - {b} | 0 | - | - | - |")
                 continue
             d = [fa[s] - fb[s] for s in seeds]
-            print(f"| {a} - {b} | {len(seeds)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+            print(f"| {a} - {b} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
                   f"{sum(x < 0 for x in d)}/{len(d)} |")
+
+# --interaction BOTH ONE OTHER NEITHER: per seed all four finished, BOTH - ONE - OTHER + NEITHER,
+# i.e. (BOTH - NEITHER) - (ONE - NEITHER) - (OTHER - NEITHER): what the pair gains beyond the sum of
+# the singles' gains (paired within a seed, as --compare).
+if interaction is not None:
+    for step in [None] + at_steps:
+        what = "final val loss" if step is None else f"val loss at step {step}"
+        both, one, other, neither = (finals_by_seed(g, step) for g in interaction)
+        seeds = sorted(set(both) & set(one) & set(other) & set(neither))
+        print(f"\n| BOTH - ONE - OTHER + NEITHER ({what}, per seed) | seeds | per-seed interactions | mean | below zero in |")
+        print("|---|---|---|---|---|")
+        name = f"{interaction[0]} - {interaction[1]} - {interaction[2]} + {interaction[3]}"
+        if not seeds:
+            print(f"| {name} | 0 | - | - | - |")
+            continue
+        d = [both[s] - one[s] - other[s] + neither[s] for s in seeds]
+        print(f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+              f"{sum(x < 0 for x in d)}/{len(d)} |")

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
-differences the DB holds, --groups picks and orders the table's rows, and every bad input gets one
+differences the DB holds, its --interaction table the 2 x 2 interactions it holds, --groups picks and orders the table's rows, and every bad input gets one
 message and exit 1, with no table printed.
 
 The good case reads the shipped results DB (read-only): one pair of vb-depth-width-long's runs,
 whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
 and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
 """
-import os, sqlite3, subprocess, sys
+import json, os, sqlite3, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Checks
@@ -28,17 +28,17 @@ SUITE, A, B = "vb-depth-width-long", "deep/width=32", "shallow/width=44"
 db = sqlite3.connect(f"file:{shipped}?mode=ro", uri=True)
 
 
-def val_losses(group):
-    """{seed: {step: val_loss}} of the suite's runs in group (name: suite/label/width=..,seed=S)."""
+def val_losses(group, suites=(SUITE,)):
+    """{seed: {step: val_loss}} of the suites' runs in group (name: suite/label/width=..,seed=S)."""
     label, rest = group.split("/")
     found = {}
-    for name, run_id in db.execute("SELECT r.name, r.id FROM runs r JOIN suites s ON s.id = r.suite_id "
-                                   "WHERE s.name = ? AND r.status = 'done'", (SUITE,)):
+    for name, run_id, config in db.execute("SELECT r.name, r.id, r.config_json FROM runs r JOIN suites s ON s.id = r.suite_id "
+                                   f"WHERE s.name IN ({','.join('?' * len(suites))}) AND r.status = 'done'", suites):
         parts = name.split("/")[1:]
         fields = parts[1].split(",")
         if parts[0] != label or [f for f in fields if not f.startswith("seed=")] != rest.split(","):
             continue
-        seed = int(next(f for f in fields if f.startswith("seed="))[5:])
+        seed = json.loads(config)["train"].get("seed", 0)  # a suite with one seed leaves it out of names
         found[seed] = dict(db.execute("SELECT m.step, m.value FROM metrics m JOIN metric_series s ON s.id = m.series_id "
                                       "WHERE s.run_id = ? AND s.name = 'val_loss' AND m.value IS NOT NULL", (run_id,)))
     return found
@@ -76,6 +76,21 @@ rows = [l.split(" | ")[0][2:] for l in picked.stdout.split("\n\n")[0].splitlines
 check(rows == [B, A], f"--groups {B},{A}: the rows are those two in that order (got {rows})")
 check(expected_row(None) in picked.stdout.splitlines(), "--groups leaves the comparison as it was")
 
+# --interaction BOTH ONE OTHER NEITHER: per seed that all four finished, BOTH - ONE - OTHER + NEITHER
+# of the final losses; here talking-heads, P_l alone, P_w alone and neither at h = 32, d_k = 32,
+# their runs spread over five suites.
+I_SUITES = ("th-heads-wide-keys", "th-projections-wide-keys", "th-weights-proj-wide-keys", "lrb-heads", "lrb-heads-seeds")
+I_GROUPS = ("talking-heads-dk32/heads=32", "logits-proj-dk32/heads=32", "weights-proj-dk32/heads=32", "fixed-head/heads=32")
+final = [{seed: v[max(v)] for seed, v in val_losses(g, I_SUITES).items()} for g in I_GROUPS]
+i_seeds = sorted(set.intersection(*(set(f) for f in final)))
+check(len(i_seeds) >= 3, f"the four interaction groups share >= 3 finished seeds (got {i_seeds})")
+d = [final[0][s] - final[1][s] - final[2][s] + final[3][s] for s in i_seeds]
+want = (f"| {I_GROUPS[0]} - {I_GROUPS[1]} - {I_GROUPS[2]} + {I_GROUPS[3]} | {len(d)} | "
+        f"{' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | {sum(x < 0 for x in d)}/{len(d)} |")
+inter = report(shipped, ",".join(I_SUITES), "--interaction", *I_GROUPS)
+check(inter.returncode == 0, f"--interaction exits 0 (got {inter.returncode}: {inter.stderr.strip()})")
+check(want in inter.stdout.splitlines(), f"the interaction row is the DB's: want {want!r}, got {inter.stdout[-400:]!r}")
+
 # Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
 foreign = os.path.join(out, "not_a_db.sqlite")
 with open(foreign, "w") as f:
@@ -99,6 +114,9 @@ cases = [
     ((shipped, SUITE, "--groups", f"{A},shallow/width=45"), "--groups: no run group 'shallow/width=45'"),
     ((shipped, SUITE, "--groups"), "--groups takes run groups, comma-separated"),
     ((shipped, SUITE, "--groups", "--compare", A, B), "--groups takes run groups, comma-separated"),
+    ((shipped, SUITE, "--interaction", A, B, A), "--interaction takes four run groups"),
+    ((shipped, SUITE, "--interaction", A, B, A, "--compare", A, B), "--interaction takes four run groups"),
+    ((shipped, SUITE, "--interaction", A, B, A, "shallow/width=45"), "--interaction: no run group 'shallow/width=45'"),
 ]
 for args, message in cases:
     r = report(*args)
