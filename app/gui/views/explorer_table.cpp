@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <imgui_internal.h>  // TableSetColumnWidth: a fixed column resized after its first frame
+
 #include "app/gui/ui_util.h"
 
 namespace headroom::gui {
@@ -113,8 +115,26 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   // A column is at least as wide as its header and the room ImGui keeps beside it for the sort
   // arrow (0.65 of the font size and a frame padding), or "params" reads "para...".
   const float arrow = std::floor(ImGui::GetFontSize() * 0.65f + ImGui::GetStyle().FramePadding.x);
+  // The suite column is as wide as the DB's widest suite name, from its 135 px up to 260 px at scale
+  // 1 ("th-projections-wide-keys" no longer reads "th-projections-wide-"); a wider one shows whole
+  // in a tooltip.
+  if (session.rows.get() != suites_measured_for_ || suites_scale_ != ui_scale) {
+    suites_measured_for_ = session.rows.get();
+    suites_scale_ = ui_scale;
+    float widest = 0.0f;
+    const std::string* last = nullptr;  // rows of one suite lie together: measure each name once
+    const size_t measured = std::min<size_t>(session.rows->rows.size(), 5000);
+    for (size_t i = 0; i < measured; ++i) {
+      const std::string& suite = session.rows->rows[i].suite;
+      if (last && *last == suite) continue;
+      last = &suite;
+      widest = std::max(widest, ImGui::CalcTextSize(suite.c_str()).x);
+    }
+    suite_width_ = std::clamp(widest, 135.0f * ui_scale, 260.0f * ui_scale);
+  }
   const auto width_of = [&](const Column& c) {
-    return std::max(c.width * ui_scale, ImGui::CalcTextSize(c.name).x + arrow);
+    const float wanted = c.id == RunColumn::Suite ? suite_width_ : c.width * ui_scale;
+    return std::max(wanted, ImGui::CalcTextSize(c.name).x + arrow);
   };
   // The names' least width: wide enough for 9 names in 10 of those shown whole (from 150 to 280 px
   // at scale 1), so that runs that differ only at the end of their names (",seed=0", ",seed=1") do
@@ -156,6 +176,11 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     if (std::find(dropped.begin(), dropped.end(), c.id) != dropped.end()) f |= ImGuiTableColumnFlags_Disabled;
     ImGui::TableSetupColumn(c.name, f, c.id == RunColumn::Name ? 0.0f : width_of(c), static_cast<ImGuiID>(c.id));
   }
+  // The first frame's width is TableSetupColumn's; a later DB (or font scale) with other suite names
+  // resizes the column once, leaving a width the user dragged alone until then.
+  const float suite_width = width_of(kColumns[0]);
+  if (suite_width_applied_ > 0.0f && suite_width_applied_ != suite_width) ImGui::TableSetColumnWidth(0, suite_width);
+  suite_width_applied_ = suite_width;
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
     if (specs->SpecsCount > 0) {
@@ -172,6 +197,8 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
           std::fmod(static_cast<float>(++bench_frame_) * 23.0f * ImGui::GetTextLineHeightWithSpacing(), max));
   }
   names_clipped_ = 0;
+  suites_clipped_ = 0;
+  const bool suites_drawn = std::find(dropped.begin(), dropped.end(), RunColumn::Suite) == dropped.end();
   focused_row_visible_ = false;
   int scroll_row = -1;  // the row scroll_to() asked for, drawn this frame wherever it is
   if (scroll_to_ >= 0 && current()) {
@@ -191,6 +218,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::PushID(static_cast<int>(r.id));
       const bool is_selected = selected.count(r.id) > 0;
       const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > ImGui::GetContentRegionAvail().x;
+      suites_clipped_ += suite_clipped && suites_drawn ? 1 : 0;
       if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected,
                             ImGuiSelectableFlags_SpanAllColumns)) {
         const ImGuiIO& io = ImGui::GetIO();

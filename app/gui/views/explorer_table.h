@@ -40,6 +40,8 @@ class ExplorerTable {
   int columns_dropped() const { return columns_dropped_; }
   // Run names drawn in the last frame that their column cut short (shown whole in a tooltip).
   int names_clipped() const { return names_clipped_; }
+  // Suite names drawn in the last frame that their column cut short (0 while the column is left out).
+  int suites_clipped() const { return suites_clipped_; }
   // Whether the focused run's row was in view in the last frame.
   bool focused_row_visible() const { return focused_row_visible_; }
 
@@ -58,10 +60,15 @@ class ExplorerTable {
   int bench_frame_ = 0;
   int columns_dropped_ = 0;
   int names_clipped_ = 0;
+  int suites_clipped_ = 0;
   std::int64_t scroll_to_ = -1;
   bool focused_row_visible_ = false;
   std::uint64_t names_measured_for_ = ~std::uint64_t{0};  // the order whose names names_width_ measured
   float names_scale_ = 0.0f, names_width_ = 0.0f;
+  // The suite column's width: the DB's widest suite name (measured when its rows change), applied
+  // when it changes (ImGui keeps a fixed column's first width otherwise); 0 before the first table.
+  const void* suites_measured_for_ = nullptr;
+  float suites_scale_ = 0.0f, suite_width_ = 0.0f, suite_width_applied_ = 0.0f;
 };
 
 }  // namespace headroom::gui

@@ -486,6 +486,7 @@ nlohmann::json ExplorerView::state() const {
                       {"enqueue", worker_bar_.choice()},
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
+                      {"table_suites_clipped", table_.suites_clipped()},
                       {"table_focused_row_visible", table_.focused_row_visible()},
                       {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
                       {"focused", focused ? focused->name : ""},  // the run the Run tab shows
