@@ -101,8 +101,8 @@ std::string runs_counted(const std::string& label, std::size_t runs);
 // suite repeats a row of the suite it checks: "fixed-head/heads=32" in lrb-heads and in a later
 // suite) get their suite in front, "lrb-heads: fixed-head/heads=32", so that no two lines share a
 // name (nor, in the plot, a legend entry). Give it the names before runs_counted: groups of 1 and
-// 2 runs of one name read alike too. Labels already unique are left as they
-// are. suites[i] is the suite of labels[i]; throws std::invalid_argument when they differ in length.
+// 2 runs of one name read alike too. Labels already unique are left as they are. suites[i] is
+// the suite of labels[i]; throws std::invalid_argument when they differ in length.
 std::vector<std::string> with_suites_where_alike(std::vector<std::string> labels,
                                                  const std::vector<std::string>& suites);
 
