@@ -2,7 +2,7 @@
 """suite_report.py DB SUITE: a markdown table of a suite's runs in an experiments DB (read-only):
 per run group (the run name without its suite and its seed), the model (depth, data and embedding ranks where
 they vary within the suite), parameters, the final validation
-loss of each seed with mean and min..max, the best validation loss and training time. Every
+loss of each seed (in seed order, whichever suite holds the run) with mean and min..max, the best validation loss and training time. Every
 number is read from the DB; nothing is typed in. SUITE may name several suites, comma-separated
 (e.g. a suite and a later seed check of some of its rows): their runs pool by run group.
 --at STEP[,STEP...] (before --compare): the comparison again at each of these steps, from the
@@ -122,7 +122,8 @@ for key, rs in table.items():
     m = rs[0]["cfg"]["model"]
     a = m["attention"]
     # Only finished runs: a running run's latest validation loss is not a final one.
-    finals = [r["final"] for r in rs if r["final"] is not None and r["status"] == "done"]
+    finals = [r["final"] for r in sorted(rs, key=lambda r: r["cfg"]["train"].get("seed", 0))
+              if r["final"] is not None and r["status"] == "done"]
     done = sum(r["status"] == "done" for r in rs)
     mean = (f"{statistics.mean(finals):.4f}" + (f" ({min(finals):.4f}..{max(finals):.4f})" if len(finals) > 1 else "")
             if finals else "-")

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
-differences the DB holds, its --interaction table the 2 x 2 interactions it holds, --groups picks and orders the table's rows, and every bad input gets one
+differences the DB holds, its --interaction table the 2 x 2 interactions it holds, a group's
+losses are listed in seed order, --groups picks and orders the table's rows, and every bad input gets one
 message and exit 1, with no table printed.
 
 The good case reads the shipped results DB (read-only): one pair of vb-depth-width-long's runs,
@@ -90,6 +91,13 @@ want = (f"| {I_GROUPS[0]} - {I_GROUPS[1]} - {I_GROUPS[2]} + {I_GROUPS[3]} | {len
 inter = report(shipped, ",".join(I_SUITES), "--interaction", *I_GROUPS)
 check(inter.returncode == 0, f"--interaction exits 0 (got {inter.returncode}: {inter.stderr.strip()})")
 check(want in inter.stdout.splitlines(), f"the interaction row is the DB's: want {want!r}, got {inter.stdout[-400:]!r}")
+
+# The table lists a group's final losses in seed order, whichever suite holds each run: fixed-head's
+# seeds 3-4 lie in a suite named before those of seeds 0-2.
+fixed = final[3]
+want = " / ".join(f"{fixed[s]:.4f}" for s in sorted(fixed))
+row = next((l for l in inter.stdout.splitlines() if l.startswith(f"| {I_GROUPS[3]} |")), "")
+check(f"| {want} |" in row, f"{I_GROUPS[3]}'s losses in seed order ({want}); got {row!r}")
 
 # Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
 foreign = os.path.join(out, "not_a_db.sqlite")
