@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """suite_report.py DB SUITE: a markdown table of a suite's runs in an experiments DB (read-only):
-per run group (the run name without its suite and its seed), the model (depth, data and embedding ranks where
+per run group (the run name without its suite and its seed), the model (depth, context, data and embedding ranks where
 they vary within the suite), parameters, the final validation
 loss of each seed (in seed order, whichever suite holds the run) with mean and min..max, the best validation loss and training time. Every
 number is read from the DB; nothing is typed in. SUITE may name several suites, comma-separated
@@ -8,7 +8,8 @@ number is read from the DB; nothing is typed in. SUITE may name several suites, 
 --at STEP[,STEP...] (before --compare): the comparison again at each of these steps, from the
 validation loss evaluated there, one table per step (e.g. how a gap moves over training).
 --groups GROUP[,GROUP...] (before --compare): the table's rows are these run groups, in this order
-(e.g. the rows of a comparison drawn from several suites, without the suites' other rows);
+(e.g. the rows of a comparison drawn from several suites, without the suites' other rows; a group
+whose name holds commas, "logits-proj/heads=32,context=8", is read whole);
 --compare may name any group of the suites.
 --interaction BOTH ONE OTHER NEITHER (before --compare): a 2 x 2 design's interaction, per seed:
 BOTH - ONE - OTHER + NEITHER, the groups with both changes, each change alone and neither. Below
@@ -22,7 +23,8 @@ if len(sys.argv) < 3:
 shown_groups = None
 if "--groups" in sys.argv:
     i = sys.argv.index("--groups")
-    shown_groups = list(OrderedDict.fromkeys(g for g in (sys.argv[i + 1] if i + 1 < len(sys.argv) else "").split(",") if g))
+    # Split on commas after the DB is read (split_groups): a group's own name may hold commas.
+    shown_groups = [g for g in (sys.argv[i + 1] if i + 1 < len(sys.argv) else "").split(",") if g]
     if not shown_groups or shown_groups[0].startswith("--"):
         sys.exit("suite_report: --groups takes run groups, comma-separated, e.g. --groups multi-head,talking-heads")
     del sys.argv[i:i + 2]
@@ -100,15 +102,28 @@ if interaction is not None:
     require_groups(interaction, "--interaction: ")
 
 def extra_columns(rs):
-    """Model and data fields a suite may vary (depth, data, embedding ranks): shown only where they
+    """Model and data fields a suite may vary (depth, context, data, embedding ranks): shown only where they
     differ between its run groups, so a table of runs that agree on them stays as it was."""
     m, t = rs[0]["cfg"]["model"], rs[0]["cfg"]["train"]
     data = t.get("tokenizer", "bytes") + ("" if t.get("corpus", "kjv") == "kjv" else f" on {t['corpus']}")
     rank = lambda r: "full" if not r else str(r)
-    return OrderedDict([("L", str(m.get("depth", ""))), ("data (loss per token of it)", data),
+    return OrderedDict([("L", str(m.get("depth", ""))), ("n (context)", str(m.get("context", ""))),
+                        ("data (loss per token of it)", data),
                         ("r (emb. rank)", rank(m.get("embed_rank", 0))), ("pos. rank", "none" if m.get("positions") == "none" else rank(m.get("pos_rank", 0)))])
 
+def split_groups(pieces):
+    """--groups' comma-separated pieces as run groups: at each piece the longest run of pieces that
+    names a group ("multi-head/heads=32,context=8" is one group, "multi-head/heads=32" another);
+    a piece that starts none is kept as it is, for require_groups to name."""
+    out, k = [], 0
+    while k < len(pieces):
+        j = next((j for j in range(len(pieces), k, -1) if ",".join(pieces[k:j]) in groups), k + 1)
+        out.append(",".join(pieces[k:j]))
+        k = j
+    return list(OrderedDict.fromkeys(out))
+
 if shown_groups is not None:
+    shown_groups = split_groups(shown_groups)
     require_groups(shown_groups, "--groups: ")
 table = OrderedDict((g, groups[g]) for g in shown_groups) if shown_groups is not None else groups
 

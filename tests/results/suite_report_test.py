@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
 differences the DB holds, its --interaction table the 2 x 2 interactions it holds, a group's
-losses are listed in seed order, --groups picks and orders the table's rows, and every bad input gets one
+losses are listed in seed order, --groups reads names that hold commas, --groups picks and orders the table's rows, and every bad input gets one
 message and exit 1, with no table printed.
 
 The good case reads the shipped results DB (read-only): one pair of vb-depth-width-long's runs,
@@ -98,6 +98,23 @@ fixed = final[3]
 want = " / ".join(f"{fixed[s]:.4f}" for s in sorted(fixed))
 row = next((l for l in inter.stdout.splitlines() if l.startswith(f"| {I_GROUPS[3]} |")), "")
 check(f"| {want} |" in row, f"{I_GROUPS[3]}'s losses in seed order ({want}); got {row!r}")
+
+# --groups reads a group whose name holds commas whole ("multi-head/heads=32,context=8"), beside one
+# whose name is the first part of it ("multi-head/heads=32", n = 64), and the context column
+# appears because the rows differ in n.
+C_SUITES = "th-projections-context,th-projections-heads-seeds,th-heads,th-heads-seeds"
+C_GROUPS = ["multi-head/heads=32,context=8", "multi-head/heads=32", "logits-proj/heads=32,context=16"]
+commas = report(shipped, C_SUITES, "--groups", ",".join(C_GROUPS))
+check(commas.returncode == 0, f"--groups with commas in names exits 0 (got {commas.returncode}: {commas.stderr.strip()})")
+table_lines = commas.stdout.split("\n\n")[0].splitlines()
+rows = [l.split(" | ")[0][2:] for l in table_lines[2:]]
+check(rows == C_GROUPS, f"--groups {','.join(C_GROUPS)}: those three rows in that order (got {rows})")
+header = table_lines[0].split(" | ") if table_lines else []
+if "n (context)" in header:
+    n_at = header.index("n (context)")
+    check([l.split(" | ")[n_at] for l in table_lines[2:]] == ["8", "64", "16"], "the n column reads 8, 64, 16")
+else:
+    check(False, f"a table of runs of three contexts shows an n (context) column (header: {table_lines[:1]})")
 
 # Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
 foreign = os.path.join(out, "not_a_db.sqlite")
