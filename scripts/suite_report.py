@@ -159,6 +159,13 @@ def finals_by_seed(key, step=None):  # step None: the final val loss; else the o
             for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
             and (step is None or step in r["at"])}
 
+def paired_row(name, d):
+    """A row of a paired table: the per-seed values d (seed order), their mean, how many below zero."""
+    if not d:
+        return f"| {name} | 0 | - | - | - |"
+    return (f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+            f"{sum(x < 0 for x in d)}/{len(d)} |")
+
 # --compare A B [A B ...]: per-seed differences of final val loss between run groups (A - B), for
 # seeds both finished. Seeds share data order and initialisation streams, so a paired difference
 # is the fair one.
@@ -169,13 +176,7 @@ if compare_args is not None:
         print("|---|---|---|---|---|")
         for a, b in zip(compare_args[0::2], compare_args[1::2]):
             fa, fb = finals_by_seed(a, step), finals_by_seed(b, step)
-            seeds = sorted(set(fa) & set(fb))
-            if not seeds:
-                print(f"| {a} - {b} | 0 | - | - | - |")
-                continue
-            d = [fa[s] - fb[s] for s in seeds]
-            print(f"| {a} - {b} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
-                  f"{sum(x < 0 for x in d)}/{len(d)} |")
+            print(paired_row(f"{a} - {b}", [fa[s] - fb[s] for s in sorted(set(fa) & set(fb))]))
 
 # --interaction BOTH ONE OTHER NEITHER: per seed all four finished, BOTH - ONE - OTHER + NEITHER,
 # i.e. (BOTH - NEITHER) - (ONE - NEITHER) - (OTHER - NEITHER): what the pair gains beyond the sum of
@@ -187,10 +188,5 @@ if interaction is not None:
         seeds = sorted(set(both) & set(one) & set(other) & set(neither))
         print(f"\n| BOTH - ONE - OTHER + NEITHER ({what}, per seed) | seeds | per-seed interactions | mean | below zero in |")
         print("|---|---|---|---|---|")
-        name = f"{interaction[0]} - {interaction[1]} - {interaction[2]} + {interaction[3]}"
-        if not seeds:
-            print(f"| {name} | 0 | - | - | - |")
-            continue
-        d = [both[s] - one[s] - other[s] + neither[s] for s in seeds]
-        print(f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
-              f"{sum(x < 0 for x in d)}/{len(d)} |")
+        print(paired_row(f"{interaction[0]} - {interaction[1]} - {interaction[2]} + {interaction[3]}",
+                         [both[s] - one[s] - other[s] + neither[s] for s in seeds]))
