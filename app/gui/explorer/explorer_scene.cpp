@@ -53,13 +53,15 @@ bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::stri
                                                        {"tokens", explorer::XAxis::Tokens},
                                                        {"time", explorer::XAxis::TrainSeconds},
                                                        {"relative", explorer::XAxis::RelativeHours}};
-  const std::map<std::string, ExplorerTab> tabs = {
-      {"curves", ExplorerTab::Curves}, {"figures", ExplorerTab::Figures}, {"run", ExplorerTab::Run}};
+  const std::map<std::string, ExplorerTab> tabs = {{"curves", ExplorerTab::Curves},
+                                                   {"figures", ExplorerTab::Figures},
+                                                   {"run", ExplorerTab::Run},
+                                                   {"compare", ExplorerTab::Compare}};
   const std::map<std::string, Smoothing> smooth = {
       {"none", Smoothing::None}, {"ema", Smoothing::Ema}, {"moving-average", Smoothing::MovingAverage}};
   if (!figure_axes.count(figure_x)) return *error = "explorer.figure_x: use default, suite or parameters", false;
   if (!axes.count(x)) return *error = "explorer.x: use step, tokens, time or relative", false;
-  if (!tabs.count(tab)) return *error = "explorer.tab: use curves, figures or run", false;
+  if (!tabs.count(tab)) return *error = "explorer.tab: use curves, compare, figures or run", false;
   if (!smooth.count(smoothing)) return *error = "explorer.smoothing: use none, ema or moving-average", false;
   if (group != "none" && group != "seeds") return *error = "explorer.group: use none or seeds", false;
   s.figure_x = figure_axes.at(figure_x);

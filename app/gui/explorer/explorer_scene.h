@@ -14,7 +14,7 @@
 
 namespace headroom::gui {
 
-enum class ExplorerTab { Curves, Figures, Run };
+enum class ExplorerTab { Curves, Figures, Run, Compare };
 enum class Smoothing { None, Ema, MovingAverage };
 enum class Grouping { None, SeedsOnly, ConfigKey };
 

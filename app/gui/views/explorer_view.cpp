@@ -73,6 +73,7 @@ void ExplorerView::open_db(std::string path, bool create) {
   selection_defaulted_ = false;
   table_.reset();
   curves_.reset();
+  compare_.reset();
   figures_.reset();
   run_.reset();
   opened_at_ = Clock::now();
@@ -129,6 +130,12 @@ void ExplorerView::sync() {
   apply_scene_selection();
 
   auto keys = curves_.wanted(session_);
+  if (tab_ == ExplorerTab::Compare) {  // the paired runs' curves too, while that tab shows
+    const auto paired = compare_.wanted();
+    keys.insert(keys.end(), paired.begin(), paired.end());
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  }
   if (keys != session_.curves_wanted) {
     session_.curves_wanted = keys;
     session_.loader->want(std::move(keys));
@@ -320,13 +327,14 @@ void ExplorerView::draw_lesson_panel() {
 
 void ExplorerView::draw_tabs() {
   if (!ImGui::BeginTabBar("##explorer_tabs")) return;
-  const ExplorerTab tabs[] = {ExplorerTab::Curves, ExplorerTab::Figures, ExplorerTab::Run};
-  const char* labels[] = {"Curves", "Paper figures", "Run"};
-  for (int i = 0; i < 3; ++i) {
-    const ImGuiTabItemFlags flags = session_.select_tab == i ? ImGuiTabItemFlags_SetSelected : 0;
-    if (ImGui::BeginTabItem(labels[i], nullptr, flags)) {
+  const ExplorerTab tabs[] = {ExplorerTab::Curves, ExplorerTab::Compare, ExplorerTab::Figures, ExplorerTab::Run};
+  const char* labels[] = {"Curves", "Compare", "Paper figures", "Run"};
+  for (int i = 0; i < 4; ++i) {
+    const bool select = session_.select_tab == static_cast<int>(tabs[i]);
+    if (ImGui::BeginTabItem(labels[i], nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
       if (session_.select_tab < 0) tab_ = tabs[i];
       if (tabs[i] == ExplorerTab::Curves) curves_.draw(session_, session_.benchmarking() && open_to_full_draw_ms_ >= 0);
+      if (tabs[i] == ExplorerTab::Compare) compare_.draw(session_);
       if (tabs[i] == ExplorerTab::Figures) figures_.draw(session_, assets_dir_ + "/reference");
       if (tabs[i] == ExplorerTab::Run) run_.draw(session_);
       ImGui::EndTabItem();
@@ -489,6 +497,7 @@ nlohmann::json ExplorerView::state() const {
                       {"table_suites_clipped", table_.suites_clipped()},
                       {"table_focused_row_visible", table_.focused_row_visible()},
                       {"run_summary", tab_ == ExplorerTab::Run ? run_.summary() : ""},
+                      {"compare", tab_ == ExplorerTab::Compare ? compare_.state() : nlohmann::json()},
                       {"focused", focused ? focused->name : ""},  // the run the Run tab shows
                       {"error", rows ? rows->error : ""},
                       {"can_create", rows && rows->can_create},
@@ -542,6 +551,7 @@ bool ExplorerView::content_ready(bool first_page) const {
   if (tab_ == ExplorerTab::Figures) return figures_.settled(session_);
   if (tab_ == ExplorerTab::Curves) return curves_.settled(session_);
   if (tab_ == ExplorerTab::Run) return run_.settled(session_);
+  if (tab_ == ExplorerTab::Compare) return compare_.settled(session_);
   return true;
 }
 

@@ -4,7 +4,7 @@
 //
 // This view owns the tab: opening DBs, the toolbar, the layout, scenes, state and benchmark.
 // Each panel is its own file with its own state: explorer_table, explorer_curves,
-// explorer_figures, explorer_run, explorer_worker_bar; they share an ExplorerSession (the DB and
+// explorer_compare, explorer_figures, explorer_run, explorer_worker_bar; they share an ExplorerSession (the DB and
 // the selection). All SQL and checkpoint decoding runs on the ExplorerLoader thread; draw() only
 // swaps its snapshots. The GUI writes to a DB only through `headroom-worker` child processes
 // (enqueue, serve), and its loader creates the user's default DB on first launch.
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/views/explorer_compare.h"
 #include "app/gui/views/explorer_curves.h"
 #include "app/gui/views/explorer_figures.h"
 #include "app/gui/views/explorer_run.h"
@@ -70,6 +71,7 @@ class ExplorerView : public View {
   ExplorerSession session_;
   ExplorerTable table_;
   ExplorerCurves curves_;
+  ExplorerCompare compare_;
   ExplorerFigures figures_;
   ExplorerRun run_;
   ExplorerWorkerBar worker_bar_;

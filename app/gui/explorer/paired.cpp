@@ -1,0 +1,140 @@
+#include "app/gui/explorer/paired.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+namespace headroom::explorer {
+
+std::string seed_pool_key(const FlatConfig& config) {
+  // Unit and record separators cannot occur in JSON text unescaped: distinct configs, distinct keys.
+  std::string key;
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    if (config.key_at(i) == "train.seed" || config.key_at(i) == "train.device") continue;
+    key += config.key_at(i);
+    key += '\x1f';
+    key += config.value_at(i);
+    key += '\x1e';
+  }
+  return key;
+}
+
+std::vector<SeedPool> seed_pools(const std::vector<const RunRow*>& chosen, const std::vector<RunRow>& all) {
+  std::vector<SeedPool> pools;
+  std::unordered_map<std::string, std::size_t> index;  // key -> pool
+  for (const RunRow* row : chosen) {
+    if (!row || !row->config.valid()) continue;
+    std::string key = seed_pool_key(row->config);
+    if (index.emplace(key, pools.size()).second) pools.push_back({std::move(key), {}, {}, row});
+  }
+  if (pools.empty()) return pools;
+  for (const RunRow& row : all) {
+    if (!row.config.valid()) continue;
+    const auto it = index.find(seed_pool_key(row.config));
+    if (it != index.end()) pools[it->second].runs.push_back(&row);
+  }
+  for (SeedPool& pool : pools) {
+    std::stable_sort(pool.runs.begin(), pool.runs.end(), [](const RunRow* x, const RunRow* y) {
+      return x->seed != y->seed ? x->seed < y->seed : x->id < y->id;
+    });
+    for (const RunRow* r : pool.runs)
+      if (std::find(pool.suites.begin(), pool.suites.end(), r->suite) == pool.suites.end())
+        pool.suites.push_back(r->suite);
+  }
+  return pools;
+}
+
+namespace {
+
+// A pool's finished runs by seed (the lowest id where a seed repeats), counting what is left out.
+std::map<std::int64_t, const RunRow*> finished_by_seed(const SeedPool& pool, PairedComparison* out) {
+  std::map<std::int64_t, const RunRow*> by_seed;
+  for (const RunRow* r : pool.runs) {
+    if (r->status != db::RunStatus::Done || !std::isfinite(r->last_val_loss)) {
+      ++out->unfinished;
+      continue;
+    }
+    const auto [it, added] = by_seed.emplace(r->seed, r);
+    if (!added) {
+      ++out->repeated;
+      if (r->id < it->second->id) it->second = r;
+    }
+  }
+  return by_seed;
+}
+
+}  // namespace
+
+PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b) {
+  PairedComparison out;
+  const auto in_a = finished_by_seed(a, &out);
+  const auto in_b = finished_by_seed(b, &out);
+  for (const auto& [seed, run] : in_a) {
+    const auto other = in_b.find(seed);
+    if (other == in_b.end()) {
+      out.only_a.push_back(seed);
+      continue;
+    }
+    SeedPair p{seed, run, other->second, run->last_val_loss, other->second->last_val_loss, 0.0};
+    p.difference = p.a_loss - p.b_loss;
+    out.pairs.push_back(p);
+  }
+  for (const auto& [seed, run] : in_b)
+    if (!in_a.count(seed)) out.only_b.push_back(seed);
+  if (out.pairs.empty()) return out;
+  double sum = 0;
+  out.min = out.max = out.pairs.front().difference;
+  for (const SeedPair& p : out.pairs) {
+    sum += p.difference;
+    out.min = std::min(out.min, p.difference);
+    out.max = std::max(out.max, p.difference);
+    out.a_lower += p.difference < 0;
+  }
+  const double n = static_cast<double>(out.pairs.size());
+  out.mean = sum / n;
+  if (out.pairs.size() >= 2) {
+    double squares = 0;
+    for (const SeedPair& p : out.pairs) squares += (p.difference - out.mean) * (p.difference - out.mean);
+    out.sd = std::sqrt(squares / (n - 1));
+  }
+  return out;
+}
+
+std::string signed_loss(double difference) {
+  if (!std::isfinite(difference)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.4f", difference);
+  return text;
+}
+
+Curve difference_curve(const Curve& a, const Curve& b) {
+  Curve out;
+  out.run_id = a.run_id;
+  out.metric = a.metric;
+  // b's finite points only: a NaN there is bridged by its finite neighbours.
+  std::vector<double> bx, by;
+  for (std::size_t i = 0; i < b.x.size() && i < b.y.size(); ++i)
+    if (std::isfinite(b.x[i]) && std::isfinite(b.y[i])) bx.push_back(b.x[i]), by.push_back(b.y[i]);
+  if (bx.empty()) return out;
+  for (std::size_t i = 0; i < a.x.size() && i < a.y.size(); ++i) {
+    const double x = a.x[i];
+    if (!std::isfinite(x) || !std::isfinite(a.y[i]) || x < bx.front() || x > bx.back()) continue;
+    const auto hi = std::lower_bound(bx.begin(), bx.end(), x);  // first point at or after x
+    const std::size_t j = static_cast<std::size_t>(hi - bx.begin());
+    double y = by[j];
+    if (bx[j] != x) {  // strictly between j - 1 and j
+      const double t = (x - bx[j - 1]) / (bx[j] - bx[j - 1]);
+      y = by[j - 1] + t * (by[j] - by[j - 1]);
+    }
+    out.step.push_back(i < a.step.size() ? a.step[i] : 0);
+    out.x.push_back(x);
+    out.y.push_back(a.y[i] - y);
+  }
+  out.y_min = out.y;
+  out.y_max = out.y;
+  return out;
+}
+
+}  // namespace headroom::explorer

@@ -1,0 +1,64 @@
+// Paired comparisons of stored runs, seed by seed: the explorer's Compare tab. Two configurations
+// A and B, each pooled over its seeds (every run in the DB whose config is the same but for
+// train.seed, whichever suite it came from, as the write-ups in docs/results/ pool a suite and its
+// seed check), their final validation losses paired by seed, and A - B per seed, its mean, range
+// and spread, and in how many seeds A is lower: what `scripts/suite_report.py --compare` prints,
+// in the GUI. Window-free, unit-tested in tests/explorer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/gui/explorer/curves.h"
+#include "app/gui/explorer/run_rows.h"
+
+namespace headroom::explorer {
+
+// The key shared by runs that are one experiment but for their seed: the whole config without
+// train.seed and train.device. The suite is left out, so a seed check's runs join the suite's;
+// the device too, as the write-ups pool a CPU and a GPU run of one config (the same init and
+// batches for a seed, rounding apart); the precision stays in (bf16 and fp32 runs stay apart).
+std::string seed_pool_key(const FlatConfig& config);
+
+struct SeedPool {
+  std::string key;                  // seed_pool_key
+  std::vector<const RunRow*> runs;  // every run of `all` with the key, by seed, then id
+  std::vector<std::string> suites;  // their suites, each once, in the runs' order
+  const RunRow* chosen = nullptr;   // the first of `chosen` that made the pool (name it by this one)
+};
+
+// One pool for each configuration among `chosen` (in the order they first appear there), each
+// holding every run of `all` that shares its key, chosen or not. Runs without a parsed config
+// (their config_json was not an object) pool with nothing: they are left out.
+std::vector<SeedPool> seed_pools(const std::vector<const RunRow*>& chosen, const std::vector<RunRow>& all);
+
+struct SeedPair {
+  std::int64_t seed = 0;
+  const RunRow* a = nullptr;
+  const RunRow* b = nullptr;
+  double a_loss = kNaN, b_loss = kNaN, difference = kNaN;  // difference = a_loss - b_loss
+};
+
+struct PairedComparison {
+  std::vector<SeedPair> pairs;               // seeds finished in both pools, ascending
+  std::vector<std::int64_t> only_a, only_b;  // seeds finished in one pool only, ascending
+  std::size_t unfinished = 0;                // runs of either pool not done, or done without a val_loss
+  std::size_t repeated = 0;                  // finished runs of a seed their pool already had (its lowest id pairs)
+  double mean = kNaN, min = kNaN, max = kNaN;
+  double sd = kNaN;         // sample standard deviation of the differences (NaN below 2 pairs)
+  std::size_t a_lower = 0;  // pairs where A's loss is lower (difference < 0)
+};
+
+// Final validation loss (the last logged val_loss of each finished run) of A and B, paired by
+// train.seed.
+PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b);
+
+// "-0.0100": a loss difference as the write-ups print it (4 decimals, sign always shown).
+std::string signed_loss(double difference);
+
+// a - b at each of a's finite points inside the x range of b's finite points, b linearly
+// interpolated there between its finite neighbours. The result's run_id is a's; y_min = y_max = y.
+Curve difference_curve(const Curve& a, const Curve& b);
+
+}  // namespace headroom::explorer

@@ -1,0 +1,307 @@
+#include "app/gui/views/explorer_compare.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/gui/ui_util.h"
+#include "app/gui/views/plot_series.h"
+#include "widgets/draw_util.h"
+#include "widgets/line_plot.h"
+
+namespace headroom::gui {
+namespace {
+
+constexpr int kBuckets = 320;
+constexpr const char* kMetric = "val_loss";
+
+std::string seed_list(const std::vector<std::int64_t>& seeds) {
+  std::string text;
+  for (std::int64_t s : seeds) text += (text.empty() ? "" : ", ") + std::to_string(s);
+  return text;
+}
+
+std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+std::string loss_text(double v) {
+  if (!std::isfinite(v)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", v);
+  return text;
+}
+
+}  // namespace
+
+void ExplorerCompare::reset() {
+  rows_.reset();
+  selection_.clear();
+  pools_.clear();
+  labels_.clear();
+  paired_ = {};
+  units_warning_.clear();
+  a_ = 0, b_ = 1;
+  curves_drawn_ = 0;
+}
+
+void ExplorerCompare::refresh(const ExplorerSession& session) {
+  if (session.rows == rows_ && session.selected == selection_) return;
+  const std::string a_key = a_ < static_cast<int>(pools_.size()) ? pools_[a_].key : "";
+  const std::string b_key = b_ < static_cast<int>(pools_.size()) ? pools_[b_].key : "";
+  rows_ = session.rows;
+  selection_ = session.selected;
+  // The selected runs in the table's order (then any the filter hides, by id): A and B default to
+  // the first two configurations there.
+  std::vector<const explorer::RunRow*> chosen;
+  std::set<std::int64_t> placed;
+  for (const explorer::RunRow* r : session.shown)
+    if (selection_.count(r->id) && placed.insert(r->id).second) chosen.push_back(r);
+  for (std::int64_t id : selection_)
+    if (!placed.count(id))
+      if (const explorer::RunRow* r = session.find_row(id)) chosen.push_back(r);
+  pools_ = rows_ ? explorer::seed_pools(chosen, rows_->rows) : std::vector<explorer::SeedPool>{};
+
+  // Labels: the selected run's name without its suite and seed (a pool may hold runs named
+  // otherwise in other suites), the suite in front where two read alike, then how many runs (and
+  // suites) the pool holds.
+  std::vector<std::string> names, suites;
+  for (const auto& pool : pools_) {
+    names.push_back(explorer::without_seed(session.short_name(*pool.chosen)));
+    suites.push_back(pool.chosen->suite);
+  }
+  names = explorer::with_suites_where_alike(std::move(names), suites);
+  labels_.clear();
+  for (std::size_t i = 0; i < pools_.size(); ++i) {
+    std::string label = explorer::runs_counted(names[i], pools_[i].runs.size());
+    if (pools_[i].suites.size() > 1)
+      label.insert(label.size() - 1, ", " + std::to_string(pools_[i].suites.size()) + " suites");
+    // Still alike (one suite, configs differing beyond the name): number them.
+    for (std::size_t j = 0; j < i; ++j)
+      if (labels_[j] == label) label += " #" + std::to_string(i + 1);
+    labels_.push_back(label);
+  }
+  // Keep A and B where their configurations are still selected.
+  auto index_of = [&](const std::string& key, int fallback) {
+    for (std::size_t i = 0; i < pools_.size(); ++i)
+      if (!key.empty() && pools_[i].key == key) return static_cast<int>(i);
+    return fallback;
+  };
+  a_ = index_of(a_key, 0);
+  b_ = index_of(b_key, a_ == 1 ? 0 : 1);
+  if (b_ == a_) b_ = a_ == 0 ? 1 : 0;
+  paired_ = {};
+  units_warning_.clear();
+  if (pools_.size() < 2) return;
+  paired_ = explorer::compare_final_val_loss(pools_[a_], pools_[b_]);
+  std::vector<const explorer::RunRow*> both = pools_[a_].runs;
+  both.insert(both.end(), pools_[b_].runs.begin(), pools_[b_].runs.end());
+  units_warning_ = explorer::loss_units_warning(both, kMetric);
+}
+
+std::vector<explorer::CurveKey> ExplorerCompare::wanted() const {
+  std::vector<explorer::CurveKey> keys;
+  for (const auto& p : paired_.pairs)
+    for (const explorer::RunRow* r : {p.a, p.b})
+      keys.push_back({r->id, kMetric, explorer::XAxis::Step, std::nullopt, kBuckets});
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+bool ExplorerCompare::settled(const ExplorerSession& session) const {
+  return session.rows == rows_ && session.curves_ready();
+}
+
+void ExplorerCompare::draw(ExplorerSession& session) {
+  refresh(session);
+  const float ui_scale = session.context.ui_scale;
+  curves_drawn_ = 0;
+  if (pools_.size() < 2) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(
+        "Select runs of two configurations in the table (ctrl-click) to compare them seed by seed. Runs whose "
+        "configs differ only in train.seed pool into one configuration, across suites (a suite and its seed check "
+        "together); each pair is one seed trained both ways.");
+    if (pools_.size() == 1) ImGui::TextDisabled("The selection holds one configuration: %s.", labels_[0].c_str());
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  // A and B.
+  auto pool_combo = [&](const char* id, int* index) {
+    ImGui::SetNextItemWidth(std::max(160.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.36f));
+    bool changed = false;
+    if (ImGui::BeginCombo(id, labels_[*index].c_str())) {
+      for (int i = 0; i < static_cast<int>(pools_.size()); ++i)
+        if (ImGui::Selectable(labels_[i].c_str(), i == *index) && i != *index) *index = i, changed = true;
+      ImGui::EndCombo();
+    }
+    return changed;
+  };
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("A");
+  ImGui::SameLine();
+  bool changed = pool_combo("##pool_a", &a_);
+  ImGui::SameLine();
+  ImGui::TextUnformatted("minus B");
+  ImGui::SameLine();
+  changed |= pool_combo("##pool_b", &b_);
+  ImGui::SameLine();
+  if (ImGui::Button("Swap")) std::swap(a_, b_), changed = true;
+  tooltip("A - B: negative where A's loss is lower.");
+  ImGui::SameLine();
+  ImGui::Checkbox("y fits from 10% of the run", &fit_late_);
+  tooltip(
+      "The first evaluations differ far more than the last (the models start apart): with this on, the plot's y "
+      "axis fits what the lines do from a tenth of the steps on, so the end is readable. Nothing is cut from the "
+      "lines; turn it off to fit them whole.");
+  if (changed) {
+    if (a_ == b_) b_ = (a_ + 1) % static_cast<int>(pools_.size());
+    paired_ = explorer::compare_final_val_loss(pools_[a_], pools_[b_]);
+    std::vector<const explorer::RunRow*> both = pools_[a_].runs;
+    both.insert(both.end(), pools_[b_].runs.begin(), pools_[b_].runs.end());
+    units_warning_ = explorer::loss_units_warning(both, kMetric);
+  }
+  if (!units_warning_.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kProblem, "%s", units_warning_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+
+  // The verdict, in the write-ups' words.
+  const auto& p = paired_;
+  ImGui::PushTextWrapPos(0.0f);
+  if (p.pairs.empty()) {
+    ImGui::TextColored(kProblem, "No seed has finished in both A and B: nothing to pair yet.");
+  } else {
+    char line[256];
+    if (p.pairs.size() == 1)
+      std::snprintf(line, sizeof line, "A - B, final validation loss: %s on one seed (no spread from one pair).",
+                    explorer::signed_loss(p.mean).c_str());
+    else
+      std::snprintf(line, sizeof line, "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f).",
+                    explorer::signed_loss(p.mean).c_str(), p.pairs.size(), explorer::signed_loss(p.min).c_str(),
+                    explorer::signed_loss(p.max).c_str(), p.sd);
+    ImGui::TextUnformatted(line);
+    ImGui::SameLine();
+    ImGui::Text("A lower in %zu of %zu.", p.a_lower, p.pairs.size());
+  }
+  std::string left_out;
+  if (!p.only_a.empty()) left_out += "seeds finished only in A: " + seed_list(p.only_a) + "; ";
+  if (!p.only_b.empty()) left_out += "seeds finished only in B: " + seed_list(p.only_b) + "; ";
+  if (p.unfinished) left_out += std::to_string(p.unfinished) + " runs not finished (or without a val_loss); ";
+  if (p.repeated) left_out += std::to_string(p.repeated) + " repeated seeds (the lowest run id pairs); ";
+  if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
+  ImGui::PopTextWrapPos();
+
+  const float height = ImGui::GetContentRegionAvail().y;
+  const float table_w = std::min(380.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.4f);
+  draw_pair_table(table_w, height);
+  ImGui::SameLine();
+  draw_difference_plot(session);
+}
+
+void ExplorerCompare::draw_pair_table(float width, float height) const {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("##pairs", 4, flags, ImVec2(width, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("seed", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("A - B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableHeadersRow();
+  for (const auto& pair : paired_.pairs) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(pair.seed));
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(loss_text(pair.a_loss).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pair.a->name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(loss_text(pair.b_loss).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pair.b->name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(explorer::signed_loss(pair.difference).c_str());
+  }
+  ImGui::EndTable();
+}
+
+void ExplorerCompare::draw_difference_plot(const ExplorerSession& session) {
+  // Each seed's A - B over training (B interpolated on A's steps), their mean and min..max band.
+  std::vector<PlotSeries> series;
+  std::vector<explorer::Curve> differences;
+  auto whole = [&](std::int64_t id) -> const explorer::Curve* {
+    if (!session.curves) return nullptr;
+    const auto it = session.curves->curves.find({id, kMetric, explorer::XAxis::Step, std::nullopt, kBuckets});
+    return it == session.curves->curves.end() || it->second.x.empty() ? nullptr : &it->second;
+  };
+  for (const auto& pair : paired_.pairs) {
+    const explorer::Curve* a = whole(pair.a->id);
+    const explorer::Curve* b = whole(pair.b->id);
+    if (!a || !b) continue;
+    explorer::Curve d = explorer::difference_curve(*a, *b);
+    if (d.x.empty()) continue;
+    series.push_back({"seed " + std::to_string(pair.seed),
+                      "",
+                      with_alpha(widgets::detail::palette_color(static_cast<int>(pair.seed)), 150),
+                      1.0f,
+                      to_float(d.x),
+                      to_float(d.y),
+                      {},
+                      {}});
+    differences.push_back(std::move(d));
+  }
+  if (differences.size() >= 2) {
+    const auto groups = explorer::group_curves(differences, std::vector<std::string>(differences.size(), "mean"),
+                                               explorer::BandKind::MinMax);
+    if (!groups.empty() && !groups[0].x.empty()) {
+      const auto& g = groups[0];
+      series.push_back({"mean of " + std::to_string(differences.size()) + " seeds", "##band",
+                        IM_COL32(235, 235, 235, 255), 2.5f, to_float(g.x), to_float(g.mean), to_float(g.lo),
+                        to_float(g.hi)});
+    }
+  }
+  if (!differences.empty()) {  // the zero line under the whole x range
+    double lo = differences[0].x.front(), hi = differences[0].x.back();
+    for (const auto& d : differences) lo = std::min(lo, d.x.front()), hi = std::max(hi, d.x.back());
+    if (hi > lo)
+      series.push_back(
+          {"##zero", "", IM_COL32(150, 150, 150, 200), 1.0f, {float(lo), float(hi)}, {0.0f, 0.0f}, {}, {}});
+  }
+  curves_drawn_ = static_cast<int>(differences.size());
+  // The y range from a tenth of the steps on (0 always inside), padded: see the checkbox.
+  double y_lo = 0, y_hi = 0, x_max = 0;
+  for (const auto& d : differences) x_max = std::max(x_max, d.x.back());
+  for (const PlotSeries& ps : series)
+    for (std::size_t i = 0; i < ps.x.size(); ++i) {
+      if (ps.x[i] < 0.1 * x_max) continue;
+      y_lo = std::min<double>(y_lo, ps.lo.empty() ? ps.y[i] : ps.lo[i]);
+      y_hi = std::max<double>(y_hi, ps.hi.empty() ? ps.y[i] : ps.hi[i]);
+    }
+  if (widgets::BeginPlot("##paired", ImVec2(-1, -1))) {
+    widgets::SetupAxes("step", "val_loss A - B");
+    if (fit_late_ && y_hi > y_lo) {
+      const double pad = 0.08 * (y_hi - y_lo);
+      widgets::SetupAxisLimitsY(y_lo - pad, y_hi + pad);
+    }
+    plot_all(series);
+    widgets::EndPlot();
+  }
+}
+
+nlohmann::json ExplorerCompare::state() const {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& p : paired_.pairs)
+    pairs.push_back({{"seed", p.seed}, {"a", p.a->name}, {"b", p.b->name}, {"difference", p.difference}});
+  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  const bool two = pools_.size() >= 2;
+  return {{"pools", pools_.size()},       {"a", two ? labels_[a_] : ""},
+          {"b", two ? labels_[b_] : ""},  {"pairs", pairs},
+          {"mean", number(paired_.mean)}, {"sd", number(paired_.sd)},
+          {"a_lower", paired_.a_lower},   {"only_a", paired_.only_a},
+          {"only_b", paired_.only_b},     {"unfinished", paired_.unfinished},
+          {"curves_drawn", curves_drawn_}};
+}
+
+}  // namespace headroom::gui

@@ -1,0 +1,46 @@
+// The explorer's Compare tab: two configurations among the selected runs, each pooled over its
+// seeds across suites (explorer/paired.h), their final validation losses paired by seed, A - B
+// per seed with its mean, range, spread and sign count, and the paired difference over training.
+// A researcher's "is A better than B, seed for seed?", as the write-ups answer it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/gui/explorer/paired.h"
+#include "app/gui/views/explorer_session.h"
+
+namespace headroom::gui {
+
+class ExplorerCompare {
+ public:
+  // The val_loss curves of every paired run (from the last frame's pairing).
+  std::vector<explorer::CurveKey> wanted() const;
+  void draw(ExplorerSession& session);
+  bool settled(const ExplorerSession& session) const;
+  nlohmann::json state() const;  // for --state-out: the pools, the pairs and their statistics
+  void reset();                  // a new DB
+
+ private:
+  // Pools the selected runs' configurations again when the rows or the selection changed.
+  void refresh(const ExplorerSession& session);
+  void draw_pair_table(float width, float height) const;
+  void draw_difference_plot(const ExplorerSession& session);
+
+  std::shared_ptr<const explorer::RowsSnapshot> rows_;  // the rows pools_ and paired_ point into
+  std::set<std::int64_t> selection_;                    // the selection they were made from
+  std::vector<explorer::SeedPool> pools_;
+  std::vector<std::string> labels_;  // one per pool, distinct
+  int a_ = 0, b_ = 1;                // the pools compared (indices into pools_)
+  explorer::PairedComparison paired_;
+  std::string units_warning_;  // the two pools' losses are in different units
+  int curves_drawn_ = 0;
+  bool fit_late_ = true;  // the y axis fits the differences from 10% of the run on
+};
+
+}  // namespace headroom::gui

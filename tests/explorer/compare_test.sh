@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# compare_test.sh HEADROOM SOURCE_DIR OUTDIR
+# The explorer's Compare tab on the shipped results DB against scripts/suite_report.py --compare,
+# the write-ups' own tool (two implementations, one answer): two selected runs of P_l and of
+# multi-head at h = 32 pool their configurations over seeds and suites, and the pairs, per-seed
+# differences, mean and sign count equal what suite_report prints for the same groups. One
+# selected configuration alone asks for a second.
+set -u
+here="$(cd "$(dirname "$0")/../gui" && pwd)"
+. "$here/gui_test_lib.sh"
+require_xvfb
+headroom=$1 src=$2 out=$3
+fresh_home "$out"
+db="$src/assets/results/headroom_results.sqlite"
+
+shot() {  # shot NAME SCENE-JSON
+  printf '%s\n' "$2" > "$out/$1.json"
+  in_xvfb "$headroom" --scene "$out/$1.json" --screenshot "$out/$1.png" --frames 6 --state-out "$out/$1.state.json" ||
+    fail "$1: headroom exited with $?"
+}
+
+# A (P_l) in two suites, B (multi-head) in four: the seed check's runs and a repeat of one seed
+# in another suite pool with them.
+shot pooled '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare", "filter": "heads=32",
+  "select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads-seeds/multi-head/heads=32,seed=3"]}}'
+python3 "$src/scripts/suite_report.py" "$db" th-projections-heads,th-projections-heads-seeds,th-heads,th-heads-seeds \
+  --groups logits-proj/heads=32,multi-head/heads=32 --compare logits-proj/heads=32 multi-head/heads=32 \
+  > "$out/suite_report.md" || fail "suite_report.py failed"
+python3 - "$out/pooled.state.json" "$out/suite_report.md" <<'PY' || fail "pooled: the Compare tab and suite_report.py disagree"
+import json, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+row = next(l for l in open(sys.argv[2]) if l.startswith("| logits-proj/heads=32 - multi-head/heads=32 |"))
+cells = [x.strip() for x in row.strip().strip("|").split("|")]
+seeds, diffs, mean, better = int(cells[1]), cells[2].split(" / "), cells[3], cells[4]
+got = {
+    "a": c["a"], "b": c["b"], "pairs": len(c["pairs"]),
+    "diffs": [f"{p['difference']:+.4f}" for p in c["pairs"]],
+    "mean": f"{c['mean']:+.4f}", "better": f"{c['a_lower']}/{len(c['pairs'])}",
+}
+want = {
+    "a": "logits-proj/heads=32 (5 runs, 2 suites)", "b": "multi-head/heads=32 (6 runs, 4 suites)",
+    "pairs": seeds, "diffs": diffs, "mean": mean, "better": better,
+}
+print("compare tab:", got)
+print("suite_report:", want)
+sys.exit(0 if got == want and seeds == 5 else 1)
+PY
+state_equals pooled_curves "$out/pooled.state.json" 'j["explorer"]["compare"]["curves_drawn"]' 5
+state_equals pooled_unpaired "$out/pooled.state.json" '(j["explorer"]["compare"]["only_a"], j["explorer"]["compare"]["only_b"])' '([], [])'
+
+# One configuration selected (two of its seeds): nothing to compare, and the tab says so.
+shot one '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare",
+  "select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads/logits-proj/heads=32,seed=1"]}}'
+state_equals one_pool "$out/one.state.json" '(j["explorer"]["compare"]["pools"], j["explorer"]["compare"]["a"], j["explorer"]["compare"]["pairs"])' '(1, "", [])'
+echo PASS

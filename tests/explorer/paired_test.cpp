@@ -1,0 +1,197 @@
+#include "app/gui/explorer/paired.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/explorer/explorer_test_util.h"
+
+namespace headroom::explorer {
+namespace {
+
+RunRow row(std::int64_t id, const std::string& suite, const std::string& kind, std::int64_t seed, double final_val,
+           db::RunStatus status = db::RunStatus::Done) {
+  testing::ConfigSpec c;
+  c.kind = kind;
+  c.seed = seed;
+  db::RunRecord rec;
+  rec.id = id;
+  rec.suite_name = suite;
+  rec.name = suite + "/" + kind + "/seed=" + std::to_string(seed);
+  rec.config_json = testing::config_json(c);
+  rec.seed = seed;
+  rec.status = status;
+  std::map<std::string, double> latest;
+  if (!std::isnan(final_val)) latest["val_loss"] = final_val;
+  return make_run_row(rec, latest, final_val);
+}
+
+std::vector<const RunRow*> pointers(const std::vector<RunRow>& rows) {
+  std::vector<const RunRow*> out;
+  for (const auto& r : rows) out.push_back(&r);
+  return out;
+}
+
+TEST(SeedPools, PoolEveryRunOfAChosenConfigAcrossSuitesInSeedOrder) {
+  // A suite and its seed check: seeds 0-1 in "s", 3 and 2 in "s-seeds" (stored out of seed order).
+  const std::vector<RunRow> all = {
+      row(1, "s", "logits-proj", 0, 1.10),       row(2, "s", "multi-head", 0, 1.20),
+      row(3, "s", "logits-proj", 1, 1.11),       row(4, "s", "multi-head", 1, 1.19),
+      row(5, "s-seeds", "logits-proj", 3, 1.13), row(6, "s-seeds", "logits-proj", 2, 1.12)};
+  const auto pools = seed_pools({&all[3], &all[0], &all[2]}, all);  // two chosen runs of one config
+  ASSERT_EQ(pools.size(), 2u);
+  ASSERT_EQ(pools[0].runs.size(), 2u);  // multi-head first: chosen first
+  EXPECT_EQ(pools[0].runs[0]->id, 2);
+  EXPECT_EQ(pools[0].runs[1]->id, 4);
+  ASSERT_EQ(pools[1].runs.size(), 4u);
+  EXPECT_EQ(pools[1].runs[0]->seed, 0);
+  EXPECT_EQ(pools[1].runs[2]->seed, 2);
+  EXPECT_EQ(pools[1].runs[2]->id, 6);
+  EXPECT_EQ(pools[1].runs[3]->seed, 3);
+  EXPECT_EQ(pools[1].suites, (std::vector<std::string>{"s", "s-seeds"}));
+  EXPECT_EQ(pools[0].chosen->id, 4);
+  EXPECT_EQ(pools[1].chosen->id, 1);
+  EXPECT_TRUE(seed_pools({}, all).empty());
+}
+
+TEST(SeedPools, OnlyTheSeedAndTheDeviceAreIgnored) {
+  RunRow a = row(1, "s", "multi-head", 0, 1.0);
+  RunRow b = row(2, "s", "multi-head", 1, 1.0);
+  EXPECT_EQ(seed_pool_key(a.config), seed_pool_key(b.config));
+  auto with_train = [](const std::string& key, const std::string& value) {
+    nlohmann::json j = nlohmann::json::parse(testing::config_json({}));
+    j["train"][key] = value;
+    return FlatConfig::parse(j.dump());
+  };
+  EXPECT_EQ(seed_pool_key(with_train("device", "cuda:0")), seed_pool_key(with_train("device", "cpu")));
+  EXPECT_NE(seed_pool_key(with_train("precision", "bf16")), seed_pool_key(with_train("precision", "fp32")));
+  EXPECT_NE(seed_pool_key(with_train("corpus", "linux-docs")), seed_pool_key(with_train("corpus", "kjv")));
+  testing::ConfigSpec c;
+  c.lr = 0.001;  // another learning rate: another experiment
+  db::RunRecord rec;
+  rec.id = 3;
+  rec.name = "s/multi-head/lr";
+  rec.config_json = testing::config_json(c);
+  const RunRow other = make_run_row(rec, {}, kNaN);
+  EXPECT_NE(seed_pool_key(other.config), seed_pool_key(a.config));
+  const std::vector<RunRow> all = {a, b, other};
+  const auto pools = seed_pools(pointers(all), all);
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(pools[0].runs.size(), 2u);
+  EXPECT_EQ(pools[1].runs.size(), 1u);
+}
+
+TEST(PairedComparison, DifferencesPerSeedWithMeanRangeSpreadAndCount) {
+  // The write-up's n = 8 rows (docs/results/th_projections_full.md): logits-proj - multi-head.
+  const std::vector<RunRow> all = {row(1, "c", "logits-proj", 0, 1.5264), row(2, "c", "logits-proj", 1, 1.5247),
+                                   row(3, "c", "logits-proj", 2, 1.5410), row(4, "c", "multi-head", 0, 1.5358),
+                                   row(5, "c", "multi-head", 1, 1.5346),  row(6, "c", "multi-head", 2, 1.5519)};
+  const auto pools = seed_pools({&all[0], &all[3]}, all);
+  const PairedComparison p = compare_final_val_loss(pools[0], pools[1]);
+  ASSERT_EQ(p.pairs.size(), 3u);
+  EXPECT_NEAR(p.pairs[0].difference, -0.0094, 1e-12);
+  EXPECT_NEAR(p.pairs[1].difference, -0.0099, 1e-12);
+  EXPECT_NEAR(p.pairs[2].difference, -0.0109, 1e-12);
+  EXPECT_EQ(p.pairs[2].a->id, 3);
+  EXPECT_EQ(p.pairs[2].b->id, 6);
+  EXPECT_NEAR(p.mean, (-0.0094 - 0.0099 - 0.0109) / 3, 1e-12);
+  EXPECT_NEAR(p.min, -0.0109, 1e-12);
+  EXPECT_NEAR(p.max, -0.0094, 1e-12);
+  const double m = p.mean;
+  const double sd =
+      std::sqrt(((-0.0094 - m) * (-0.0094 - m) + (-0.0099 - m) * (-0.0099 - m) + (-0.0109 - m) * (-0.0109 - m)) / 2);
+  EXPECT_NEAR(p.sd, sd, 1e-12);
+  EXPECT_EQ(p.a_lower, 3u);
+  EXPECT_EQ(signed_loss(p.mean), "-0.0101");
+  // B - A: the same differences, negated; A lower in none.
+  const PairedComparison q = compare_final_val_loss(pools[1], pools[0]);
+  EXPECT_NEAR(q.mean, -p.mean, 1e-12);
+  EXPECT_EQ(q.a_lower, 0u);
+}
+
+TEST(PairedComparison, UnpairedUnfinishedAndRepeatedSeedsAreCountedNotPaired) {
+  const std::vector<RunRow> all = {row(1, "s", "logits-proj", 0, 1.0),
+                                   row(2, "s", "logits-proj", 1, 2.0),
+                                   row(3, "s", "logits-proj", 4, 3.0),                           // B has no seed 4
+                                   row(4, "s", "logits-proj", 2, kNaN, db::RunStatus::Running),  // still training
+                                   row(5, "s", "multi-head", 0, 1.5),
+                                   row(6, "s", "multi-head", 1, 1.0),
+                                   row(7, "s", "multi-head", 2, 1.0),  // A's seed 2 is not done
+                                   row(8, "s", "multi-head", 3, 1.0, db::RunStatus::Failed),
+                                   row(9, "s2", "multi-head", 0, 9.0),    // seed 0 again, another suite
+                                   row(10, "s", "multi-head", 5, kNaN)};  // done, no val_loss logged
+  const auto pools = seed_pools({&all[0], &all[4]}, all);
+  const PairedComparison p = compare_final_val_loss(pools[0], pools[1]);
+  ASSERT_EQ(p.pairs.size(), 2u);
+  EXPECT_EQ(p.pairs[0].seed, 0);
+  EXPECT_EQ(p.pairs[0].b->id, 5);  // the lowest id of a repeated seed pairs
+  EXPECT_DOUBLE_EQ(p.pairs[0].difference, -0.5);
+  EXPECT_DOUBLE_EQ(p.pairs[1].difference, 1.0);
+  EXPECT_EQ(p.only_a, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(p.only_b, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(p.unfinished, 3u);  // running, failed, done without a val_loss
+  EXPECT_EQ(p.repeated, 1u);
+  EXPECT_EQ(p.a_lower, 1u);
+  EXPECT_DOUBLE_EQ(p.mean, 0.25);
+  EXPECT_NEAR(p.sd, std::sqrt((0.75 * 0.75 * 2) / 1), 1e-12);
+}
+
+TEST(PairedComparison, NothingPairedLeavesTheStatisticsUnset) {
+  const std::vector<RunRow> all = {row(1, "s", "logits-proj", 0, 1.0), row(2, "s", "multi-head", 1, 1.0)};
+  const auto pools = seed_pools({&all[0], &all[1]}, all);
+  const PairedComparison p = compare_final_val_loss(pools[0], pools[1]);
+  EXPECT_TRUE(p.pairs.empty());
+  EXPECT_TRUE(std::isnan(p.mean));
+  EXPECT_TRUE(std::isnan(p.sd));
+  EXPECT_EQ(signed_loss(p.mean), "-");
+  // One pair: a mean, no spread.
+  const std::vector<RunRow> one = {row(1, "s", "logits-proj", 0, 1.0), row(2, "s", "multi-head", 0, 1.25)};
+  const auto pools1 = seed_pools({&one[0], &one[1]}, one);
+  const PairedComparison p1 = compare_final_val_loss(pools1[0], pools1[1]);
+  EXPECT_DOUBLE_EQ(p1.mean, -0.25);
+  EXPECT_TRUE(std::isnan(p1.sd));
+  EXPECT_EQ(signed_loss(0.0125), "+0.0125");
+}
+
+TEST(DifferenceCurve, InterpolatesBOnAsPointsInsideItsRange) {
+  Curve a, b;
+  a.run_id = 7;
+  a.step = {0, 10, 20, 30, 40};
+  a.x = {0, 10, 20, 30, 40};
+  a.y = {5, 4, 3, std::nan(""), 1};
+  b.step = {5, 15, 25, 35};
+  b.x = {5, 15, 25, 35};
+  b.y = {4.5, 3.5, 2.5, 1.5};
+  const Curve d = difference_curve(a, b);
+  EXPECT_EQ(d.run_id, 7);
+  // x = 0 and 40 lie outside b's 5..35; x = 30 has no value in a.
+  ASSERT_EQ(d.x, (std::vector<double>{10, 20}));
+  EXPECT_EQ(d.step, (std::vector<std::int64_t>{10, 20}));
+  EXPECT_DOUBLE_EQ(d.y[0], 4 - 4.0);  // b at 10: halfway between 4.5 and 3.5
+  EXPECT_DOUBLE_EQ(d.y[1], 3 - 3.0);
+  EXPECT_EQ(d.y_min, d.y);
+  EXPECT_EQ(d.y_max, d.y);
+  // Same steps: the plain difference; disjoint ranges: nothing.
+  const Curve same = difference_curve(b, b);
+  EXPECT_EQ(same.y, (std::vector<double>{0, 0, 0, 0}));
+  Curve far = b;
+  far.x = {100, 200, 300, 400};
+  EXPECT_TRUE(difference_curve(a, far).x.empty());
+  EXPECT_TRUE(difference_curve(a, Curve{}).x.empty());
+}
+
+TEST(DifferenceCurve, BsNonFinitePointsAreSkipped) {
+  Curve a, b;
+  a.x = {10, 20, 30};
+  a.y = {1, 1, 1};
+  b.x = {10, 20, 30};
+  b.y = {0.5, std::nan(""), 0.25};
+  const Curve d = difference_curve(a, b);
+  ASSERT_EQ(d.x, (std::vector<double>{10, 20, 30}));
+  EXPECT_DOUBLE_EQ(d.y[0], 0.5);
+  EXPECT_DOUBLE_EQ(d.y[1], 1 - 0.375);  // between b's finite neighbours 10 and 30
+  EXPECT_DOUBLE_EQ(d.y[2], 0.75);
+}
+
+}  // namespace
+}  // namespace headroom::explorer
