@@ -21,7 +21,7 @@ shot() {  # shot NAME SCENE-JSON
 
 # A (P_l) in two suites, B (multi-head) in four: the seed check's runs and a repeat of one seed
 # in another suite pool with them.
-shot pooled '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare", "filter": "heads=32",
+shot pooled '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare", "filter": "h=32",
   "select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads-seeds/multi-head/heads=32,seed=3"]}}'
 python3 "$src/scripts/suite_report.py" "$db" th-projections-heads,th-projections-heads-seeds,th-heads,th-heads-seeds \
   --groups logits-proj/heads=32,multi-head/heads=32 --compare logits-proj/heads=32 multi-head/heads=32 \

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "tests/explorer/explorer_test_util.h"
 
@@ -151,6 +152,19 @@ TEST(PairedComparison, NothingPairedLeavesTheStatisticsUnset) {
   EXPECT_DOUBLE_EQ(p1.mean, -0.25);
   EXPECT_TRUE(std::isnan(p1.sd));
   EXPECT_EQ(signed_loss(0.0125), "+0.0125");
+}
+
+TEST(PairedComparison, PairsAsCsv) {
+  std::vector<RunRow> all = {row(1, "s", "logits-proj", 0, 1.25), row(2, "s", "multi-head", 0, 1.5),
+                             row(3, "s", "logits-proj", 1, 0.1), row(4, "s", "multi-head", 1, 0.2)};
+  all[0].name = "s/logits-proj/a,\"b\"";  // a name that needs quoting
+  const auto pools = seed_pools({&all[0], &all[1]}, all);
+  std::ostringstream csv;
+  write_pairs_csv(csv, compare_final_val_loss(pools[0], pools[1]));
+  EXPECT_EQ(csv.str(),
+            "seed,a_run,b_run,a_final_val_loss,b_final_val_loss,difference\r\n"
+            "0,\"s/logits-proj/a,\"\"b\"\"\",s/multi-head/seed=0,1.25,1.5,-0.25\r\n"
+            "1,s/logits-proj/seed=1,s/multi-head/seed=1,0.1,0.2,-0.1\r\n");
 }
 
 TEST(DifferenceCurve, InterpolatesBOnAsPointsInsideItsRange) {

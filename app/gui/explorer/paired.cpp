@@ -102,6 +102,13 @@ PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b) {
   return out;
 }
 
+void write_pairs_csv(std::ostream& out, const PairedComparison& paired) {
+  out << "seed,a_run,b_run,a_final_val_loss,b_final_val_loss,difference\r\n";
+  for (const SeedPair& p : paired.pairs)
+    out << p.seed << ',' << csv_field(p.a->name) << ',' << csv_field(p.b->name) << ',' << csv_number(p.a_loss) << ','
+        << csv_number(p.b_loss) << ',' << csv_number(p.difference) << "\r\n";
+}
+
 std::string signed_loss(double difference) {
   if (!std::isfinite(difference)) return "-";
   char text[32];

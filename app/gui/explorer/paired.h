@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct PairedComparison {
 // Final validation loss (the last logged val_loss of each finished run) of A and B, paired by
 // train.seed.
 PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b);
+
+// CSV of the pairs, header seed,a_run,b_run,a_final_val_loss,b_final_val_loss,difference, one
+// line per pair in seed order (RFC 4180, numbers that read back exactly: curves.h's csv_field and
+// csv_number).
+void write_pairs_csv(std::ostream& out, const PairedComparison& paired);
 
 // "-0.0100": a loss difference as the write-ups print it (4 decimals, sign always shown).
 std::string signed_loss(double difference);

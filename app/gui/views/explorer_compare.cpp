@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "app/gui/ui_util.h"
 #include "app/gui/views/plot_series.h"
+#include "core/io/atomic_file.h"
 #include "widgets/draw_util.h"
 #include "widgets/line_plot.h"
 
@@ -110,14 +112,15 @@ std::vector<explorer::CurveKey> ExplorerCompare::wanted() const {
 }
 
 bool ExplorerCompare::settled(const ExplorerSession& session) const {
-  return session.rows == rows_ && session.curves_ready();
+  // The plot lays out its y tick labels by the last frame's: two frames on the same curves.
+  return session.rows == rows_ && session.curves_ready() && (pools_.size() < 2 || stable_frames_ >= 2);
 }
 
 void ExplorerCompare::draw(ExplorerSession& session) {
   refresh(session);
   const float ui_scale = session.context.ui_scale;
-  curves_drawn_ = 0;
   if (pools_.size() < 2) {
+    curves_drawn_ = 0;
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled(
         "Select runs of two configurations in the table (ctrl-click) to compare them seed by seed. Runs whose "
@@ -127,15 +130,20 @@ void ExplorerCompare::draw(ExplorerSession& session) {
     ImGui::PopTextWrapPos();
     return;
   }
-  // A and B.
+  // A and B, the two combos sharing the line's width.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float fixed = ImGui::CalcTextSize("A").x + ImGui::CalcTextSize("minus B").x + ImGui::CalcTextSize("Swap").x +
+                      2 * style.FramePadding.x + 4 * style.ItemSpacing.x;
+  const float combo_w = std::max(160.0f * ui_scale, (ImGui::GetContentRegionAvail().x - fixed) / 2);
   auto pool_combo = [&](const char* id, int* index) {
-    ImGui::SetNextItemWidth(std::max(160.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.36f));
+    ImGui::SetNextItemWidth(combo_w);
     bool changed = false;
     if (ImGui::BeginCombo(id, labels_[*index].c_str())) {
       for (int i = 0; i < static_cast<int>(pools_.size()); ++i)
         if (ImGui::Selectable(labels_[i].c_str(), i == *index) && i != *index) *index = i, changed = true;
       ImGui::EndCombo();
     }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", labels_[*index].c_str());
     return changed;
   };
   ImGui::AlignTextToFramePadding();
@@ -149,12 +157,6 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   ImGui::SameLine();
   if (ImGui::Button("Swap")) std::swap(a_, b_), changed = true;
   tooltip("A - B: negative where A's loss is lower.");
-  ImGui::SameLine();
-  ImGui::Checkbox("y fits from 10% of the run", &fit_late_);
-  tooltip(
-      "The first evaluations differ far more than the last (the models start apart): with this on, the plot's y "
-      "axis fits what the lines do from a tenth of the steps on, so the end is readable. Nothing is cut from the "
-      "lines; turn it off to fit them whole.");
   if (changed) {
     if (a_ == b_) b_ = (a_ + 1) % static_cast<int>(pools_.size());
     paired_ = explorer::compare_final_val_loss(pools_[a_], pools_[b_]);
@@ -189,16 +191,49 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   std::string left_out;
   if (!p.only_a.empty()) left_out += "seeds finished only in A: " + seed_list(p.only_a) + "; ";
   if (!p.only_b.empty()) left_out += "seeds finished only in B: " + seed_list(p.only_b) + "; ";
-  if (p.unfinished) left_out += std::to_string(p.unfinished) + " runs not finished (or without a val_loss); ";
-  if (p.repeated) left_out += std::to_string(p.repeated) + " repeated seeds (the lowest run id pairs); ";
+  if (p.unfinished)
+    left_out += std::to_string(p.unfinished) + (p.unfinished == 1 ? " run" : " runs") +
+                " not finished (or without a val_loss); ";
+  if (p.repeated)
+    left_out += std::to_string(p.repeated) + (p.repeated == 1 ? " repeated seed" : " repeated seeds") +
+                " (the lowest run id pairs); ";
   if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
   ImGui::PopTextWrapPos();
 
-  const float height = ImGui::GetContentRegionAvail().y;
+  const float footer = ImGui::GetFrameHeightWithSpacing();
+  const float height = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
   const float table_w = std::min(380.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.4f);
   draw_pair_table(table_w, height);
   ImGui::SameLine();
-  draw_difference_plot(session);
+  draw_difference_plot(session, height);
+  draw_footer(ui_scale);
+}
+
+void ExplorerCompare::draw_footer(float ui_scale) {
+  ImGui::Checkbox("y fits from 10% of the run", &fit_late_);
+  tooltip(
+      "The first evaluations differ far more than the last (the models start apart): with this on, the plot's y "
+      "axis fits what the lines do from a tenth of the steps on, so the end is readable. Nothing is cut from the "
+      "lines; turn it off to fit them whole.");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(220.0f * ui_scale);
+  ImGui::InputText("##compare_export", export_path_, sizeof export_path_);
+  tooltip("File name without extension for the CSV of the pairs");
+  ImGui::SameLine();
+  if (ImGui::Button("CSV")) {
+    std::ostringstream csv;
+    explorer::write_pairs_csv(csv, paired_);
+    const std::string path = std::string(export_path_) + ".csv";
+    std::string error;
+    export_error_ = !core::write_file_atomically(path, csv.str(), &error);
+    export_message_ = export_error_ ? error : "wrote " + path + " (" + std::to_string(paired_.pairs.size()) + " pairs)";
+  }
+  tooltip("The pairs: seed, both runs' names, their final val losses and A - B, one line per seed");
+  if (!export_message_.empty()) {
+    ImGui::SameLine();
+    if (export_error_) ImGui::TextColored(kProblem, "%s", export_message_.c_str());
+    else ImGui::TextDisabled("%s", export_message_.c_str());
+  }
 }
 
 void ExplorerCompare::draw_pair_table(float width, float height) const {
@@ -227,7 +262,7 @@ void ExplorerCompare::draw_pair_table(float width, float height) const {
   ImGui::EndTable();
 }
 
-void ExplorerCompare::draw_difference_plot(const ExplorerSession& session) {
+void ExplorerCompare::draw_difference_plot(const ExplorerSession& session, float height) {
   // Each seed's A - B over training (B interpolated on A's steps), their mean and min..max band.
   std::vector<PlotSeries> series;
   std::vector<explorer::Curve> differences;
@@ -269,7 +304,9 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session) {
       series.push_back(
           {"##zero", "", IM_COL32(150, 150, 150, 200), 1.0f, {float(lo), float(hi)}, {0.0f, 0.0f}, {}, {}});
   }
-  curves_drawn_ = static_cast<int>(differences.size());
+  const int drawn = static_cast<int>(differences.size());
+  stable_frames_ = drawn == curves_drawn_ ? stable_frames_ + 1 : 0;
+  curves_drawn_ = drawn;
   // The y range from a tenth of the steps on (0 always inside), padded: see the checkbox.
   double y_lo = 0, y_hi = 0, x_max = 0;
   for (const auto& d : differences) x_max = std::max(x_max, d.x.back());
@@ -279,7 +316,7 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session) {
       y_lo = std::min<double>(y_lo, ps.lo.empty() ? ps.y[i] : ps.lo[i]);
       y_hi = std::max<double>(y_hi, ps.hi.empty() ? ps.y[i] : ps.hi[i]);
     }
-  if (widgets::BeginPlot("##paired", ImVec2(-1, -1))) {
+  if (widgets::BeginPlot("##paired", ImVec2(-1, height))) {
     widgets::SetupAxes("step", "val_loss A - B");
     if (fit_late_ && y_hi > y_lo) {
       const double pad = 0.08 * (y_hi - y_lo);

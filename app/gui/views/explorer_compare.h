@@ -30,7 +30,8 @@ class ExplorerCompare {
   // Pools the selected runs' configurations again when the rows or the selection changed.
   void refresh(const ExplorerSession& session);
   void draw_pair_table(float width, float height) const;
-  void draw_difference_plot(const ExplorerSession& session);
+  void draw_difference_plot(const ExplorerSession& session, float height);
+  void draw_footer(float ui_scale);  // the y-fit toggle and the CSV export
 
   std::shared_ptr<const explorer::RowsSnapshot> rows_;  // the rows pools_ and paired_ point into
   std::set<std::int64_t> selection_;                    // the selection they were made from
@@ -40,7 +41,11 @@ class ExplorerCompare {
   explorer::PairedComparison paired_;
   std::string units_warning_;  // the two pools' losses are in different units
   int curves_drawn_ = 0;
-  bool fit_late_ = true;  // the y axis fits the differences from 10% of the run on
+  int stable_frames_ = 0;  // frames the plot has drawn the same curves (its tick gutter lags one frame)
+  bool fit_late_ = true;   // the y axis fits the differences from 10% of the run on
+  char export_path_[512] = "headroom-compare";
+  std::string export_message_;
+  bool export_error_ = false;
 };
 
 }  // namespace headroom::gui
