@@ -269,7 +269,7 @@ TEST(LessonErrors, BadView) {
 TEST(LessonErrors, FocusMustBeAPanelOfTheView) {
   EXPECT_EQ(parse_error(one_step("view = \"Explorer\"\nfocus = \"maps\"\n")),
             "lessons/x.toml:6: step 1 (\"A\"): focus: \"maps\" is not a panel of the Explorer view; use one of curves, "
-            "figures, table, run, replay, or \"\" for the whole view");
+            "compare, figures, table, run, replay, or \"\" for the whole view");
   EXPECT_EQ(
       parse_error(one_step("focus = \"curves\"\n")),
       "lessons/x.toml:5: step 1 (\"A\"): focus: \"curves\" is not a panel of the Lab view; use one of maps, rank, "

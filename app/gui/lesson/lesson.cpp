@@ -27,7 +27,7 @@ const Names kLessonKeys = {"title", "summary", "lab", "step"};
 const Names kStepKeys = {"title",  "text", "notes",    "view",    "focus",       "highlight",
                          "try_it", "lab",  "explorer", "animate", "keep_weights"};
 const Names kLabFocus = {"maps", "rank", "projections", "theorem", "separation", "summary", "training"};
-const Names kExplorerFocus = {"curves", "figures", "table", "run", "replay"};
+const Names kExplorerFocus = {"curves", "compare", "figures", "table", "run", "replay"};
 // The lab's controls by their scene keys (app/gui/lab/lab_controls.cpp), less the view-only ones.
 const Names kLabControls = {
     "kind",      "d",          "heads",       "heads_k",        "heads_v",  "standard_head_size",

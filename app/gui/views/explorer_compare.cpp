@@ -176,17 +176,17 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (p.pairs.empty()) {
     ImGui::TextColored(kProblem, "No seed has finished in both A and B: nothing to pair yet.");
   } else {
-    char line[256];
+    char line[320];
     if (p.pairs.size() == 1)
-      std::snprintf(line, sizeof line, "A - B, final validation loss: %s on one seed (no spread from one pair).",
-                    explorer::signed_loss(p.mean).c_str());
+      std::snprintf(line, sizeof line,
+                    "A - B, final validation loss: %s on one seed (no spread from one pair). A lower in %zu of 1.",
+                    explorer::signed_loss(p.mean).c_str(), p.a_lower);
     else
-      std::snprintf(line, sizeof line, "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f).",
+      std::snprintf(line, sizeof line,
+                    "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f). A lower in %zu of %zu.",
                     explorer::signed_loss(p.mean).c_str(), p.pairs.size(), explorer::signed_loss(p.min).c_str(),
-                    explorer::signed_loss(p.max).c_str(), p.sd);
+                    explorer::signed_loss(p.max).c_str(), p.sd, p.a_lower, p.pairs.size());
     ImGui::TextUnformatted(line);
-    ImGui::SameLine();
-    ImGui::Text("A lower in %zu of %zu.", p.a_lower, p.pairs.size());
   }
   std::string left_out;
   if (!p.only_a.empty()) left_out += "seeds finished only in A: " + seed_list(p.only_a) + "; ";

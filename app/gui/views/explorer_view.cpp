@@ -258,6 +258,7 @@ void ExplorerView::set_lesson_focus(const LessonFocus& focus) {
   lesson_problem_.clear();
   const std::map<std::string, ExplorerTab> tab_of = {{"figures", ExplorerTab::Figures},
                                                      {"curves", ExplorerTab::Curves},
+                                                     {"compare", ExplorerTab::Compare},
                                                      {"run", ExplorerTab::Run},
                                                      {"replay", ExplorerTab::Run}};
   if (const auto it = tab_of.find(focus.panel); it != tab_of.end()) {
@@ -301,8 +302,8 @@ bool ExplorerView::lesson_panel_ready(std::string* why) {
                   "assets/suites/" + file + ".toml --scale full --db " + path,
            false;
   }
-  if ((lesson_.panel == "run" || lesson_.panel == "replay") && !scene_select_.empty() && selection_defaulted_ &&
-      session_.selected.empty())
+  if ((lesson_.panel == "run" || lesson_.panel == "replay" || lesson_.panel == "compare") && !scene_select_.empty() &&
+      selection_defaulted_ && session_.selected.empty())
     return *why = path + " has no run named " + scene_select_.front() + ".", false;
   return true;
 }
@@ -320,6 +321,7 @@ void ExplorerView::draw_lesson_panel() {
   drawn_panel_ = lesson_.panel;
   if (lesson_.panel == "figures") figures_.draw(session_, assets_dir_ + "/reference");
   if (lesson_.panel == "curves") curves_.draw(session_, false);
+  if (lesson_.panel == "compare") compare_.draw(session_);
   if (lesson_.panel == "table") table_.draw(session_, context_.ui_scale, false);
   if (lesson_.panel == "run") run_.draw(session_);
   if (lesson_.panel == "replay") run_.draw_replay_panel(session_);
