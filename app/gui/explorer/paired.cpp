@@ -21,6 +21,20 @@ std::string seed_pool_key(const FlatConfig& config) {
   return key;
 }
 
+namespace {
+
+// The row's table fields that its config alone decides (not device or precision, which depend on
+// whether the config names a device at all): runs that differ here cannot share a config, so
+// only the rows that agree with a chosen one pay for a whole key (a reload of 100,000 rows while
+// a worker writes must not build 100,000 keys on the UI thread).
+bool may_share_config(const RunRow& x, const RunRow& y) {
+  return x.d == y.d && x.h == y.h && x.h_k == y.h_k && x.h_v == y.h_v && x.d_p == y.d_p && x.d_v == y.d_v &&
+         x.r == y.r && x.L == y.L && x.V == y.V && x.n == y.n && x.kind == y.kind && x.tokenizer == y.tokenizer &&
+         x.corpus == y.corpus;
+}
+
+}  // namespace
+
 std::vector<SeedPool> seed_pools(const std::vector<const RunRow*>& chosen, const std::vector<RunRow>& all) {
   std::vector<SeedPool> pools;
   std::unordered_map<std::string, std::size_t> index;  // key -> pool
@@ -32,6 +46,8 @@ std::vector<SeedPool> seed_pools(const std::vector<const RunRow*>& chosen, const
   if (pools.empty()) return pools;
   for (const RunRow& row : all) {
     if (!row.config.valid()) continue;
+    if (std::none_of(pools.begin(), pools.end(), [&](const SeedPool& p) { return may_share_config(row, *p.chosen); }))
+      continue;
     const auto it = index.find(seed_pool_key(row.config));
     if (it != index.end()) pools[it->second].runs.push_back(&row);
   }
