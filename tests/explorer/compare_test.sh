@@ -45,6 +45,20 @@ print("compare tab:", got)
 print("suite_report:", want)
 sys.exit(0 if got == want and seeds == 5 else 1)
 PY
+# The parameter line: each pool's count as the DB stores it for the paired runs.
+python3 - "$out/pooled.state.json" "$db" <<'PY' || fail "pooled: the parameter line does not match the DB"
+import json, sqlite3, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+con = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True)
+count = lambda name: con.execute("SELECT param_count FROM runs WHERE name = ?", (name,)).fetchone()[0]
+a = {count(p["a"]) for p in c["pairs"]}
+b = {count(p["b"]) for p in c["pairs"]}
+assert len(a) == 1 and len(b) == 1, (a, b)
+a, b = a.pop(), b.pop()
+want = f"A: {a:,} parameters, B: {b:,} (A {a - b:+,}, {100 * (a - b) / b:+.2f}%)"
+print("parameters:", c["parameters"], "| expected:", want)
+sys.exit(0 if c["parameters"] == want else 1)
+PY
 state_equals pooled_curves "$out/pooled.state.json" 'j["explorer"]["compare"]["curves_drawn"]' 5
 state_equals pooled_unpaired "$out/pooled.state.json" '(j["explorer"]["compare"]["only_a"], j["explorer"]["compare"]["only_b"])' '([], [])'
 

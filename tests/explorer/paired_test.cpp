@@ -167,6 +167,22 @@ TEST(PairedComparison, PairsAsCsv) {
             "1,s/logits-proj/seed=1,s/multi-head/seed=1,0.1,0.2,-0.1\r\n");
 }
 
+TEST(PairedComparison, ParameterDifference) {
+  std::vector<RunRow> all = {row(1, "s", "logits-proj", 0, 1.0), row(2, "s", "multi-head", 0, 1.0),
+                             row(3, "s", "logits-proj", 1, 1.0)};
+  all[0].params = all[2].params = 471808;
+  all[1].params = 469760;
+  auto pools = seed_pools({&all[0], &all[1]}, all);
+  EXPECT_EQ(parameter_difference(pools[0], pools[1]), "A: 471,808 parameters, B: 469,760 (A +2,048, +0.44%)");
+  EXPECT_EQ(parameter_difference(pools[1], pools[0]), "A: 469,760 parameters, B: 471,808 (A -2,048, -0.43%)");
+  all[1].params = 471808;
+  EXPECT_EQ(parameter_difference(pools[0], pools[1]), "A and B: 471,808 parameters each");
+  all[2].params = 1000;  // a pool whose runs differ in size: its range, no difference
+  EXPECT_EQ(parameter_difference(pools[0], pools[1]), "A: 1,000-471,808 parameters, B: 471,808");
+  all[1].params = 0;  // no count stored
+  EXPECT_EQ(parameter_difference(pools[0], pools[1]), "");
+}
+
 TEST(DifferenceCurve, InterpolatesBOnAsPointsInsideItsRange) {
   Curve a, b;
   a.run_id = 7;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 namespace headroom::explorer {
 
@@ -116,6 +117,48 @@ PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b) {
     out.sd = std::sqrt(squares / (n - 1));
   }
   return out;
+}
+
+namespace {
+
+std::string grouped(std::int64_t v) {  // 471808 -> "471,808"
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+// The pool's smallest and largest parameter count; {0, 0} when a run has none.
+std::pair<std::int64_t, std::int64_t> parameter_range(const SeedPool& pool) {
+  std::int64_t lo = 0, hi = 0;
+  for (const RunRow* r : pool.runs) {
+    if (r->params <= 0) return {0, 0};
+    lo = lo == 0 ? r->params : std::min(lo, r->params);
+    hi = std::max(hi, r->params);
+  }
+  return {lo, hi};
+}
+
+std::string range_text(std::pair<std::int64_t, std::int64_t> r) {
+  return r.first == r.second ? grouped(r.first) : grouped(r.first) + "-" + grouped(r.second);
+}
+
+}  // namespace
+
+std::string parameter_difference(const SeedPool& a, const SeedPool& b) {
+  const auto ra = parameter_range(a), rb = parameter_range(b);
+  if (ra.first <= 0 || rb.first <= 0) return "";
+  if (ra == rb && ra.first == ra.second) return "A and B: " + grouped(ra.first) + " parameters each";
+  std::string text = "A: " + range_text(ra) + " parameters, B: " + range_text(rb);
+  if (ra.first == ra.second && rb.first == rb.second) {
+    const std::int64_t d = ra.first - rb.first;
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%+.2f%%", 100.0 * static_cast<double>(d) / static_cast<double>(rb.first));
+    text += " (A " + std::string(d > 0 ? "+" : "") + grouped(d) + ", " + percent + ")";
+  }
+  return text;
 }
 
 void write_pairs_csv(std::ostream& out, const PairedComparison& paired) {

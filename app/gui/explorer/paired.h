@@ -55,6 +55,12 @@ struct PairedComparison {
 // train.seed.
 PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b);
 
+// The two pools' parameter counts, as the papers' "at equal parameters" asks: "A: 471,808
+// parameters, B: 469,760 (A +2,048, +0.44%)", "A and B: 469,760 parameters each", and where a
+// pool's runs differ in size (they should not), its range "465,664-471,808". "" when a pool has
+// no run or a run has no count (0: an older DB).
+std::string parameter_difference(const SeedPool& a, const SeedPool& b);
+
 // CSV of the pairs, header seed,a_run,b_run,a_final_val_loss,b_final_val_loss,difference, one
 // line per pair in seed order (RFC 4180, numbers that read back exactly: curves.h's csv_field and
 // csv_number).

@@ -43,6 +43,7 @@ void ExplorerCompare::reset() {
   labels_.clear();
   paired_ = {};
   units_warning_.clear();
+  parameters_.clear();
   a_ = 0, b_ = 1;
   curves_drawn_ = 0;
 }
@@ -94,11 +95,13 @@ void ExplorerCompare::refresh(const ExplorerSession& session) {
   if (b_ == a_) b_ = a_ == 0 ? 1 : 0;
   paired_ = {};
   units_warning_.clear();
+  parameters_.clear();
   if (pools_.size() < 2) return;
   paired_ = explorer::compare_final_val_loss(pools_[a_], pools_[b_]);
   std::vector<const explorer::RunRow*> both = pools_[a_].runs;
   both.insert(both.end(), pools_[b_].runs.begin(), pools_[b_].runs.end());
   units_warning_ = explorer::loss_units_warning(both, kMetric);
+  parameters_ = explorer::parameter_difference(pools_[a_], pools_[b_]);
 }
 
 std::vector<explorer::CurveKey> ExplorerCompare::wanted() const {
@@ -163,6 +166,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
     std::vector<const explorer::RunRow*> both = pools_[a_].runs;
     both.insert(both.end(), pools_[b_].runs.begin(), pools_[b_].runs.end());
     units_warning_ = explorer::loss_units_warning(both, kMetric);
+    parameters_ = explorer::parameter_difference(pools_[a_], pools_[b_]);
   }
   if (!units_warning_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
@@ -198,6 +202,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
     left_out += std::to_string(p.repeated) + (p.repeated == 1 ? " repeated seed" : " repeated seeds") +
                 " (the lowest run id pairs); ";
   if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
+  if (!parameters_.empty()) ImGui::TextDisabled("%s.", parameters_.c_str());
   ImGui::PopTextWrapPos();
 
   const float footer = ImGui::GetFrameHeightWithSpacing();
@@ -338,7 +343,7 @@ nlohmann::json ExplorerCompare::state() const {
           {"mean", number(paired_.mean)}, {"sd", number(paired_.sd)},
           {"a_lower", paired_.a_lower},   {"only_a", paired_.only_a},
           {"only_b", paired_.only_b},     {"unfinished", paired_.unfinished},
-          {"curves_drawn", curves_drawn_}};
+          {"parameters", parameters_},    {"curves_drawn", curves_drawn_}};
 }
 
 }  // namespace headroom::gui

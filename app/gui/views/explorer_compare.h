@@ -40,6 +40,7 @@ class ExplorerCompare {
   int a_ = 0, b_ = 1;                // the pools compared (indices into pools_)
   explorer::PairedComparison paired_;
   std::string units_warning_;  // the two pools' losses are in different units
+  std::string parameters_;     // their parameter counts side by side
   int curves_drawn_ = 0;
   int stable_frames_ = 0;  // frames the plot has drawn the same curves (its tick gutter lags one frame)
   bool fit_late_ = true;   // the y axis fits the differences from 10% of the run on
