@@ -93,6 +93,10 @@ void ExplorerCompare::refresh(const ExplorerSession& session) {
   a_ = index_of(a_key, 0);
   b_ = index_of(b_key, a_ == 1 ? 0 : 1);
   if (b_ == a_) b_ = a_ == 0 ? 1 : 0;
+  pair_pools();
+}
+
+void ExplorerCompare::pair_pools() {
   paired_ = {};
   units_warning_.clear();
   parameters_.clear();
@@ -162,11 +166,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   tooltip("A - B: negative where A's loss is lower.");
   if (changed) {
     if (a_ == b_) b_ = (a_ + 1) % static_cast<int>(pools_.size());
-    paired_ = explorer::compare_final_val_loss(pools_[a_], pools_[b_]);
-    std::vector<const explorer::RunRow*> both = pools_[a_].runs;
-    both.insert(both.end(), pools_[b_].runs.begin(), pools_[b_].runs.end());
-    units_warning_ = explorer::loss_units_warning(both, kMetric);
-    parameters_ = explorer::parameter_difference(pools_[a_], pools_[b_]);
+    pair_pools();
   }
   if (!units_warning_.empty()) {
     ImGui::PushTextWrapPos(0.0f);

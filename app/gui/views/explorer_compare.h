@@ -29,6 +29,7 @@ class ExplorerCompare {
  private:
   // Pools the selected runs' configurations again when the rows or the selection changed.
   void refresh(const ExplorerSession& session);
+  void pair_pools();  // paired_, units_warning_ and parameters_ for pools a_ and b_
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
   void draw_footer(float ui_scale);  // the y-fit toggle and the CSV export
