@@ -119,8 +119,8 @@ std::vector<explorer::CurveKey> ExplorerCompare::wanted() const {
 }
 
 bool ExplorerCompare::settled(const ExplorerSession& session) const {
-  // The plot lays out its y tick labels by the last frame's: two frames on the same curves.
-  return session.rows == rows_ && session.curves_ready() && (pools_.size() < 2 || stable_frames_ >= 2);
+  // The plot lays out its y tick labels by the last frame's: one more frame on the same curves.
+  return session.rows == rows_ && session.curves_ready() && (pools_.size() < 2 || stable_frames_ >= 1);
 }
 
 void ExplorerCompare::draw(ExplorerSession& session) {

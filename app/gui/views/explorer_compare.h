@@ -19,7 +19,10 @@ namespace headroom::gui {
 
 class ExplorerCompare {
  public:
-  // The val_loss curves of every paired run (from the last frame's pairing).
+  // Pools the selected runs' configurations again when the rows or the selection changed: the
+  // view calls it before wanted(), so a new selection's curves are asked for in the same frame.
+  void refresh(const ExplorerSession& session);
+  // The val_loss curves of every paired run.
   std::vector<explorer::CurveKey> wanted() const;
   void draw(ExplorerSession& session);
   bool settled(const ExplorerSession& session) const;
@@ -27,8 +30,6 @@ class ExplorerCompare {
   void reset();                  // a new DB
 
  private:
-  // Pools the selected runs' configurations again when the rows or the selection changed.
-  void refresh(const ExplorerSession& session);
   void pair_pools();  // paired_, units_warning_ and parameters_ for pools a_ and b_
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
@@ -43,7 +44,7 @@ class ExplorerCompare {
   std::string units_warning_;  // the two pools' losses are in different units
   std::string parameters_;     // their parameter counts side by side
   int curves_drawn_ = 0;
-  int stable_frames_ = 0;  // frames the plot has drawn the same curves (its tick gutter lags one frame)
+  int stable_frames_ = 0;  // frames since the plot's curves last changed (its tick gutter lags one frame)
   bool fit_late_ = true;   // the y axis fits the differences from 10% of the run on
   char export_path_[512] = "headroom-compare";
   std::string export_message_;

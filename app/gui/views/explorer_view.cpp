@@ -131,6 +131,7 @@ void ExplorerView::sync() {
 
   auto keys = curves_.wanted(session_);
   if (tab_ == ExplorerTab::Compare) {  // the paired runs' curves too, while that tab shows
+    compare_.refresh(session_);
     const auto paired = compare_.wanted();
     keys.insert(keys.end(), paired.begin(), paired.end());
     std::sort(keys.begin(), keys.end());
