@@ -517,12 +517,6 @@ void add_completion_notes(Figure& fig, const std::vector<const RunRow*>& rows) {
   }
 }
 
-std::string thousands(std::int64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
-
 // On the suite's own axis, say where the compared runs are not at equal parameters (counted over
 // every parameter: embeddings, blocks, head): the x where the series differ most, and for size
 // budgets (vb-attention-ratio) the spread along each budget.

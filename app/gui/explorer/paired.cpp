@@ -121,15 +121,6 @@ PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b) {
 
 namespace {
 
-std::string grouped(std::int64_t v) {  // 471808 -> "471,808"
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (v < 0 ? "-" : "") + out;
-}
-
 // The pool's smallest and largest parameter count; {0, 0} when a run has none.
 std::pair<std::int64_t, std::int64_t> parameter_range(const SeedPool& pool) {
   std::int64_t lo = 0, hi = 0;
@@ -142,7 +133,7 @@ std::pair<std::int64_t, std::int64_t> parameter_range(const SeedPool& pool) {
 }
 
 std::string range_text(std::pair<std::int64_t, std::int64_t> r) {
-  return r.first == r.second ? grouped(r.first) : grouped(r.first) + "-" + grouped(r.second);
+  return r.first == r.second ? thousands(r.first) : thousands(r.first) + "-" + thousands(r.second);
 }
 
 }  // namespace
@@ -150,13 +141,13 @@ std::string range_text(std::pair<std::int64_t, std::int64_t> r) {
 std::string parameter_difference(const SeedPool& a, const SeedPool& b) {
   const auto ra = parameter_range(a), rb = parameter_range(b);
   if (ra.first <= 0 || rb.first <= 0) return "";
-  if (ra == rb && ra.first == ra.second) return "A and B: " + grouped(ra.first) + " parameters each";
+  if (ra == rb && ra.first == ra.second) return "A and B: " + thousands(ra.first) + " parameters each";
   std::string text = "A: " + range_text(ra) + " parameters, B: " + range_text(rb);
   if (ra.first == ra.second && rb.first == rb.second) {
     const std::int64_t d = ra.first - rb.first;
     char percent[32];
     std::snprintf(percent, sizeof percent, "%+.2f%%", 100.0 * static_cast<double>(d) / static_cast<double>(rb.first));
-    text += " (A " + std::string(d > 0 ? "+" : "") + grouped(d) + ", " + percent + ")";
+    text += " (A " + std::string(d > 0 ? "+" : "") + thousands(d) + ", " + percent + ")";
   }
   return text;
 }

@@ -107,6 +107,13 @@ std::string head_counts_text(const RunRow& row) {
   return std::to_string(c.h_k) + "-" + std::to_string(c.h) + "-" + std::to_string(c.h_v);
 }
 
+std::string thousands(std::int64_t v) {
+  std::string s = std::to_string(v);
+  const int first_digit = v < 0 ? 1 : 0;
+  for (int i = static_cast<int>(s.size()) - 3; i > first_digit; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
 std::string head_size_text(const RunRow& row) {
   if (!sizes_split(row)) return std::to_string(row.d_p);
   return std::to_string(row.d_p) + "/" + std::to_string(row.d_v);

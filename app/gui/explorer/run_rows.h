@@ -105,6 +105,10 @@ std::string loss_units_warning(const std::vector<const RunRow*>& rows, std::stri
 // older config) count as equal to h (to d_k).
 std::string head_counts_text(const RunRow& row);
 std::string head_size_text(const RunRow& row);
+// A count with thousands separators: 471808 -> "471,808", -2048 -> "-2,048" (parameter counts in
+// figure notes and the Compare tab).
+std::string thousands(std::int64_t v);
+
 // Their tooltips: what each count (size) of the split is, "" where the cell shows one number.
 std::string head_counts_tooltip(const RunRow& row);
 std::string head_size_tooltip(const RunRow& row);

@@ -27,13 +27,6 @@ std::string seed_list(const std::vector<std::int64_t>& seeds) {
 
 std::vector<float> to_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
 
-std::string loss_text(double v) {
-  if (!std::isfinite(v)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", v);
-  return text;
-}
-
 }  // namespace
 
 void ExplorerCompare::reset() {
@@ -256,10 +249,10 @@ void ExplorerCompare::draw_pair_table(float width, float height) const {
     ImGui::TableNextColumn();
     ImGui::Text("%lld", static_cast<long long>(pair.seed));
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(loss_text(pair.a_loss).c_str());
+    ImGui::TextUnformatted(format_number(pair.a_loss, "%.4f").c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pair.a->name.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(loss_text(pair.b_loss).c_str());
+    ImGui::TextUnformatted(format_number(pair.b_loss, "%.4f").c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pair.b->name.c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(explorer::signed_loss(pair.difference).c_str());
