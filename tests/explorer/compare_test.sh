@@ -62,6 +62,33 @@ PY
 state_equals pooled_curves "$out/pooled.state.json" 'j["explorer"]["compare"]["curves_drawn"]' 5
 state_equals pooled_unpaired "$out/pooled.state.json" '(j["explorer"]["compare"]["only_a"], j["explorer"]["compare"]["only_b"])' '([], [])'
 
+# A scene's "export" on this tab writes the pairs as the CSV button does: one line per pair, the
+# tab's runs and differences; a stem in a folder that does not exist is refused inline, the file
+# not written, the tab still drawn.
+pair='"select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads-seeds/multi-head/heads=32,seed=3"]'
+rm -f "$out/pairs.csv"
+shot export "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", \"export\": \"$out/pairs\", $pair}}"
+python3 - "$out/export.state.json" "$out/pairs.csv" <<'PY' || fail "export: the CSV does not hold the tab's pairs"
+import csv, json, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+print("state:", c["export"], "| CSV rows:", len(rows), "| header:", list(rows[0]) if rows else None)
+assert not c["export_error"] and c["export"].startswith("wrote "), c["export"]
+assert len(rows) == len(c["pairs"]) == 5, (len(rows), len(c["pairs"]))
+for row, pair in zip(rows, c["pairs"]):
+    assert (int(row["seed"]), row["a_run"], row["b_run"]) == (pair["seed"], pair["a"], pair["b"]), (row, pair)
+    a, b, d = float(row["a_final_val_loss"]), float(row["b_final_val_loss"]), float(row["difference"])
+    assert abs(d - pair["difference"]) < 1e-6 and abs((a - b) - d) < 1e-6, (row, pair)
+PY
+shot export_bad "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", \"export\": \"$out/no-such-folder/pairs\", $pair}}"
+[ ! -e "$out/no-such-folder" ] || fail "export_bad: a folder was made"
+python3 - "$out/export_bad.state.json" "$out/no-such-folder/pairs.csv" <<'PY' || fail "export_bad: no inline error naming the file"
+import json, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+print("state:", c["export"], c["export_error"])
+sys.exit(0 if c["export_error"] and sys.argv[2] in c["export"] and len(c["pairs"]) == 5 else 1)
+PY
+
 # One configuration selected (two of its seeds): nothing to compare, and the tab says so.
 shot one '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare",
   "select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads/logits-proj/heads=32,seed=1"]}}'

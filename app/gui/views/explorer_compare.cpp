@@ -39,6 +39,8 @@ void ExplorerCompare::reset() {
   parameters_.clear();
   a_ = 0, b_ = 1;
   curves_drawn_ = 0;
+  export_message_.clear();
+  export_error_ = false;
 }
 
 void ExplorerCompare::refresh(const ExplorerSession& session) {
@@ -113,7 +115,9 @@ std::vector<explorer::CurveKey> ExplorerCompare::wanted() const {
 
 bool ExplorerCompare::settled(const ExplorerSession& session) const {
   // The plot lays out its y tick labels by the last frame's: one more frame on the same curves.
-  return session.rows == rows_ && session.curves_ready() && (pools_.size() < 2 || stable_frames_ >= 1);
+  // A scene's export waits for two configurations; with fewer the tab says what to select.
+  return session.rows == rows_ && session.curves_ready() &&
+         (pools_.size() < 2 || (stable_frames_ >= 1 && scene_export.empty()));
 }
 
 void ExplorerCompare::draw(ExplorerSession& session) {
@@ -167,6 +171,12 @@ void ExplorerCompare::draw(ExplorerSession& session) {
     ImGui::PopTextWrapPos();
   }
 
+  if (!scene_export.empty()) {  // a scene's "export": as the button does, the stem shown in its box
+    std::snprintf(export_path_, sizeof export_path_, "%s", scene_export.c_str());
+    export_csv(scene_export + ".csv");
+    scene_export.clear();
+  }
+
   // The verdict, in the write-ups' words.
   const auto& p = paired_;
   ImGui::PushTextWrapPos(0.0f);
@@ -198,7 +208,10 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (!parameters_.empty()) ImGui::TextDisabled("%s.", parameters_.c_str());
   ImGui::PopTextWrapPos();
 
-  const float footer = ImGui::GetFrameHeightWithSpacing();
+  // The footer: its controls, and under them what the last export did (a line of its own: a path
+  // and an error are long).
+  const float footer =
+      ImGui::GetFrameHeightWithSpacing() + (export_message_.empty() ? 0.0f : ImGui::GetTextLineHeightWithSpacing());
   const float height = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
   const float table_w = std::min(380.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.4f);
   draw_pair_table(table_w, height);
@@ -218,20 +231,21 @@ void ExplorerCompare::draw_footer(float ui_scale) {
   ImGui::InputText("##compare_export", export_path_, sizeof export_path_);
   tooltip("File name without extension for the CSV of the pairs");
   ImGui::SameLine();
-  if (ImGui::Button("CSV")) {
-    std::ostringstream csv;
-    explorer::write_pairs_csv(csv, paired_);
-    const std::string path = std::string(export_path_) + ".csv";
-    std::string error;
-    export_error_ = !core::write_file_atomically(path, csv.str(), &error);
-    export_message_ = export_error_ ? error : "wrote " + path + " (" + std::to_string(paired_.pairs.size()) + " pairs)";
-  }
+  if (ImGui::Button("CSV")) export_csv(std::string(export_path_) + ".csv");
   tooltip("The pairs: seed, both runs' names, their final val losses and A - B, one line per seed");
   if (!export_message_.empty()) {
-    ImGui::SameLine();
     if (export_error_) ImGui::TextColored(kProblem, "%s", export_message_.c_str());
     else ImGui::TextDisabled("%s", export_message_.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", export_message_.c_str());
   }
+}
+
+void ExplorerCompare::export_csv(const std::string& path) {
+  std::ostringstream csv;
+  explorer::write_pairs_csv(csv, paired_);
+  std::string error;
+  export_error_ = !core::write_file_atomically(path, csv.str(), &error);
+  export_message_ = export_error_ ? error : "wrote " + path + " (" + std::to_string(paired_.pairs.size()) + " pairs)";
 }
 
 void ExplorerCompare::draw_pair_table(float width, float height) const {
@@ -336,7 +350,8 @@ nlohmann::json ExplorerCompare::state() const {
           {"mean", number(paired_.mean)}, {"sd", number(paired_.sd)},
           {"a_lower", paired_.a_lower},   {"only_a", paired_.only_a},
           {"only_b", paired_.only_b},     {"unfinished", paired_.unfinished},
-          {"parameters", parameters_},    {"curves_drawn", curves_drawn_}};
+          {"parameters", parameters_},    {"curves_drawn", curves_drawn_},
+          {"export", export_message_},    {"export_error", export_error_}};
 }
 
 }  // namespace headroom::gui

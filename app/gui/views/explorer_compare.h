@@ -29,11 +29,14 @@ class ExplorerCompare {
   nlohmann::json state() const;  // for --state-out: the pools, the pairs and their statistics
   void reset();                  // a new DB
 
+  std::string scene_export;  // a scene's "export" on this tab: the pairs to this stem + ".csv" once paired
+
  private:
   void pair_pools();  // paired_, units_warning_ and parameters_ for pools a_ and b_
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
-  void draw_footer(float ui_scale);  // the y-fit toggle and the CSV export
+  void draw_footer(float ui_scale);          // the y-fit toggle and the CSV export
+  void export_csv(const std::string& path);  // the pairs; export_message_ says what happened
 
   std::shared_ptr<const explorer::RowsSnapshot> rows_;  // the rows pools_ and paired_ point into
   std::set<std::int64_t> selection_;                    // the selection they were made from

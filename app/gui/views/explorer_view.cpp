@@ -419,8 +419,10 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   if (!parse_explorer_scene(scene["explorer"], &s, error)) return false;
   figures_.scene_axis = s.figure_x;
   scene_open_in_lab_ = s.open_in_lab;
-  // "export" writes what the scene's tab shows: the figure's table there, else the curves.
-  (s.tab == ExplorerTab::Figures ? figures_.scene_export : curves_.scene_export) = s.export_stem;
+  // "export" writes what the scene's tab shows: the figure's table, the compared pairs, else the curves.
+  (s.tab == ExplorerTab::Figures   ? figures_.scene_export
+   : s.tab == ExplorerTab::Compare ? compare_.scene_export
+                                   : curves_.scene_export) = s.export_stem;
   curves_.settings.metric = s.metric;
   curves_.settings.x_axis = s.x;
   if (s.log_y) curves_.settings.log_y = *s.log_y;
