@@ -7,7 +7,9 @@
 #     its figure or replay); steps that train are animations, not step changes, and are left out;
 #   - step change -> everything filled in (the view settled(): on the Theorem 1 panel, its whole
 #     error-vs-d_p curve, which fills in progressively after the answer);
-#   - frame times while a step animates (sweeps, training), as frames per second.
+#   - frame times while a step animates (sweeps, training), as frames per second;
+#   - which step was slowest to draw (its step number, median over rounds): a lesson's first step
+#     also carries the window's first frames (a software GL compiles its shaders then).
 # ROUNDS rounds per lesson (default 3), FRAMES frames each (default 600); medians over rounds.
 # Prints a markdown table for the README. Pause any training worker on the machine first.
 set -euo pipefail
@@ -33,15 +35,23 @@ for line in open(sys.argv[1]):
 med = lambda xs: statistics.median(xs) if xs else float("nan")
 print(f"Lessons at {sys.argv[2]}, Xvfb software GL, medians of {max(len(v) for v in rows.values())} rounds:\n")
 print("| lesson | steps timed | step change -> drawn: median / p95 / max ms | -> all filled in: p95 / max ms "
-      "| animation fps (median) | frame p95 ms |")
-print("|---|---|---|---|---|---|")
+      "| animation fps (median) | frame p95 ms | slowest step (median ms) |")
+print("|---|---|---|---|---|---|---|")
 for name, rs in sorted(rows.items()):
     g = lambda k: med([r[k] for r in rs if k in r])
     timed = sum(r.get("lesson_steps_timed", 0) for r in rs)
     fps = g('lesson_animation_fps_median')
     fps = "-" if fps != fps else f"{fps:.0f}"  # no animation in the lesson
+    # Each step's median over the rounds (a step the presenter reached twice in a round counts
+    # each time); the slowest names the step a miss comes from.
+    by_step = {}
+    for r in rs:
+        for t in r.get("lesson_step_log", []):
+            by_step.setdefault(t["step"], []).append(t["ms"])
+    slowest = max(by_step.items(), key=lambda kv: med(kv[1]), default=None)
+    slowest = "-" if slowest is None else f"{slowest[0]} ({med(slowest[1]):.0f})"
     print(f"| {name} | {timed} | {g('lesson_step_ms_median'):.0f} / {g('lesson_step_ms_p95'):.0f} / "
           f"{g('lesson_step_ms_max'):.0f} | {g('lesson_step_complete_ms_p95'):.0f} / "
-          f"{g('lesson_step_complete_ms_max'):.0f} | {fps} | {g('frame_ms_p95'):.1f} |")
+          f"{g('lesson_step_complete_ms_max'):.0f} | {fps} | {g('frame_ms_p95'):.1f} | {slowest} |")
 PY
 rm -f "$out"

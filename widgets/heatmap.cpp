@@ -11,6 +11,7 @@
 #include "widgets/frame_stats.h"
 #include "widgets/gl.h"
 #include "widgets/heatmap_layout.h"
+#include "widgets/mipmap.h"
 #include "widgets/png_export.h"
 
 namespace headroom::widgets {
@@ -74,10 +75,16 @@ void upload(TexEntry& e, const float* values, int rows, int cols, const HeatmapS
   }
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-  if (!fresh && e.rows == rows && e.cols == cols)
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RGBA, GL_UNSIGNED_BYTE, g_scratch.data());
-  else glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, cols, rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, g_scratch.data());
-  glGenerateMipmap(GL_TEXTURE_2D);
+  // The levels made here, not by glGenerateMipmap (widgets/mipmap.h says why).
+  const bool same_size = !fresh && e.rows == rows && e.cols == cols;
+  auto level = [same_size](int index, int width, int height, const uint8_t* pixels) {
+    if (same_size) glTexSubImage2D(GL_TEXTURE_2D, index, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    else glTexImage2D(GL_TEXTURE_2D, index, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+  };
+  level(0, cols, rows, g_scratch.data());
+  const std::vector<MipLevel> mips = mip_chain(g_scratch.data(), cols, rows);
+  for (size_t i = 0; i < mips.size(); ++i)
+    level(static_cast<int>(i) + 1, mips[i].width, mips[i].height, mips[i].rgba.data());
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(prev));
 
   e.rows = rows;

@@ -649,6 +649,7 @@ int App::finish() {
       extra["lesson_step_ms_p95"] = step.p95_ms;
       extra["lesson_step_ms_max"] = step.max_ms;
       extra["lesson_steps_timed"] = lesson_step_ms_.size();
+      extra["lesson_step_log"] = lesson_step_log_;
       const BenchStats complete = compute_bench_stats(lesson_complete_ms_);
       extra["lesson_step_complete_ms_p95"] = complete.p95_ms;
       extra["lesson_step_complete_ms_max"] = complete.max_ms;
@@ -691,6 +692,7 @@ void App::bench_lesson_frame(double frame_ms) {
   if (animating && lesson_step_frames_ > 1) lesson_anim_frame_ms_.push_back(frame_ms);
   if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->lesson_step_drawn()) {
     lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
+    lesson_step_log_.push_back({{"step", player.step() + 1}, {"ms", lesson_step_ms_.back()}});
     lesson_step_timing_ = false;
     lesson_complete_timing_ = true;
   }

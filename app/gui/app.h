@@ -117,6 +117,7 @@ class App {
   // --bench-frames with a lesson: step change -> the step's subject drawn, -> everything filled in
   // (settled), and frame times while animating.
   std::vector<double> lesson_step_ms_, lesson_complete_ms_;
+  nlohmann::json lesson_step_log_ = nlohmann::json::array();  // each timed step: its number and ms
   std::vector<double> lesson_anim_frame_ms_;
   bool lesson_step_timing_ = false, lesson_complete_timing_ = false;
   bool lesson_step_trains_ = false;  // the step has a train animation
