@@ -151,11 +151,11 @@ long long file_size(const std::string& path) {
 
 // Weights in 16 bits: every F32 / F64 tensor becomes F16 (bf16 would keep the range, but these
 // models' weights are small and F16 keeps 3 more bits of mantissa).
-db::Blob to_f16(const db::Blob& bytes, const std::string& what) {
+db::Blob to_f16(const db::Blob& bytes, const std::string& what, const std::string& note) {
   auto f = core::decode_safetensors(bytes.data(), bytes.size(), what);
   for (auto& t : f.tensors)
     if (t.dtype == "F32" || t.dtype == "F64") t = core::to_st_tensor(t.name, core::from_st_tensor(t).to(torch::kHalf));
-  f.metadata["exported"] = "results-only: weights in F16";
+  f.metadata["exported"] = note;
   return core::encode_safetensors(f);
 }
 
@@ -236,7 +236,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
         twins.emplace_back(r.name, twin->name);
         continue;
       }
-      const auto f16 = to_f16(w.bytes, "run " + std::to_string(r.id) + " weights");
+      const auto f16 = to_f16(w.bytes, "run " + std::to_string(r.id) + " weights", "results-only: weights in F16");
       insert.reset();
       insert.bind(1, w.artifact_id).bind(2, r.id).bind(3, steps.back()).bind(4, weights_kind);
       insert.bind(5, db::BlobView(f16.data(), f16.size())).bind(6, w.created_at);
@@ -264,6 +264,32 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       }
     }
   }
+  // The P_l / P_w snapshots left, in 16 bits too: drawn as maps, they need no more (F16 keeps ~3
+  // significant digits; every reader widens it, core::StTensor::as_f32). Half the bytes of the
+  // shipped DB's largest artifacts after the weights.
+  int64_t halved = 0;
+  {
+    auto snapshots = conn.prepare("SELECT id, run_id, step, bytes FROM artifacts WHERE kind = ?1 ORDER BY id");
+    snapshots.bind(1, std::string(db::kTalkingHeadsArtifact));
+    auto update = conn.prepare("UPDATE artifacts SET bytes = ?2 WHERE id = ?1");
+    std::vector<std::pair<int64_t, db::Blob>> rewritten;
+    while (snapshots.step()) {
+      const db::Blob bytes = snapshots.column_blob(3);
+      const std::string what = "run " + std::to_string(snapshots.column_int64(1)) + "'s P_l / P_w snapshot at step " +
+                               std::to_string(snapshots.column_int64(2));
+      const auto file = core::decode_safetensors(bytes.data(), bytes.size(), what);
+      const bool wide = std::any_of(file.tensors.begin(), file.tensors.end(),
+                                    [](const core::StTensor& t) { return t.dtype == "F32" || t.dtype == "F64"; });
+      if (wide)
+        rewritten.emplace_back(snapshots.column_int64(0), to_f16(bytes, what, "results-only: P_l / P_w in F16"));
+    }
+    for (const auto& [id, f16] : rewritten) {
+      update.reset();
+      update.bind(1, id).bind(2, db::BlobView(f16.data(), f16.size()));
+      update.step();
+    }
+    halved = static_cast<int64_t>(rewritten.size());
+  }
   const int64_t points_left_out = aux_series_points ? store.thin_series(kLossSeries, *aux_series_points) : 0;
   transaction.commit();
   snapshot.commit();
@@ -282,6 +308,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   if (done_only) std::cout << "; " << dropped << " runs not done left out";
   if (snapshots_per_run)
     std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
+  if (halved) std::cout << "; " << halved << " P_l / P_w snapshots stored in F16";
   if (aux_series_points)
     std::cout << "; " << points_left_out << " points of series other than train_loss and val_loss left out (at most "
               << *aux_series_points << " per series)";
@@ -419,7 +446,7 @@ Command register_export(CLI::App& root) {
   app->add_flag(
       "--results-only", *results_only,
       "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
-      "a few runs per suite in F16");
+      "a few runs per suite and the P_l / P_w snapshots in F16");
   app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
   app->add_option("--weights-per-suite", *weights,
                   "--results-only: runs per suite that keep final weights (default 6; weights byte for byte a "

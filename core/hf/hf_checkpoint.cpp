@@ -13,7 +13,7 @@
 #include <numeric>
 #include <set>
 
-#include "core/hf/float16.h"
+#include "core/io/float16.h"
 
 namespace headroom::core::hf {
 namespace {

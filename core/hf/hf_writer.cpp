@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/hf/float16.h"
+#include "core/io/float16.h"
 #include "core/io/atomic_file.h"
 #include "core/io/safetensors.h"
 

@@ -11,6 +11,7 @@
 #include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
 #include "core/io/crc32.h"
+#include "core/io/float16.h"
 
 namespace headroom::core {
 namespace {
@@ -45,7 +46,13 @@ int64_t StTensor::numel() const {
 }
 
 std::vector<float> StTensor::as_f32() const {
-  if (dtype != "F32") throw SafetensorsError("tensor " + name + " is " + dtype + ", expected F32");
+  if (dtype == "F16") {  // widened exactly: every half is a float
+    std::vector<float> out(bytes.size() / 2);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = f16_to_f32(static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
+    return out;
+  }
+  if (dtype != "F32") throw SafetensorsError("tensor " + name + " is " + dtype + ", expected F32 or F16");
   std::vector<float> out(bytes.size() / 4);
   std::memcpy(out.data(), bytes.data(), out.size() * 4);
   return out;

@@ -26,7 +26,8 @@ struct StTensor {
   std::vector<uint8_t> bytes;  // little-endian, row-major
 
   int64_t numel() const;
-  // Typed views; throw SafetensorsError when the dtype differs.
+  // Typed views; throw SafetensorsError when the dtype differs. as_f32 also widens F16 (exactly):
+  // results-only exports store P_l / P_w snapshots and weights in 16 bits.
   std::vector<float> as_f32() const;
   std::vector<double> as_f64() const;
 };

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -34,6 +36,30 @@ TEST(Safetensors, RoundTripKeepsOrderShapesValuesAndMetadata) {
   EXPECT_EQ(back.at("a").as_f64()[1], -2.0);
   EXPECT_THROW(back.at("a").as_f32(), SafetensorsError);
   EXPECT_THROW(back.at("missing"), SafetensorsError);
+}
+
+TEST(Safetensors, F16IsWidenedExactlyToF32) {
+  // 1, -2, 0.5, the largest half, the smallest subnormal, -0, +inf, a NaN.
+  const uint16_t halves[] = {0x3C00, 0xC000, 0x3800, 0x7BFF, 0x0001, 0x8000, 0x7C00, 0x7E00};
+  StTensor t;
+  t.name = "h";
+  t.dtype = "F16";
+  t.shape = {8};
+  for (uint16_t h : halves)
+    t.bytes.insert(t.bytes.end(), {static_cast<uint8_t>(h & 0xff), static_cast<uint8_t>(h >> 8)});
+  const std::vector<float> v = t.as_f32();
+  ASSERT_EQ(v.size(), 8u);
+  EXPECT_EQ(v[0], 1.0f);
+  EXPECT_EQ(v[1], -2.0f);
+  EXPECT_EQ(v[2], 0.5f);
+  EXPECT_EQ(v[3], 65504.0f);
+  EXPECT_EQ(v[4], 0x1p-24f);
+  EXPECT_EQ(v[5], 0.0f);
+  EXPECT_TRUE(std::signbit(v[5]));
+  EXPECT_TRUE(std::isinf(v[6]) && v[6] > 0);
+  EXPECT_TRUE(std::isnan(v[7]));
+  t.dtype = "I16";
+  EXPECT_THROW(t.as_f32(), SafetensorsError);
 }
 
 TEST(Safetensors, FileRoundTrip) {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/hf/float16.h"
+#include "core/io/float16.h"
 #include "core/hf/hf_checkpoint.h"
 #include "tests/hf/hf_test_util.h"
 

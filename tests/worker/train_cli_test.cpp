@@ -24,6 +24,7 @@
 
 #include "../db/db_test_util.h"
 #include "cli_runner.h"
+#include "core/io/safetensors.h"
 
 using nlohmann::json;
 
@@ -808,6 +809,32 @@ TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndL
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(steps_of(out), (std::vector<long>{source.front(), source[4], source.back()}));
   EXPECT_NE(r.out.find("6 P_l / P_w snapshots left out (at most 3 per run)"), std::string::npos) << r.out;
+  // The snapshots kept are stored in F16: the same tensors, each value its F32 source's to F16's
+  // precision (relative 2^-11, or 2^-24 absolute near zero).
+  EXPECT_NE(r.out.find("3 P_l / P_w snapshots stored in F16"), std::string::npos) << r.out;
+  auto snapshot = [](const std::string& path, long step) {
+    std::vector<uint8_t> bytes;
+    for_each_row(
+        path, ("SELECT bytes FROM artifacts WHERE kind = 'talking_heads' AND step = " + std::to_string(step)).c_str(),
+        [&](sqlite3_stmt* st) {
+          const auto* b = static_cast<const uint8_t*>(sqlite3_column_blob(st, 0));
+          bytes.assign(b, b + sqlite3_column_bytes(st, 0));
+        });
+    return headroom::core::decode_safetensors(bytes.data(), bytes.size(), path);
+  };
+  const headroom::core::StFile wide = snapshot(db, source.back()), half = snapshot(out, source.back());
+  ASSERT_EQ(half.tensors.size(), wide.tensors.size());
+  ASSERT_FALSE(half.tensors.empty());
+  for (size_t i = 0; i < half.tensors.size(); ++i) {
+    EXPECT_EQ(half.tensors[i].name, wide.tensors[i].name);
+    EXPECT_EQ(half.tensors[i].shape, wide.tensors[i].shape);
+    EXPECT_EQ(half.tensors[i].dtype, "F16") << half.tensors[i].name;
+    EXPECT_EQ(wide.tensors[i].dtype, "F32") << wide.tensors[i].name;
+    const auto a = wide.tensors[i].as_f32(), b = half.tensors[i].as_f32();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k)
+      EXPECT_NEAR(b[k], a[k], std::max(std::abs(a[k]) * 0x1p-11f, 0x1p-24f)) << half.tensors[i].name << "[" << k << "]";
+  }
   // Without the option every snapshot stays; a count of 0 is refused.
   ASSERT_EQ(run_worker({"export", "--db", db, "--results-only", "--out", all}).exit_code, 0);
   EXPECT_EQ(steps_of(all), source);

@@ -1,8 +1,8 @@
-#include "core/hf/float16.h"
+#include "core/io/float16.h"
 
 #include <cstring>
 
-namespace headroom::core::hf {
+namespace headroom::core {
 namespace {
 
 uint32_t bits_of(float f) {
@@ -70,4 +70,4 @@ uint16_t f32_to_bf16(float value) {
   return static_cast<uint16_t>((u + rounding) >> 16);
 }
 
-}  // namespace headroom::core::hf
+}  // namespace headroom::core
