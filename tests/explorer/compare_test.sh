@@ -59,6 +59,15 @@ want = f"A: {a:,} parameters, B: {b:,} (A {a - b:+,}, {100 * (a - b) / b:+.2f}%)
 print("parameters:", c["parameters"], "| expected:", want)
 sys.exit(0 if c["parameters"] == want else 1)
 PY
+# The spreads: sd of the per-seed differences and its standard error, from the pairs themselves.
+python3 - "$out/pooled.state.json" <<'PY' || fail "pooled: sd or standard error wrong"
+import json, math, statistics, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+d = [p["difference"] for p in c["pairs"]]
+sd = statistics.stdev(d)
+print("sd", c["sd"], sd, "se", c["se"], sd / math.sqrt(len(d)))
+sys.exit(0 if abs(c["sd"] - sd) < 1e-12 and abs(c["se"] - sd / math.sqrt(len(d))) < 1e-12 else 1)
+PY
 state_equals pooled_curves "$out/pooled.state.json" 'j["explorer"]["compare"]["curves_drawn"]' 5
 state_equals pooled_unpaired "$out/pooled.state.json" '(j["explorer"]["compare"]["only_a"], j["explorer"]["compare"]["only_b"])' '([], [])'
 

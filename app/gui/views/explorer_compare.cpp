@@ -190,10 +190,16 @@ void ExplorerCompare::draw(ExplorerSession& session) {
                     explorer::signed_loss(p.mean).c_str(), p.a_lower);
     else
       std::snprintf(line, sizeof line,
-                    "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f). A lower in %zu of %zu.",
+                    "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f, standard error "
+                    "%.4f). A lower in %zu of %zu.",
                     explorer::signed_loss(p.mean).c_str(), p.pairs.size(), explorer::signed_loss(p.min).c_str(),
-                    explorer::signed_loss(p.max).c_str(), p.sd, p.a_lower, p.pairs.size());
+                    explorer::signed_loss(p.max).c_str(), p.sd, p.sd / std::sqrt(static_cast<double>(p.pairs.size())),
+                    p.a_lower, p.pairs.size());
     ImGui::TextUnformatted(line);
+    tooltip(
+        "sd: how far the seeds' differences spread. Standard error = sd / sqrt(seeds): how far their mean would "
+        "move with other seeds. A mean within about two standard errors of zero is not told apart from a tie by "
+        "these seeds; more seeds shrink the standard error.");
   }
   std::string left_out;
   if (!p.only_a.empty()) left_out += "seeds finished only in A: " + seed_list(p.only_a) + "; ";
@@ -345,13 +351,21 @@ nlohmann::json ExplorerCompare::state() const {
     pairs.push_back({{"seed", p.seed}, {"a", p.a->name}, {"b", p.b->name}, {"difference", p.difference}});
   auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const bool two = pools_.size() >= 2;
-  return {{"pools", pools_.size()},       {"a", two ? labels_[a_] : ""},
-          {"b", two ? labels_[b_] : ""},  {"pairs", pairs},
-          {"mean", number(paired_.mean)}, {"sd", number(paired_.sd)},
-          {"a_lower", paired_.a_lower},   {"only_a", paired_.only_a},
-          {"only_b", paired_.only_b},     {"unfinished", paired_.unfinished},
-          {"parameters", parameters_},    {"curves_drawn", curves_drawn_},
-          {"export", export_message_},    {"export_error", export_error_}};
+  return {{"pools", pools_.size()},
+          {"a", two ? labels_[a_] : ""},
+          {"b", two ? labels_[b_] : ""},
+          {"pairs", pairs},
+          {"mean", number(paired_.mean)},
+          {"sd", number(paired_.sd)},
+          {"se", number(paired_.sd / std::sqrt(static_cast<double>(std::max<size_t>(paired_.pairs.size(), 1))))},
+          {"a_lower", paired_.a_lower},
+          {"only_a", paired_.only_a},
+          {"only_b", paired_.only_b},
+          {"unfinished", paired_.unfinished},
+          {"parameters", parameters_},
+          {"curves_drawn", curves_drawn_},
+          {"export", export_message_},
+          {"export_error", export_error_}};
 }
 
 }  // namespace headroom::gui
