@@ -16,8 +16,8 @@ struct MipLevel {
   std::vector<std::uint8_t> rgba;  // width * height * 4 bytes, rows top to bottom
 };
 
-// The level below `level`: max(1, width / 2) x max(1, height / 2), as OpenGL sizes levels.
-MipLevel next_mip_level(const MipLevel& level);
+// The level below an RGBA8 image: max(1, width / 2) x max(1, height / 2), as OpenGL sizes levels.
+MipLevel next_mip_level(const std::uint8_t* rgba, int width, int height);
 
 // Every level below `rgba` (width x height) down to 1 x 1, largest first; empty for a 1 x 1 image.
 std::vector<MipLevel> mip_chain(const std::uint8_t* rgba, int width, int height);

@@ -151,8 +151,7 @@ long long file_size(const std::string& path) {
 
 // Weights in 16 bits: every F32 / F64 tensor becomes F16 (bf16 would keep the range, but these
 // models' weights are small and F16 keeps 3 more bits of mantissa).
-db::Blob to_f16(const db::Blob& bytes, const std::string& what, const std::string& note) {
-  auto f = core::decode_safetensors(bytes.data(), bytes.size(), what);
+db::Blob to_f16(core::StFile f, const std::string& note) {
   for (auto& t : f.tensors)
     if (t.dtype == "F32" || t.dtype == "F64") t = core::to_st_tensor(t.name, core::from_st_tensor(t).to(torch::kHalf));
   f.metadata["exported"] = note;
@@ -236,7 +235,9 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
         twins.emplace_back(r.name, twin->name);
         continue;
       }
-      const auto f16 = to_f16(w.bytes, "run " + std::to_string(r.id) + " weights", "results-only: weights in F16");
+      const auto f16 =
+          to_f16(core::decode_safetensors(w.bytes.data(), w.bytes.size(), "run " + std::to_string(r.id) + " weights"),
+                 "results-only: weights in F16");
       insert.reset();
       insert.bind(1, w.artifact_id).bind(2, r.id).bind(3, steps.back()).bind(4, weights_kind);
       insert.bind(5, db::BlobView(f16.data(), f16.size())).bind(6, w.created_at);
@@ -277,11 +278,11 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
       const db::Blob bytes = snapshots.column_blob(3);
       const std::string what = "run " + std::to_string(snapshots.column_int64(1)) + "'s P_l / P_w snapshot at step " +
                                std::to_string(snapshots.column_int64(2));
-      const auto file = core::decode_safetensors(bytes.data(), bytes.size(), what);
+      auto file = core::decode_safetensors(bytes.data(), bytes.size(), what);
       const bool wide = std::any_of(file.tensors.begin(), file.tensors.end(),
                                     [](const core::StTensor& t) { return t.dtype == "F32" || t.dtype == "F64"; });
       if (wide)
-        rewritten.emplace_back(snapshots.column_int64(0), to_f16(bytes, what, "results-only: P_l / P_w in F16"));
+        rewritten.emplace_back(snapshots.column_int64(0), to_f16(std::move(file), "results-only: P_l / P_w in F16"));
     }
     for (const auto& [id, f16] : rewritten) {
       update.reset();

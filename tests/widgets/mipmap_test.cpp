@@ -38,7 +38,7 @@ TEST(Mipmap, EachTexelIsTheRoundedMeanOfTheTwoByTwoUnderIt) {
   const std::vector<std::uint8_t> v = {0, 10, 1, 2, 20, 31, 3, 4};
   std::vector<std::uint8_t> rgba;
   for (std::uint8_t x : v) rgba.insert(rgba.end(), {x, static_cast<std::uint8_t>(255 - x), 0, 128});
-  const MipLevel next = next_mip_level({4, 2, rgba});
+  const MipLevel next = next_mip_level(rgba.data(), 4, 2);
   ASSERT_EQ(next.width, 2);
   ASSERT_EQ(next.height, 1);
   EXPECT_EQ(texel(next, 0, 0), 15);
@@ -52,13 +52,13 @@ TEST(Mipmap, AnOddEdgeFoldsIntoTheLastTexelSoNoCellIsDropped) {
   // 3 x 3 with a single bright cell in the last row and column: a 2 x 2 box filter that skipped
   // the odd edge would lose it; here the one texel below takes in all nine.
   const auto image = gray(3, 3, [](int x, int y) -> std::uint8_t { return x == 2 && y == 2 ? 180 : 0; });
-  const MipLevel next = next_mip_level({3, 3, image});
+  const MipLevel next = next_mip_level(image.data(), 3, 3);
   ASSERT_EQ(next.width, 1);
   ASSERT_EQ(next.height, 1);
   EXPECT_EQ(texel(next, 0, 0), 20);  // 180 / 9
   // 5 x 1 -> 2 x 1: texels {0, 1} and {2, 3, 4}.
   const auto row = gray(5, 1, [](int x, int) -> std::uint8_t { return static_cast<std::uint8_t>(30 * x); });
-  const MipLevel half = next_mip_level({5, 1, row});
+  const MipLevel half = next_mip_level(row.data(), 5, 1);
   ASSERT_EQ(half.width, 2);
   EXPECT_EQ(texel(half, 0, 0), 15);  // (0 + 30) / 2
   EXPECT_EQ(texel(half, 1, 0), 90);  // (60 + 90 + 120) / 3

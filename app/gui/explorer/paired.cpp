@@ -115,6 +115,7 @@ PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b) {
     double squares = 0;
     for (const SeedPair& p : out.pairs) squares += (p.difference - out.mean) * (p.difference - out.mean);
     out.sd = std::sqrt(squares / (n - 1));
+    out.se = out.sd / std::sqrt(n);
   }
   return out;
 }

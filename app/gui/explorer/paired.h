@@ -48,6 +48,7 @@ struct PairedComparison {
   std::size_t repeated = 0;                  // finished runs of a seed their pool already had (its lowest id pairs)
   double mean = kNaN, min = kNaN, max = kNaN;
   double sd = kNaN;         // sample standard deviation of the differences (NaN below 2 pairs)
+  double se = kNaN;         // standard error of their mean, sd / sqrt(pairs)
   std::size_t a_lower = 0;  // pairs where A's loss is lower (difference < 0)
 };
 

@@ -193,8 +193,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
                     "A - B, final validation loss: mean %s over %zu seeds (%s .. %s, sd %.4f, standard error "
                     "%.4f). A lower in %zu of %zu.",
                     explorer::signed_loss(p.mean).c_str(), p.pairs.size(), explorer::signed_loss(p.min).c_str(),
-                    explorer::signed_loss(p.max).c_str(), p.sd, p.sd / std::sqrt(static_cast<double>(p.pairs.size())),
-                    p.a_lower, p.pairs.size());
+                    explorer::signed_loss(p.max).c_str(), p.sd, p.se, p.a_lower, p.pairs.size());
     ImGui::TextUnformatted(line);
     tooltip(
         "sd: how far the seeds' differences spread. Standard error = sd / sqrt(seeds): how far their mean would "
@@ -351,20 +350,13 @@ nlohmann::json ExplorerCompare::state() const {
     pairs.push_back({{"seed", p.seed}, {"a", p.a->name}, {"b", p.b->name}, {"difference", p.difference}});
   auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const bool two = pools_.size() >= 2;
-  return {{"pools", pools_.size()},
-          {"a", two ? labels_[a_] : ""},
-          {"b", two ? labels_[b_] : ""},
-          {"pairs", pairs},
-          {"mean", number(paired_.mean)},
-          {"sd", number(paired_.sd)},
-          {"se", number(paired_.sd / std::sqrt(static_cast<double>(std::max<size_t>(paired_.pairs.size(), 1))))},
-          {"a_lower", paired_.a_lower},
-          {"only_a", paired_.only_a},
-          {"only_b", paired_.only_b},
-          {"unfinished", paired_.unfinished},
-          {"parameters", parameters_},
-          {"curves_drawn", curves_drawn_},
-          {"export", export_message_},
+  return {{"pools", pools_.size()},           {"a", two ? labels_[a_] : ""},
+          {"b", two ? labels_[b_] : ""},      {"pairs", pairs},
+          {"mean", number(paired_.mean)},     {"sd", number(paired_.sd)},
+          {"se", number(paired_.se)},         {"a_lower", paired_.a_lower},
+          {"only_a", paired_.only_a},         {"only_b", paired_.only_b},
+          {"unfinished", paired_.unfinished}, {"parameters", parameters_},
+          {"curves_drawn", curves_drawn_},    {"export", export_message_},
           {"export_error", export_error_}};
 }
 
