@@ -13,13 +13,21 @@ whose name holds commas, "logits-proj/heads=32,context=8", is read whole);
 --compare may name any group of the suites.
 --interaction BOTH ONE OTHER NEITHER (before --compare): a 2 x 2 design's interaction, per seed:
 BOTH - ONE - OTHER + NEITHER, the groups with both changes, each change alone and neither. Below
-zero: the two changes together lower the loss by more than the sum of what each does alone."""
-import json, os, sqlite3, statistics, sys
+zero: the two changes together lower the loss by more than the sum of what each does alone.
+--pool (with two or more --compare pairs): the pairs as cells of one effect (e.g. the same change
+at several contexts): each cell's mean, sd and standard error (sd / sqrt(seeds)); their
+inverse-variance pooled mean and its standard error; Cochran's Q, its degrees of freedom and
+chi-square p-value (do the cells differ by more than their seeds' noise?); and every two cells'
+difference with its standard error. The standard errors come from each cell's own few seeds, so
+the p-value and "2 standard errors" are approximate (a t with seeds - 1 degrees of freedom is
+wider). A run group pools the runs of every named suite that share its name; they must share
+their configuration but for the seed and the device (else the report names the field and stops)."""
+import json, math, os, sqlite3, statistics, sys
 from collections import OrderedDict
 
 if len(sys.argv) < 3:
     sys.exit("usage: suite_report.py DB SUITE[,SUITE...] [--at STEP[,STEP...]] [--groups GROUP[,GROUP...]] "
-             "[--interaction BOTH ONE OTHER NEITHER] [--compare GROUP_A GROUP_B ...]")
+             "[--interaction BOTH ONE OTHER NEITHER] [--pool] [--compare GROUP_A GROUP_B ...]")
 shown_groups = None
 if "--groups" in sys.argv:
     i = sys.argv.index("--groups")
@@ -36,6 +44,9 @@ if "--interaction" in sys.argv:
         sys.exit("suite_report: --interaction takes four run groups, BOTH ONE OTHER NEITHER (both changes, "
                  "each alone, neither), e.g. --interaction talking-heads logits-proj weights-proj multi-head")
     del sys.argv[i:i + 5]
+pool = "--pool" in sys.argv
+if pool:
+    sys.argv.remove("--pool")
 at_steps = []
 if "--at" in sys.argv:
     i = sys.argv.index("--at")
@@ -84,6 +95,33 @@ for rid, name, cfg, status, params, step, t0, t1 in runs:
                                            at={st: v for st, v, _ in val_points if v is not None},
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
 
+def flat(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        out.update(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k: v})
+    return out
+
+# A group pools runs by name across the named suites: two suites that used one name for different
+# models would otherwise be averaged and paired as one, and one seed's two runs would be paired as
+# one of them. The seed, the device and how often a run
+# logs or checkpoints do not change what it computes (up to the device's rounding). A field one
+# config lacks is skipped: older workers wrote fewer fields and their runs took its default.
+FREE = {"train.seed", "train.device", "train.log_every", "train.checkpoint_every"}
+for key, rs in groups.items():
+    first = flat(rs[0]["cfg"])
+    for r in rs[1:]:
+        other = flat(r["cfg"])
+        field = next((f for f in sorted(first) if f not in FREE and f in other and first[f] != other[f]), None)
+        if field is not None:
+            sys.exit(f"suite_report: run group {key!r} holds runs of different configurations ({field} = "
+                     f"{first[field]!r} and {other[field]!r}); a group's runs must differ only in seed and "
+                     "device: name fewer suites, or give the runs distinct labels")
+    seeds = [r["cfg"]["train"].get("seed", 0) for r in rs]
+    twice = next((seed for seed in seeds if seeds.count(seed) > 1), None)
+    if twice is not None:  # a paired difference would silently take one of them
+        sys.exit(f"suite_report: run group {key!r} holds two runs of seed {twice} (from the suites "
+                 f"{','.join(suites)}); name fewer suites, or give the runs distinct labels")
+
 def require_groups(names, option=""):
     """Exit with one line naming the first of names that is no run group of the suites."""
     unknown = [g for g in names if g not in groups]
@@ -98,8 +136,28 @@ if compare_args is not None:
     if not compare_args or len(compare_args) % 2:
         sys.exit(f"suite_report: --compare takes run groups in pairs (A B [A B ...]); got {len(compare_args)}")
     require_groups(compare_args)
+if pool and (compare_args is None or len(compare_args) < 4):
+    sys.exit("suite_report: --pool takes two or more --compare pairs (the cells to pool), "
+             "e.g. --pool --compare A1 B1 A2 B2")
 if interaction is not None:
     require_groups(interaction, "--interaction: ")
+
+def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
+    return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
+            for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
+            and (step is None or step in r["at"])}
+
+# --pool's cells (checked before anything is printed): per pair, the per-seed differences, their
+# mean, sd and standard error.
+cells = []
+for a, b in zip(compare_args[0::2], compare_args[1::2]) if pool else []:
+    fa, fb = finals_by_seed(a), finals_by_seed(b)
+    d = [fa[s] - fb[s] for s in sorted(set(fa) & set(fb))]
+    if len(d) < 2 or statistics.stdev(d) == 0:
+        sys.exit(f"suite_report: --pool: {a} - {b} has {len(d)} paired seeds with a spread of 0 or none; "
+                 "each cell needs two or more seeds that differ")
+    sd = statistics.stdev(d)
+    cells.append((f"{a} - {b}", d, statistics.mean(d), sd, sd / math.sqrt(len(d))))
 
 def extra_columns(rs):
     """Model and data fields a suite may vary (depth, context, data, embedding ranks): shown only where they
@@ -154,11 +212,6 @@ for key, rs in table.items():
           f"{' / '.join(f'{f:.4f}' for f in finals) or '-'} | {mean} | {'-' if best is None else f'{best:.4f}'} | "
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
 
-def finals_by_seed(key, step=None):  # step None: the final val loss; else the one evaluated at step
-    return {r["cfg"]["train"].get("seed", 0): (r["final"] if step is None else r["at"].get(step))
-            for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
-            and (step is None or step in r["at"])}
-
 def paired_row(name, d):
     """A row of a paired table: the per-seed values d (seed order), their mean, how many below zero."""
     if not d:
@@ -190,3 +243,39 @@ if interaction is not None:
         print("|---|---|---|---|---|")
         print(paired_row(f"{interaction[0]} - {interaction[1]} - {interaction[2]} + {interaction[3]}",
                          [both[s] - one[s] - other[s] + neither[s] for s in seeds]))
+
+def chi2_sf(q, df):
+    """P(chi-square with df degrees of freedom > q), exact for whole df (the series in closed form)."""
+    if df % 2 == 0:
+        term = total = 1.0
+        for i in range(1, df // 2):
+            term *= (q / 2) / i
+            total += term
+        return math.exp(-q / 2) * total
+    total, term = math.erfc(math.sqrt(q / 2)), math.sqrt(2 * q / math.pi) * math.exp(-q / 2)
+    for i in range(1, (df + 1) // 2):
+        total += term
+        term *= q / (2 * i + 1)
+    return total
+
+# --pool: the --compare pairs as cells of one effect. Each cell's per-seed differences give its
+# mean m_i and standard error s_i; the pooled mean weighs each by 1 / s_i^2; Q = sum (m_i - pooled)^2
+# / s_i^2 is chi-square with cells - 1 degrees of freedom if the cells share one effect.
+if pool:
+    w = [1 / se ** 2 for *_, se in cells]
+    pooled = sum(wi * m for wi, (_, _, m, _, _) in zip(w, cells)) / sum(w)
+    q = sum(wi * (m - pooled) ** 2 for wi, (_, _, m, _, _) in zip(w, cells))
+    print("\n| cell (A - B, final val loss) | seeds | mean | sd | standard error | weight |")
+    print("|---|---|---|---|---|---|")
+    for (name, d, m, sd, se), wi in zip(cells, w):
+        print(f"| {name} | {len(d)} | {m:+.4f} | {sd:.4f} | {se:.4f} | {wi / sum(w):.2f} |")
+    print(f"| pooled (inverse-variance) | {sum(len(c[1]) for c in cells)} | {pooled:+.4f} | - | "
+          f"{1 / math.sqrt(sum(w)):.4f} | 1.00 |")
+    print(f"\nCochran's Q = {q:.2f} on {len(cells) - 1} degrees of freedom, p = {chi2_sf(q, len(cells) - 1):.2f} "
+          "(chi-square; small p: the cells differ by more than their seeds' noise)")
+    print("\n| cell - cell | difference of means | standard error | difference / standard error |")
+    print("|---|---|---|---|")
+    for i in range(len(cells)):
+        for j in range(i + 1, len(cells)):
+            diff, se = cells[i][2] - cells[j][2], math.hypot(cells[i][4], cells[j][4])
+            print(f"| ({cells[i][0]}) - ({cells[j][0]}) | {diff:+.4f} | {se:.4f} | {diff / se:+.1f} |")

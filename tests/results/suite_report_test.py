@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
-differences the DB holds, its --interaction table the 2 x 2 interactions it holds, a group's
+differences the DB holds, its --interaction table the 2 x 2 interactions it holds, its --pool
+tables the cells' standard errors, inverse-variance pooled mean and Cochran's Q computed here, a
+group whose runs differ in more than seed and device is refused, a group's
 losses are listed in seed order, --groups reads names that hold commas, --groups picks and orders the table's rows, and every bad input gets one
 message and exit 1, with no table printed.
 
@@ -8,7 +10,7 @@ The good case reads the shipped results DB (read-only): one pair of vb-depth-wid
 whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
 and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
 """
-import json, os, sqlite3, subprocess, sys
+import json, math, os, sqlite3, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Checks
@@ -116,6 +118,61 @@ if "n (context)" in header:
 else:
     check(False, f"a table of runs of three contexts shows an n (context) column (header: {table_lines[:1]})")
 
+# --pool: the three causal-threshold cells of th_projections_full.md (P_l minus fixed heads at d_k =
+# floor(n/2), n = 8, 16, 64) as cells of one effect. Means, standard errors, the pooled mean and Q
+# computed here from the DB's losses; the report's rows must say the same to 4 (Q: 2) decimals.
+P_SUITES = ("th-projections-context", "th-threshold-n8-seeds", "th-threshold-n8-seeds2", "th-projections-context16-width",
+            "th-threshold-n16-seeds", "th-projections-wide-keys", "lrb-heads", "lrb-heads-seeds")
+P_PAIRS = [("logits-proj/heads=32,context=8", "multi-head/heads=32,context=8"),
+           ("logits-proj-dk8/d_k=8,d_v=8", "fixed-head-dk8/d_k=8,d_v=8"),
+           ("logits-proj-dk32/heads=32", "fixed-head/heads=32")]
+cells = []
+for a, b in P_PAIRS:
+    fa, fb = ({seed: v[max(v)] for seed, v in val_losses(g, P_SUITES).items()} for g in (a, b))
+    d = [fa[s] - fb[s] for s in sorted(set(fa) & set(fb))]
+    m = sum(d) / len(d)
+    sd = (sum((x - m) ** 2 for x in d) / (len(d) - 1)) ** 0.5
+    cells.append((a, b, d, m, sd, sd / len(d) ** 0.5))
+check([len(c[2]) for c in cells] == [16, 8, 5], f"the threshold cells hold 16, 8 and 5 seeds (got {[len(c[2]) for c in cells]})")
+w = [1 / c[5] ** 2 for c in cells]
+pooled = sum(wi * c[3] for wi, c in zip(w, cells)) / sum(w)
+q = sum(wi * (c[3] - pooled) ** 2 for wi, c in zip(w, cells))
+pooled_run = report(shipped, ",".join(P_SUITES), "--pool", "--compare", *[g for pair in P_PAIRS for g in pair])
+check(pooled_run.returncode == 0, f"--pool exits 0 (got {pooled_run.returncode}: {pooled_run.stderr.strip()})")
+p_lines = pooled_run.stdout.splitlines()
+for a, b, d, m, sd, se in cells:
+    want = f"| {a} - {b} | {len(d)} | {m:+.4f} | {sd:.4f} | {se:.4f} |"
+    check(any(l.startswith(want) for l in p_lines), f"--pool's cell row {want!r}")
+want = f"| pooled (inverse-variance) | 29 | {pooled:+.4f} | - | {sum(w) ** -0.5:.4f} | 1.00 |"
+check(want in p_lines, f"--pool's pooled row {want!r}")
+want = f"Cochran's Q = {q:.2f} on 2 degrees of freedom, p = {math.exp(-q / 2):.2f} "
+check(any(l.startswith(want) for l in p_lines), f"--pool's Q line starts {want!r}")
+diff = cells[0][3] - cells[1][3]
+se01 = (cells[0][5] ** 2 + cells[1][5] ** 2) ** 0.5
+want = f"| ({P_PAIRS[0][0]} - {P_PAIRS[0][1]}) - ({P_PAIRS[1][0]} - {P_PAIRS[1][1]}) | {diff:+.4f} | {se01:.4f} | {diff / se01:+.1f} |"
+check(want in p_lines, f"--pool's first cell - cell row {want!r}")
+
+# A group pools runs by name across suites; runs of one name but different models are refused.
+# A copy of the shipped DB where one of n = 8's multi-head runs says context 9.
+mixed = os.path.join(out, "mixed_configs.sqlite")
+if os.path.exists(mixed):
+    os.remove(mixed)
+with sqlite3.connect(mixed) as m:
+    db.backup(m)
+    rid, cfg = m.execute("SELECT r.id, r.config_json FROM runs r JOIN suites s ON s.id = r.suite_id "
+                         "WHERE s.name = 'th-threshold-n8-seeds' AND r.name LIKE '%/multi-head/%' ORDER BY r.id").fetchone()
+    cfg = json.loads(cfg)
+    cfg["model"]["context"] = 9
+    m.execute("UPDATE runs SET config_json = ? WHERE id = ?", (json.dumps(cfg), rid))
+# ... and a copy where that run says seed 0, a seed th-projections-context's group already holds.
+twice = os.path.join(out, "seed_twice.sqlite")
+if os.path.exists(twice):
+    os.remove(twice)
+with sqlite3.connect(twice) as m:
+    db.backup(m)
+    cfg["model"]["context"], cfg["train"]["seed"] = 8, 0
+    m.execute("UPDATE runs SET config_json = ? WHERE id = ?", (json.dumps(cfg), rid))
+
 # Bad inputs: exit 1, one line naming what is wrong, nothing on stdout (no half a report).
 foreign = os.path.join(out, "not_a_db.sqlite")
 with open(foreign, "w") as f:
@@ -142,6 +199,14 @@ cases = [
     ((shipped, SUITE, "--interaction", A, B, A), "--interaction takes four run groups"),
     ((shipped, SUITE, "--interaction", A, B, A, "--compare", A, B), "--interaction takes four run groups"),
     ((shipped, SUITE, "--interaction", A, B, A, "shallow/width=45"), "--interaction: no run group 'shallow/width=45'"),
+    ((shipped, SUITE, "--pool", "--compare", A, B), "--pool takes two or more --compare pairs"),
+    ((shipped, SUITE, "--pool"), "--pool takes two or more --compare pairs"),
+    ((shipped, "lrb-heads", "--pool", "--compare", "fixed-head/heads=32", "standard/heads=32",
+      "fixed-head/heads=16", "standard/heads=16"), "has 1 paired seeds"),
+    ((mixed, "th-projections-context,th-threshold-n8-seeds", "--compare", *P_PAIRS[0]),
+     "run group 'multi-head/heads=32,context=8' holds runs of different configurations (model.context = 8 and 9)"),
+    ((twice, "th-projections-context,th-threshold-n8-seeds", "--compare", *P_PAIRS[0]),
+     "run group 'multi-head/heads=32,context=8' holds two runs of seed 0"),
 ]
 for args, message in cases:
     r = report(*args)
