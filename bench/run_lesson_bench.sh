@@ -19,10 +19,18 @@ FRAMES="${FRAMES:-600}"
 SIZE="${SIZE:-1920x1080}"
 [ -x build/app/gui/headroom ] || bash scripts/build.sh
 out=$(mktemp)
+trap 'rm -f "$out" "$out.err"' EXIT
 for lesson in ${LESSONS:-assets/lessons/*.toml}; do  # LESSONS: a subset, e.g. "assets/lessons/04_*.toml"
+  if [ ! -f "$lesson" ]; then
+    echo "run_lesson_bench.sh: no lesson file '$lesson'; LESSONS takes lesson files, e.g. LESSONS=\"assets/lessons/04_*.toml\"" >&2
+    exit 2
+  fi
   for round in $(seq "$ROUNDS"); do
-    line=$(xvfb-run -a -s "-screen 0 ${SIZE}x24" build/app/gui/headroom --lesson "$lesson" --bench-frames "$FRAMES" \
-      --size "$SIZE" 2>/dev/null | tail -1)
+    if ! line=$(xvfb-run -a -s "-screen 0 ${SIZE}x24" build/app/gui/headroom --lesson "$lesson" --bench-frames "$FRAMES" \
+      --size "$SIZE" 2>"$out.err" | tail -1); then
+      echo "run_lesson_bench.sh: headroom failed on $lesson (round $round): $(tail -3 "$out.err")" >&2
+      exit 1
+    fi
     echo "$(basename "$lesson" .toml) $line" >>"$out"
   done
 done
@@ -54,4 +62,3 @@ for name, rs in sorted(rows.items()):
           f"{g('lesson_step_ms_max'):.0f} | {g('lesson_step_complete_ms_p95'):.0f} / "
           f"{g('lesson_step_complete_ms_max'):.0f} | {fps} | {g('frame_ms_p95'):.1f} | {slowest} |")
 PY
-rm -f "$out"

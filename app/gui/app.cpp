@@ -643,13 +643,19 @@ int App::finish() {
       const nlohmann::json m = v->bench_metrics();
       if (m.is_object()) extra.update(m);
     }
-    if (!lesson_step_ms_.empty()) {
-      const BenchStats step = compute_bench_stats(lesson_step_ms_);
+    if (!lesson_step_times_.empty()) {
+      std::vector<double> step_ms;
+      nlohmann::json log = nlohmann::json::array();
+      for (const TimedStep& t : lesson_step_times_) {
+        step_ms.push_back(t.ms);
+        log.push_back({{"step", t.step}, {"ms", t.ms}});
+      }
+      const BenchStats step = compute_bench_stats(step_ms);
       extra["lesson_step_ms_median"] = step.median_ms;
       extra["lesson_step_ms_p95"] = step.p95_ms;
       extra["lesson_step_ms_max"] = step.max_ms;
-      extra["lesson_steps_timed"] = lesson_step_ms_.size();
-      extra["lesson_step_log"] = lesson_step_log_;
+      extra["lesson_steps_timed"] = step_ms.size();
+      extra["lesson_step_log"] = std::move(log);
       const BenchStats complete = compute_bench_stats(lesson_complete_ms_);
       extra["lesson_step_complete_ms_p95"] = complete.p95_ms;
       extra["lesson_step_complete_ms_max"] = complete.max_ms;
@@ -691,8 +697,7 @@ void App::bench_lesson_frame(double frame_ms) {
   const bool animating = !player.animations_done(now) || (lesson_step_trains_ && !views_[current_]->settled());
   if (animating && lesson_step_frames_ > 1) lesson_anim_frame_ms_.push_back(frame_ms);
   if (lesson_step_timing_ && lesson_step_frames_ >= 1 && views_[current_]->lesson_step_drawn()) {
-    lesson_step_ms_.push_back((now - lesson_step_applied_at_) * 1000.0);
-    lesson_step_log_.push_back({{"step", player.step() + 1}, {"ms", lesson_step_ms_.back()}});
+    lesson_step_times_.push_back({player.step() + 1, (now - lesson_step_applied_at_) * 1000.0});
     lesson_step_timing_ = false;
     lesson_complete_timing_ = true;
   }

@@ -116,8 +116,12 @@ class App {
   std::vector<nlohmann::json> handout_states_;  // --handout: the state of each step as captured
   // --bench-frames with a lesson: step change -> the step's subject drawn, -> everything filled in
   // (settled), and frame times while animating.
-  std::vector<double> lesson_step_ms_, lesson_complete_ms_;
-  nlohmann::json lesson_step_log_ = nlohmann::json::array();  // each timed step: its number and ms
+  struct TimedStep {
+    int step;  // 1-based, as the lesson shows it
+    double ms;
+  };
+  std::vector<TimedStep> lesson_step_times_;
+  std::vector<double> lesson_complete_ms_;
   std::vector<double> lesson_anim_frame_ms_;
   bool lesson_step_timing_ = false, lesson_complete_timing_ = false;
   bool lesson_step_trains_ = false;  // the step has a train animation
