@@ -4,7 +4,8 @@
 # the write-ups' own tool (two implementations, one answer): two selected runs of P_l and of
 # multi-head at h = 32 pool their configurations over seeds and suites, and the pairs, per-seed
 # differences, mean and sign count equal what suite_report prints for the same groups. One
-# selected configuration alone asks for a second.
+# selected configuration alone asks for a second. Pinned comparisons pool as suite_report.py --pool
+# pools them.
 set -u
 here="$(cd "$(dirname "$0")/../gui" && pwd)"
 . "$here/gui_test_lib.sh"
@@ -97,6 +98,42 @@ c = json.load(open(sys.argv[1]))["explorer"]["compare"]
 print("state:", c["export"], c["export_error"])
 sys.exit(0 if c["export_error"] and sys.argv[2] in c["export"] and len(c["pairs"]) == 5 else 1)
 PY
+
+# Pinned comparisons pool as suite_report.py --pool pools them: the three causal-threshold cells
+# of docs/results/th_projections_full.md (P_l minus fixed heads of d_k = floor(n/2) at n = 8, 16,
+# 64), pinned by a scene; each cell's seeds, mean and standard error, the pooled mean and its
+# standard error, Q and p equal the script's to the digits it prints. A pin naming a run the DB
+# lacks is said inline; the others still pin.
+pins='"pin": [["th-projections-context/logits-proj/heads=32,context=8,seed=0", "th-projections-context/multi-head/heads=32,context=8,seed=0"],
+  ["th-projections-context16-width/logits-proj-dk8/d_k=8,d_v=8,seed=0", "th-projections-context16-width/fixed-head-dk8/d_k=8,d_v=8,seed=0"],
+  ["th-projections-wide-keys/logits-proj-dk32/heads=32,seed=0", "lrb-heads/fixed-head/heads=32"]'
+shot pinned "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins]}}"
+python3 "$src/scripts/suite_report.py" "$db" th-projections-context,th-threshold-n8-seeds,th-threshold-n8-seeds2,th-projections-context16-width,th-threshold-n16-seeds,th-projections-wide-keys,lrb-heads,lrb-heads-seeds \
+  --pool --compare logits-proj/heads=32,context=8 multi-head/heads=32,context=8 logits-proj-dk8/d_k=8,d_v=8 fixed-head-dk8/d_k=8,d_v=8 \
+  logits-proj-dk32/heads=32 fixed-head/heads=32 > "$out/pool_report.md" || fail "suite_report.py --pool failed"
+python3 - "$out/pinned.state.json" "$out/pool_report.md" <<'PY' || fail "pinned: the Compare tab's pool and suite_report.py --pool disagree"
+import json, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+lines = open(sys.argv[2]).read().splitlines()
+start = lines.index("| cell (A - B, final val loss) | seeds | mean | sd | standard error | weight |")
+rows = [[x.strip() for x in l.strip().strip("|").split("|")] for l in lines[start + 2:start + 6]]
+q_line = next(l for l in lines if l.startswith("Cochran's Q"))
+got = [[p["label"], str(p["seeds"]), f"{p['mean']:+.4f}", f"{p['sd']:.4f}", f"{p['se']:.4f}",
+        f"{p['weight']:.2f}"] for p in c["pins"]]
+pooled = c["pooled"]
+got.append(["pooled (inverse-variance)", str(pooled["seeds"]), f"{pooled['mean']:+.4f}", "-", f"{pooled['se']:.4f}", "1.00"])
+got_q = f"Cochran's Q = {pooled['q']:.2f} on {pooled['df']} degrees of freedom, p = {pooled['p']:.2f} "
+print("compare tab:", got, got_q)
+print("suite_report:", rows, q_line)
+assert [r[1:] for r in got] == [r[1:] for r in rows], "cells"
+assert [r[0] for r in got] == [r[0] for r in rows], "labels"
+assert q_line.startswith(got_q), "Q"
+assert c["pin_problem"] == "" and pooled["problem"] == ""
+PY
+shot pinned_missing "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins, [\"no/such/run\", \"lrb-heads/fixed-head/heads=32\"]]}}"
+state_equals pinned_missing "$out/pinned_missing.state.json" \
+  '(len(j["explorer"]["compare"]["pins"]), j["explorer"]["compare"]["pin_problem"], round(j["explorer"]["compare"]["pooled"]["q"], 2))' \
+  '(3, "The scene pins a run this DB does not hold: no/such/run.", 3.53)'
 
 # One configuration selected (two of its seeds): nothing to compare, and the tab says so.
 shot one '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare",

@@ -183,6 +183,68 @@ TEST(PairedComparison, ParameterDifference) {
   EXPECT_EQ(parameter_difference(pools[0], pools[1]), "");
 }
 
+PairedComparison cell(std::size_t seeds, double mean, double se) {
+  PairedComparison c;
+  c.pairs.resize(seeds);
+  c.mean = mean;
+  c.se = se;
+  return c;
+}
+
+TEST(PooledComparisons, InverseVarianceMeanAndCochransQ) {
+  // The three causal-threshold cells of docs/results/th_projections_full.md (n = 8, 16, 64); the
+  // expected values computed apart, in Python, from the cells' per-seed differences.
+  const PooledComparisons pooled =
+      pool_comparisons({cell(16, -0.00339375, 0.001838397598226963), cell(8, -0.0072375, 0.0015786451582652402),
+                        cell(5, -0.00068, 0.004730475663186525)});
+  ASSERT_TRUE(pooled.problem.empty()) << pooled.problem;
+  EXPECT_EQ(pooled.seeds, 29u);
+  EXPECT_NEAR(pooled.mean, -0.0053093870558547675, 1e-12);
+  EXPECT_NEAR(pooled.se, 0.0011610366587935105, 1e-12);
+  EXPECT_NEAR(pooled.q, 3.5352611811456853, 1e-9);
+  EXPECT_EQ(pooled.df, 2);
+  EXPECT_NEAR(pooled.p, 0.17073705592604752, 1e-9);
+  ASSERT_EQ(pooled.weights.size(), 3u);
+  EXPECT_NEAR(pooled.weights[0] + pooled.weights[1] + pooled.weights[2], 1.0, 1e-12);
+  EXPECT_GT(pooled.weights[1], pooled.weights[0]);  // the smallest standard error weighs most
+  EXPECT_LT(pooled.weights[2], 0.1);
+}
+
+TEST(PooledComparisons, EqualCellsGiveQZeroAndPOne) {
+  const PooledComparisons pooled = pool_comparisons({cell(4, -0.01, 0.002), cell(4, -0.01, 0.002)});
+  EXPECT_DOUBLE_EQ(pooled.mean, -0.01);
+  EXPECT_NEAR(pooled.se, 0.002 / std::sqrt(2.0), 1e-15);
+  EXPECT_DOUBLE_EQ(pooled.q, 0.0);
+  EXPECT_DOUBLE_EQ(pooled.p, 1.0);
+  EXPECT_DOUBLE_EQ(pooled.weights[0], 0.5);
+}
+
+TEST(PooledComparisons, NothingPooledWithoutTwoCellsThatHaveASpread) {
+  const PooledComparisons one = pool_comparisons({cell(8, -0.01, 0.002)});
+  EXPECT_TRUE(std::isnan(one.mean));
+  EXPECT_NE(one.problem.find("two comparisons"), std::string::npos) << one.problem;
+  const PooledComparisons single_seed = pool_comparisons({cell(8, -0.01, 0.002), cell(1, -0.02, kNaN)});
+  EXPECT_TRUE(std::isnan(single_seed.mean));
+  EXPECT_TRUE(single_seed.weights.empty());
+  EXPECT_NE(single_seed.problem.find("comparison 2 has 1 seed:"), std::string::npos) << single_seed.problem;
+  const PooledComparisons no_spread = pool_comparisons({cell(3, -0.01, 0.0), cell(8, -0.01, 0.002)});
+  EXPECT_NE(no_spread.problem.find("comparison 1 has 3 seeds that differ by the same amount"), std::string::npos)
+      << no_spread.problem;
+}
+
+TEST(ChiSquareSurvival, MatchesNumericIntegration) {
+  // Against the density integrated numerically (trapezoid, 200,000 steps), computed apart.
+  EXPECT_NEAR(chi_square_survival(3.5, 1), 0.061369, 1e-6);
+  EXPECT_NEAR(chi_square_survival(3.5, 2), 0.173774, 1e-6);
+  EXPECT_NEAR(chi_square_survival(9.0, 3), 0.029291, 1e-6);
+  EXPECT_NEAR(chi_square_survival(3.5, 4), 0.477878, 1e-6);
+  EXPECT_NEAR(chi_square_survival(0.5, 5), 0.992123, 1e-6);
+  EXPECT_NEAR(chi_square_survival(9.0, 7), 0.252656, 1e-6);
+  EXPECT_DOUBLE_EQ(chi_square_survival(0.0, 3), 1.0);
+  EXPECT_TRUE(std::isnan(chi_square_survival(1.0, 0)));
+  EXPECT_TRUE(std::isnan(chi_square_survival(-1.0, 2)));
+}
+
 TEST(DifferenceCurve, InterpolatesBOnAsPointsInsideItsRange) {
   Curve a, b;
   a.run_id = 7;

@@ -11,14 +11,14 @@ namespace headroom::gui {
 
 bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::string* error) {
   if (!j.is_object()) return *error = "explorer: expected an object", false;
-  static const std::set<std::string> kKeys = {"db",    "select",      "metric", "x",           "log_y",
-                                              "tab",   "filter",      "figure", "figure_x",    "smoothing",
-                                              "group", "open_in_lab", "export", "bench_select"};
+  static const std::set<std::string> kKeys = {"db",     "select",       "metric",   "x",         "log_y", "tab",
+                                              "filter", "figure",       "figure_x", "smoothing", "group", "open_in_lab",
+                                              "export", "bench_select", "pin"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kKeys.count(it.key())) {
       *error = "explorer." + it.key() +
                ": unknown key (known: db, select, metric, x, log_y, tab, filter, figure, figure_x, smoothing, group, "
-               "open_in_lab, export, bench_select)";
+               "open_in_lab, export, bench_select, pin)";
       return false;
     }
   auto text = [&](const char* key, std::string* into) {
@@ -84,6 +84,17 @@ bool parse_explorer_scene(const nlohmann::json& j, ExplorerScene* out, std::stri
     for (const auto& n : j["select"]) {
       if (!n.is_string()) return *error = "explorer.select: expected run names (strings), got " + n.dump(), false;
       s.select->push_back(n.get<std::string>());
+    }
+  }
+  if (j.contains("pin")) {  // [["A run", "B run"], ...]: comparisons pinned on the Compare tab
+    const char* what =
+        "explorer.pin: expected a list of [A run, B run] pairs of run names, e.g. [[\"s/a/seed=0\", "
+        "\"s/b/seed=0\"]], got ";
+    if (!j["pin"].is_array()) return *error = what + j["pin"].dump(), false;
+    for (const auto& pair : j["pin"]) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+        return *error = what + pair.dump(), false;
+      s.pins.push_back({pair[0].get<std::string>(), pair[1].get<std::string>()});
     }
   }
   if (std::string why; !s.db.empty() && explorer::resolve_db_name(s.db, &why).empty())

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct ExplorerScene {
   explorer::FigureAxis figure_x = explorer::FigureAxis::Default;
   std::optional<bool> log_y;
   std::optional<std::vector<std::string>> select;
+  std::vector<std::array<std::string, 2>> pins;  // "pin": the Compare tab's pinned [A run, B run] pairs
   int bench_select = 0;
 };
 

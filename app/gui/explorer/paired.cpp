@@ -139,6 +139,58 @@ std::string range_text(std::pair<std::int64_t, std::int64_t> r) {
 
 }  // namespace
 
+PooledComparisons pool_comparisons(const std::vector<PairedComparison>& cells) {
+  PooledComparisons out;
+  if (cells.size() < 2) {
+    out.problem = "pin two comparisons or more to pool them";
+    return out;
+  }
+  double total = 0.0, weighted = 0.0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const PairedComparison& c = cells[i];
+    if (c.pairs.size() < 2 || !(c.se > 0.0)) {
+      out.problem = "comparison " + std::to_string(i + 1) + " has " + std::to_string(c.pairs.size()) +
+                    (c.pairs.size() == 1 ? " seed" : " seeds") +
+                    (c.pairs.size() < 2 ? "" : " that differ by the same amount") +
+                    ": pooling weighs each by its standard error, which needs two seeds or more that differ";
+      out.weights.clear();
+      return out;
+    }
+    out.weights.push_back(1.0 / (c.se * c.se));
+    total += out.weights.back();
+    weighted += out.weights.back() * c.mean;
+    out.seeds += c.pairs.size();
+  }
+  out.mean = weighted / total;
+  out.se = 1.0 / std::sqrt(total);
+  out.q = 0.0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    out.q += out.weights[i] * (cells[i].mean - out.mean) * (cells[i].mean - out.mean);
+    out.weights[i] /= total;
+  }
+  out.df = static_cast<int>(cells.size()) - 1;
+  out.p = chi_square_survival(out.q, out.df);
+  return out;
+}
+
+double chi_square_survival(double q, int df) {
+  if (df < 1 || !(q >= 0.0)) return kNaN;
+  // Even df: e^(-q/2) sum_{i < df/2} (q/2)^i / i!. Odd df: erfc(sqrt(q/2)) plus the odd terms.
+  double total, term;
+  if (df % 2 == 0) {
+    total = term = 1.0;
+    for (int i = 1; i < df / 2; ++i) total += term *= (q / 2) / i;
+    return std::exp(-q / 2) * total;
+  }
+  total = std::erfc(std::sqrt(q / 2));
+  term = std::sqrt(2 * q / M_PI) * std::exp(-q / 2);
+  for (int i = 1; i < (df + 1) / 2; ++i) {
+    total += term;
+    term *= q / (2 * i + 1);
+  }
+  return total;
+}
+
 std::string parameter_difference(const SeedPool& a, const SeedPool& b) {
   const auto ra = parameter_range(a), rb = parameter_range(b);
   if (ra.first <= 0 || rb.first <= 0) return "";

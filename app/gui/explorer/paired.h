@@ -56,6 +56,25 @@ struct PairedComparison {
 // train.seed.
 PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b);
 
+// Several paired comparisons read as cells of one effect (one change at several contexts, say):
+// each weighed by 1 / se^2 into a pooled mean with standard error 1 / sqrt(sum of weights), and
+// Cochran's Q = sum of weight * (cell mean - pooled mean)^2, chi-square with cells - 1 degrees of
+// freedom if the cells share one effect: a small p says they differ by more than their seeds'
+// noise. What `scripts/suite_report.py --pool` prints. Each cell's standard error comes from its
+// own few seeds, so p is approximate.
+struct PooledComparisons {
+  std::vector<double> weights;  // each cell's share of the pooled mean (summing to 1)
+  std::size_t seeds = 0;        // pairs over all cells
+  double mean = kNaN, se = kNaN;
+  double q = kNaN, p = kNaN;
+  int df = 0;
+  std::string problem;  // why nothing pooled ("" when mean is set): fewer than two cells, or a cell without a spread
+};
+PooledComparisons pool_comparisons(const std::vector<PairedComparison>& cells);
+
+// P(X > q) for X chi-square with df >= 1 degrees of freedom (closed form for whole df).
+double chi_square_survival(double q, int df);
+
 // The two pools' parameter counts, as the papers' "at equal parameters" asks: "A: 471,808
 // parameters, B: 469,760 (A +2,048, +0.44%)", "A and B: 469,760 parameters each", and where a
 // pool's runs differ in size (they should not), its range "465,664-471,808". "" when a pool has

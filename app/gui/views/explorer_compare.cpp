@@ -41,10 +41,20 @@ void ExplorerCompare::reset() {
   curves_drawn_ = 0;
   export_message_.clear();
   export_error_ = false;
+  names_.clear();
+  pins_.clear();
+  pinned_.clear();
+  pooled_ = {};
+  pin_problem_.clear();
 }
 
 void ExplorerCompare::refresh(const ExplorerSession& session) {
-  if (session.rows == rows_ && session.selected == selection_) return;
+  if (session.rows != rows_ || session.selected != selection_) reselect(session);
+  // A scene's pins once every row is read (a run it names may be among the last read).
+  if (!scene_pins.empty() && rows_ && !rows_->partial) apply_scene_pins(session);
+}
+
+void ExplorerCompare::reselect(const ExplorerSession& session) {
   const std::string a_key = a_ < static_cast<int>(pools_.size()) ? pools_[a_].key : "";
   const std::string b_key = b_ < static_cast<int>(pools_.size()) ? pools_[b_].key : "";
   rows_ = session.rows;
@@ -69,6 +79,7 @@ void ExplorerCompare::refresh(const ExplorerSession& session) {
     suites.push_back(pool.chosen->suite);
   }
   names = explorer::with_suites_where_alike(std::move(names), suites);
+  names_ = names;
   labels_.clear();
   for (std::size_t i = 0; i < pools_.size(); ++i) {
     std::string label = explorer::runs_counted(names[i], pools_[i].runs.size());
@@ -89,6 +100,53 @@ void ExplorerCompare::refresh(const ExplorerSession& session) {
   b_ = index_of(b_key, a_ == 1 ? 0 : 1);
   if (b_ == a_) b_ = a_ == 0 ? 1 : 0;
   pair_pools();
+  repin();
+}
+
+void ExplorerCompare::apply_scene_pins(const ExplorerSession& session) {
+  auto named = [&](const std::string& name) -> const explorer::RunRow* {
+    for (const auto& r : rows_->rows)
+      if (r.name == name) return &r;
+    if (pin_problem_.empty()) pin_problem_ = "The scene pins a run this DB does not hold: " + name + ".";
+    return nullptr;
+  };
+  for (const auto& [a_name, b_name] : scene_pins) {
+    const explorer::RunRow* a = named(a_name);
+    const explorer::RunRow* b = named(b_name);
+    if (a && b)
+      pin(*a, *b,
+          explorer::without_seed(session.short_name(*a)) + " - " + explorer::without_seed(session.short_name(*b)));
+  }
+  scene_pins.clear();
+  repin();
+}
+
+void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, std::string label) {
+  if (!a.config.valid() || !b.config.valid()) return;
+  Pin p{explorer::seed_pool_key(a.config), explorer::seed_pool_key(b.config), a.id, b.id, std::move(label)};
+  for (const Pin& q : pins_)
+    if (q.a_key == p.a_key && q.b_key == p.b_key) return;  // pinned already
+  pins_.push_back(std::move(p));
+}
+
+void ExplorerCompare::repin() {
+  pinned_.clear();
+  pooled_ = {};
+  const auto& rows = rows_;
+  if (!rows || pins_.empty()) return;
+  auto row = [&](std::int64_t id) -> const explorer::RunRow* {
+    for (const auto& r : rows->rows)
+      if (r.id == id) return &r;
+    return nullptr;
+  };
+  for (const Pin& p : pins_) {
+    const explorer::RunRow* a = row(p.a_run);
+    const explorer::RunRow* b = row(p.b_run);
+    const auto pools = a && b ? explorer::seed_pools({a, b}, rows->rows) : std::vector<explorer::SeedPool>{};
+    pinned_.push_back(pools.size() == 2 ? explorer::compare_final_val_loss(pools[0], pools[1])
+                                        : explorer::PairedComparison{});
+  }
+  pooled_ = explorer::pool_comparisons(pinned_);
 }
 
 void ExplorerCompare::pair_pools() {
@@ -132,12 +190,13 @@ void ExplorerCompare::draw(ExplorerSession& session) {
         "together); each pair is one seed trained both ways.");
     if (pools_.size() == 1) ImGui::TextDisabled("The selection holds one configuration: %s.", labels_[0].c_str());
     ImGui::PopTextWrapPos();
+    draw_pins(ui_scale);
     return;
   }
   // A and B, the two combos sharing the line's width.
   const ImGuiStyle& style = ImGui::GetStyle();
   const float fixed = ImGui::CalcTextSize("A").x + ImGui::CalcTextSize("minus B").x + ImGui::CalcTextSize("Swap").x +
-                      2 * style.FramePadding.x + 4 * style.ItemSpacing.x;
+                      ImGui::CalcTextSize("Pin").x + 4 * style.FramePadding.x + 5 * style.ItemSpacing.x;
   const float combo_w = std::max(160.0f * ui_scale, (ImGui::GetContentRegionAvail().x - fixed) / 2);
   auto pool_combo = [&](const char* id, int* index) {
     ImGui::SetNextItemWidth(combo_w);
@@ -161,6 +220,20 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   ImGui::SameLine();
   if (ImGui::Button("Swap")) std::swap(a_, b_), changed = true;
   tooltip("A - B: negative where A's loss is lower.");
+  ImGui::SameLine();
+  const bool pinned = std::any_of(pins_.begin(), pins_.end(),
+                                  [&](const Pin& p) { return p.a_key == pools_[a_].key && p.b_key == pools_[b_].key; });
+  ImGui::BeginDisabled(pinned);
+  if (ImGui::Button("Pin")) {
+    pin(*pools_[a_].chosen, *pools_[b_].chosen, names_[a_] + " - " + names_[b_]);
+    repin();
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", pinned ? "A - B is pinned below."
+                                   : "Keep A - B in a pinned table, to set it beside other comparisons (the same "
+                                     "change at other contexts, say) and pool them: one effect, or do they differ "
+                                     "by more than their seeds' noise?");
   if (changed) {
     if (a_ == b_) b_ = (a_ + 1) % static_cast<int>(pools_.size());
     pair_pools();
@@ -212,6 +285,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
   if (!parameters_.empty()) ImGui::TextDisabled("%s.", parameters_.c_str());
   ImGui::PopTextWrapPos();
+  draw_pins(ui_scale);
 
   // The footer: its controls, and under them what the last export did (a line of its own: a path
   // and an error are long).
@@ -223,6 +297,83 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   ImGui::SameLine();
   draw_difference_plot(session, height);
   draw_footer(ui_scale);
+}
+
+void ExplorerCompare::draw_pins(float ui_scale) {
+  if (!pin_problem_.empty()) ImGui::TextColored(kProblem, "%s", pin_problem_.c_str());
+  if (pins_.empty()) return;
+  // One row per pinned comparison, the pooled row under them; at most six rows high (it scrolls).
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+  const float rows = static_cast<float>(std::min<std::size_t>(pins_.size() + (pooled_.problem.empty() ? 2 : 1), 7));
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
+  int unpin = -1;
+  if (ImGui::BeginTable("##pins", 7, flags, ImVec2(-1, rows * row_h + 2.0f * ui_scale))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch, 5.0f);
+    for (const char* c : {"seeds", "mean", "sd", "standard error", "weight"})
+      ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("##unpin", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFrameHeight());
+    ImGui::TableHeadersRow();
+    auto cells = [](std::size_t seeds, double mean, double sd, double se, double weight) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", seeds);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(std::isfinite(mean) ? explorer::signed_loss(mean).c_str() : "-");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_number(sd, "%.4f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_number(se, "%.4f").c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_number(weight, "%.2f").c_str());
+    };
+    for (std::size_t i = 0; i < pins_.size(); ++i) {
+      const auto& c = pinned_[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(pins_[i].label.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pins_[i].label.c_str());
+      cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
+      ImGui::TableNextColumn();
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::SmallButton("x")) unpin = static_cast<int>(i);
+      ImGui::PopID();
+      tooltip("Unpin this comparison");
+    }
+    if (pooled_.problem.empty()) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted("pooled (inverse-variance)");
+      tooltip(
+          "Each comparison weighs 1 / standard error^2: the better measured, the more it counts. The pooled standard "
+          "error is 1 / sqrt(sum of the weights). It reads the comparisons as one effect; the line below says "
+          "whether they look like one.");
+      cells(pooled_.seeds, pooled_.mean, explorer::kNaN, pooled_.se, 1.0);
+    }
+    ImGui::EndTable();
+  }
+  if (unpin >= 0) {
+    pins_.erase(pins_.begin() + unpin);
+    repin();
+  }
+  if (pins_.empty()) return;
+  ImGui::PushTextWrapPos(0.0f);
+  if (!pooled_.problem.empty()) {
+    ImGui::TextDisabled("Pooled: nothing yet, %s.", pooled_.problem.c_str());
+  } else {
+    char line[320];
+    std::snprintf(line, sizeof line, "Do they differ? Cochran's Q = %.2f on %d degrees of freedom, p = %.2f: %s",
+                  pooled_.q, pooled_.df, pooled_.p,
+                  pooled_.p < 0.05 ? "they differ by more than their seeds' noise (p < 0.05)."
+                                   : "not told apart from one effect by these seeds.");
+    ImGui::TextUnformatted(line);
+    tooltip(
+        "Q sums each comparison's distance from the pooled mean in its own standard errors, squared. If they all "
+        "measured one effect, Q would be chi-square with one degree of freedom fewer than the comparisons; p is how "
+        "often a Q this large would come by chance then. The standard errors come from each comparison's own few "
+        "seeds, so p is approximate; p above 0.05 is no proof that the comparisons are equal.");
+  }
+  ImGui::PopTextWrapPos();
 }
 
 void ExplorerCompare::draw_footer(float ui_scale) {
@@ -350,14 +501,35 @@ nlohmann::json ExplorerCompare::state() const {
     pairs.push_back({{"seed", p.seed}, {"a", p.a->name}, {"b", p.b->name}, {"difference", p.difference}});
   auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   const bool two = pools_.size() >= 2;
-  return {{"pools", pools_.size()},           {"a", two ? labels_[a_] : ""},
-          {"b", two ? labels_[b_] : ""},      {"pairs", pairs},
-          {"mean", number(paired_.mean)},     {"sd", number(paired_.sd)},
-          {"se", number(paired_.se)},         {"a_lower", paired_.a_lower},
-          {"only_a", paired_.only_a},         {"only_b", paired_.only_b},
-          {"unfinished", paired_.unfinished}, {"parameters", parameters_},
-          {"curves_drawn", curves_drawn_},    {"export", export_message_},
-          {"export_error", export_error_}};
+  nlohmann::json pins = nlohmann::json::array();
+  for (std::size_t i = 0; i < pins_.size(); ++i)
+    pins.push_back({{"label", pins_[i].label},
+                    {"seeds", pinned_[i].pairs.size()},
+                    {"mean", number(pinned_[i].mean)},
+                    {"sd", number(pinned_[i].sd)},
+                    {"se", number(pinned_[i].se)},
+                    {"weight", number(i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN)}});
+  const nlohmann::json pooled = {
+      {"seeds", pooled_.seeds}, {"mean", number(pooled_.mean)}, {"se", number(pooled_.se)},  {"q", number(pooled_.q)},
+      {"df", pooled_.df},       {"p", number(pooled_.p)},       {"problem", pooled_.problem}};
+  return {{"pools", pools_.size()},
+          {"a", two ? labels_[a_] : ""},
+          {"b", two ? labels_[b_] : ""},
+          {"pairs", pairs},
+          {"mean", number(paired_.mean)},
+          {"sd", number(paired_.sd)},
+          {"se", number(paired_.se)},
+          {"a_lower", paired_.a_lower},
+          {"only_a", paired_.only_a},
+          {"only_b", paired_.only_b},
+          {"unfinished", paired_.unfinished},
+          {"parameters", parameters_},
+          {"curves_drawn", curves_drawn_},
+          {"export", export_message_},
+          {"export_error", export_error_},
+          {"pins", pins},
+          {"pooled", pooled},
+          {"pin_problem", pin_problem_}};
 }
 
 }  // namespace headroom::gui

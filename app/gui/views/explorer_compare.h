@@ -1,9 +1,12 @@
 // The explorer's Compare tab: two configurations among the selected runs, each pooled over its
 // seeds across suites (explorer/paired.h), their final validation losses paired by seed, A - B
 // per seed with its mean, range, spread and sign count, and the paired difference over training.
-// A researcher's "is A better than B, seed for seed?", as the write-ups answer it.
+// A researcher's "is A better than B, seed for seed?", as the write-ups answer it. Comparisons
+// pinned side by side pool into one effect (explorer::pool_comparisons): "does this change do
+// the same at every context?", as `suite_report.py --pool` answers it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -30,9 +33,17 @@ class ExplorerCompare {
   void reset();                  // a new DB
 
   std::string scene_export;  // a scene's "export" on this tab: the pairs to this stem + ".csv" once paired
+  // A scene's "pin": each [A run, B run] pins the comparison of their configurations once every
+  // row is read; a name no run has is said in the tab.
+  std::vector<std::array<std::string, 2>> scene_pins;
 
  private:
-  void pair_pools();  // paired_, units_warning_ and parameters_ for pools a_ and b_
+  void pair_pools();                              // paired_, units_warning_ and parameters_ for pools a_ and b_
+  void reselect(const ExplorerSession& session);  // pools_, labels_, A and B for new rows or a new selection
+  void apply_scene_pins(const ExplorerSession& session);
+  void pin(const explorer::RunRow& a, const explorer::RunRow& b, std::string label);
+  void repin();  // pinned_ and pooled_ again, from rows_
+  void draw_pins(float ui_scale);
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
   void draw_footer(float ui_scale);          // the y-fit toggle and the CSV export
@@ -52,6 +63,17 @@ class ExplorerCompare {
   char export_path_[512] = "headroom-compare";
   std::string export_message_;
   bool export_error_ = false;
+
+  struct Pin {
+    std::string a_key, b_key;   // the pools' seed_pool_key
+    std::int64_t a_run, b_run;  // a run of each (the pools are made again from them as rows change)
+    std::string label;          // "A - B", the names as the combos show them, without run counts
+  };
+  std::vector<std::string> names_;  // one per pool: labels_ without the run counts
+  std::vector<Pin> pins_;
+  std::vector<explorer::PairedComparison> pinned_;  // one per pin
+  explorer::PooledComparisons pooled_;
+  std::string pin_problem_;  // a scene pin naming no run
 };
 
 }  // namespace headroom::gui

@@ -434,6 +434,7 @@ bool ExplorerView::load_scene(const nlohmann::json& scene, std::string* error) {
   bench_select_ = s.bench_select;
   table_.set_filter(s.filter);
   if (s.select) scene_select_ = *s.select;
+  compare_.scene_pins = s.pins;
   const std::string db = explorer::resolve_db_name(s.db, nullptr);  // parse_explorer_scene refused unresolvable names
   if (!db.empty() && !(context_.options && !context_.options->db_path.empty())) {
     open_db(db);
