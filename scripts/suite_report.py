@@ -271,9 +271,10 @@ if pool:
         print(f"| {name} | {len(d)} | {m:+.4f} | {sd:.4f} | {se:.4f} | {wi / sum(w):.2f} |")
     print(f"| pooled (inverse-variance) | {sum(len(c[1]) for c in cells)} | {pooled:+.4f} | - | "
           f"{1 / math.sqrt(sum(w)):.4f} | 1.00 |")
-    print(f"\nCochran's Q = {q:.2f} on {len(cells) - 1} degrees of freedom, p = {chi2_sf(q, len(cells) - 1):.2f} "
-          "(chi-square; small p: the cells differ by more than their seeds' noise)")
-    print("\n| cell - cell | difference of means | standard error | difference / standard error |")
+    print("\n| cells | Cochran's Q | degrees of freedom | p (chi-square; small: the cells differ by more than their seeds' noise) |")
+    print("|---|---|---|---|")
+    print(f"| {len(cells)} | {q:.2f} | {len(cells) - 1} | {chi2_sf(q, len(cells) - 1):.2f} |")
+    print("\n| between cells | difference of means | standard error | difference / standard error |")
     print("|---|---|---|---|")
     for i in range(len(cells)):
         for j in range(i + 1, len(cells)):

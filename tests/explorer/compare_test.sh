@@ -117,17 +117,17 @@ c = json.load(open(sys.argv[1]))["explorer"]["compare"]
 lines = open(sys.argv[2]).read().splitlines()
 start = lines.index("| cell (A - B, final val loss) | seeds | mean | sd | standard error | weight |")
 rows = [[x.strip() for x in l.strip().strip("|").split("|")] for l in lines[start + 2:start + 6]]
-q_line = next(l for l in lines if l.startswith("Cochran's Q"))
+q_line = lines[lines.index(next(l for l in lines if l.startswith("| cells | Cochran's Q |"))) + 2]
 got = [[p["label"], str(p["seeds"]), f"{p['mean']:+.4f}", f"{p['sd']:.4f}", f"{p['se']:.4f}",
         f"{p['weight']:.2f}"] for p in c["pins"]]
 pooled = c["pooled"]
 got.append(["pooled (inverse-variance)", str(pooled["seeds"]), f"{pooled['mean']:+.4f}", "-", f"{pooled['se']:.4f}", "1.00"])
-got_q = f"Cochran's Q = {pooled['q']:.2f} on {pooled['df']} degrees of freedom, p = {pooled['p']:.2f} "
+got_q = f"| {len(c['pins'])} | {pooled['q']:.2f} | {pooled['df']} | {pooled['p']:.2f} |"
 print("compare tab:", got, got_q)
 print("suite_report:", rows, q_line)
 assert [r[1:] for r in got] == [r[1:] for r in rows], "cells"
 assert [r[0] for r in got] == [r[0] for r in rows], "labels"
-assert q_line.startswith(got_q), "Q"
+assert q_line == got_q, "Q"
 assert c["pin_problem"] == "" and pooled["problem"] == ""
 PY
 shot pinned_missing "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins, [\"no/such/run\", \"lrb-heads/fixed-head/heads=32\"]]}}"
