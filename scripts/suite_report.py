@@ -20,8 +20,9 @@ inverse-variance pooled mean and its standard error; Cochran's Q, its degrees of
 chi-square p-value (do the cells differ by more than their seeds' noise?); and every two cells'
 difference with its standard error. The standard errors come from each cell's own few seeds, so
 the p-value and "2 standard errors" are approximate (a t with seeds - 1 degrees of freedom is
-wider). A run group pools the runs of every named suite that share its name; they must share
-their configuration but for the seed and the device (else the report names the field and stops)."""
+wider). A run group pools the runs of every named suite that share its name and configuration
+(but for the seed and the device); a name whose runs differ in configuration across the suites
+becomes one group per configuration, NAME@SUITE (the suite of its first run)."""
 import json, math, os, sqlite3, statistics, sys
 from collections import OrderedDict
 
@@ -69,7 +70,7 @@ runs = []
 for suite in suites:
     try:
         of_suite = c.execute("""SELECT r.id, r.name, r.config_json, r.status, r.param_count, r.current_step,
-                                       r.started_at, r.finished_at
+                                       r.started_at, r.finished_at, s.name
                                 FROM runs r JOIN suites s ON s.id = r.suite_id WHERE s.name = ? ORDER BY r.id""",
                              (suite,)).fetchall()
     except sqlite3.DatabaseError as e:  # not SQLite, damaged, or another program's tables
@@ -84,13 +85,13 @@ def series(run_id, name):
                         WHERE s.run_id = ? AND s.name = ? ORDER BY m.step""", (run_id, name)).fetchall()
 
 groups = OrderedDict()
-for rid, name, cfg, status, params, step, t0, t1 in runs:
+for rid, name, cfg, status, params, step, t0, t1, suite in runs:
     parts = name.split("/")
     key = "/".join(parts[1:-1] + [",".join(p for p in parts[-1].split(",") if not p.startswith("seed="))]).rstrip("/")
     val_points = series(rid, "val_loss")
     val = [v for _, v, _ in val_points if v is not None]
     wall = [w for _, _, w in series(rid, "train_loss") if w is not None]
-    groups.setdefault(key, []).append(dict(cfg=json.loads(cfg), status=status, params=params, step=step,
+    groups.setdefault(key, []).append(dict(suite=suite, cfg=json.loads(cfg), status=status, params=params, step=step,
                                            final=val[-1] if val else None, best=min(val) if val else None,
                                            at={st: v for st, v, _ in val_points if v is not None},
                                            minutes=((t1 - t0) / 60 if t0 and t1 else None)))
@@ -101,21 +102,41 @@ def flat(d, prefix=""):
         out.update(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k: v})
     return out
 
-# A group pools runs by name across the named suites: two suites that used one name for different
-# models would otherwise be averaged and paired as one, and one seed's two runs would be paired as
-# one of them. The seed, the device and how often a run
-# logs or checkpoints do not change what it computes (up to the device's rounding). A field one
-# config lacks is skipped: older workers wrote fewer fields and their runs took its default.
+# A group pools runs by name across the named suites. Two suites may use one name for different
+# models (heads of 8 at n = 16 in one, at n = 64 in another): such a name is split into one group
+# per configuration, each named NAME@SUITE after the suite of its first run, rather than averaged
+# and paired as one. The seed, the device and how often a run logs or checkpoints do not change
+# what it computes (up to the device's rounding). A field one config lacks is skipped: older
+# workers wrote fewer fields and their runs took its default.
 FREE = {"train.seed", "train.device", "train.log_every", "train.checkpoint_every"}
+
+def differing(a, b):
+    """The first field, seed and device aside, that both flat configs hold with different values; None if none."""
+    return next((f for f in sorted(a) if f not in FREE and f in b and a[f] != b[f]), None)
+
+split = {}  # a name split by configuration: (what differs, its groups' names)
+regrouped = OrderedDict()
 for key, rs in groups.items():
-    first = flat(rs[0]["cfg"])
-    for r in rs[1:]:
-        other = flat(r["cfg"])
-        field = next((f for f in sorted(first) if f not in FREE and f in other and first[f] != other[f]), None)
-        if field is not None:
-            sys.exit(f"suite_report: run group {key!r} holds runs of different configurations ({field} = "
-                     f"{first[field]!r} and {other[field]!r}); a group's runs must differ only in seed and "
-                     "device: name fewer suites, or give the runs distinct labels")
+    parts = []  # [flat config of the part's first run, its runs]
+    for r in rs:
+        fr = flat(r["cfg"])
+        home = next((p for p in parts if differing(p[0], fr) is None), None)
+        if home is None:
+            parts.append([fr, [r]])
+        else:
+            home[1].append(r)
+    if len(parts) == 1:
+        regrouped[key] = rs
+        continue
+    names = []
+    for fr, part in parts:
+        name = f"{key}@{part[0]['suite']}"
+        names.append(name if name not in names else f"{name}#{len(names) + 1}")
+        regrouped[names[-1]] = part
+    field = differing(parts[0][0], parts[1][0])
+    split[key] = (f"{field} = {parts[0][0][field]!r} and {parts[1][0][field]!r}", names)
+groups = regrouped
+for key, rs in groups.items():
     seeds = [r["cfg"]["train"].get("seed", 0) for r in rs]
     twice = next((seed for seed in seeds if seeds.count(seed) > 1), None)
     if twice is not None:  # a paired difference would silently take one of them
@@ -125,6 +146,10 @@ for key, rs in groups.items():
 def require_groups(names, option=""):
     """Exit with one line naming the first of names that is no run group of the suites."""
     unknown = [g for g in names if g not in groups]
+    if unknown and unknown[0] in split:
+        what, parts = split[unknown[0]]
+        sys.exit(f"suite_report: {option}run group {unknown[0]!r} holds runs of different configurations ({what}) "
+                 f"in {','.join(suites)}; name one of {', '.join(parts)}")
     if unknown:
         sys.exit(f"suite_report: {option}no run group {unknown[0]!r} in {','.join(suites)}; "
                  f"the groups are the first column of the table, e.g. {next(iter(groups))!r}")

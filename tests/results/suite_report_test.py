@@ -2,7 +2,8 @@
 """suite_report_test.py REPO OUTDIR: scripts/suite_report.py's --compare and --at tables are the
 differences the DB holds, its --interaction table the 2 x 2 interactions it holds, its --pool
 tables the cells' standard errors, inverse-variance pooled mean and Cochran's Q computed here, a
-group whose runs differ in more than seed and device is refused, a group's
+name whose runs differ in more than seed and device splits into NAME@SUITE groups (the bare name
+refused, naming them), a group's
 losses are listed in seed order, --groups reads names that hold commas, --groups picks and orders the table's rows, and every bad input gets one
 message and exit 1, with no table printed.
 
@@ -152,6 +153,25 @@ se01 = (cells[0][5] ** 2 + cells[1][5] ** 2) ** 0.5
 want = f"| ({P_PAIRS[0][0]} - {P_PAIRS[0][1]}) - ({P_PAIRS[1][0]} - {P_PAIRS[1][1]}) | {diff:+.4f} | {se01:.4f} | {diff / se01:+.1f} |"
 check(want in p_lines, f"--pool's first cell - cell row {want!r}")
 
+# One name, two models: heads of 8 are "fixed-head-dk8/d_k=8,d_v=8" at n = 64 (th-projections-width)
+# and at n = 16 (th-projections-context16-width). Named together the suites give two groups,
+# NAME@SUITE, each of its own suite's runs and context; the bare name is refused, naming both.
+S_SUITES = "th-projections-width,th-projections-context16-width"
+S_NAME = "fixed-head-dk8/d_k=8,d_v=8"
+S_GROUPS = [f"{S_NAME}@th-projections-width", f"{S_NAME}@th-projections-context16-width"]
+both = report(shipped, S_SUITES, "--groups", ",".join(S_GROUPS))
+check(both.returncode == 0, f"--groups NAME@SUITE exits 0 (got {both.returncode}: {both.stderr.strip()})")
+table_lines = both.stdout.split("\n\n")[0].splitlines()
+header = table_lines[0].split(" | ") if table_lines else []
+rows = [l.split(" | ") for l in table_lines[2:]]
+check([r[0][2:] for r in rows] == S_GROUPS, f"the split name's rows are {S_GROUPS} (got {[r[0] for r in rows]})")
+if "n (context)" in header and len(rows) == 2:
+    check([r[header.index("n (context)")] for r in rows] == ["64", "16"], "the two groups hold n = 64's and n = 16's runs")
+    seeds_done = [r[header.index("seeds done")] for r in rows]
+    check(seeds_done == ["3/3", "3/3"], f"each group holds its own suite's 3 runs (got {seeds_done})")
+else:
+    check(False, f"a table of the two groups with an n column (got {table_lines[:1]})")
+
 # A group pools runs by name across suites; runs of one name but different models are refused.
 # A copy of the shipped DB where one of n = 8's multi-head runs says context 9.
 mixed = os.path.join(out, "mixed_configs.sqlite")
@@ -205,6 +225,9 @@ cases = [
       "fixed-head/heads=16", "standard/heads=16"), "has 1 paired seeds"),
     ((mixed, "th-projections-context,th-threshold-n8-seeds", "--compare", *P_PAIRS[0]),
      "run group 'multi-head/heads=32,context=8' holds runs of different configurations (model.context = 8 and 9)"),
+    ((shipped, S_SUITES, "--compare", S_NAME, S_GROUPS[0]),
+     f"run group '{S_NAME}' holds runs of different configurations (model.context = 64 and 16) in {S_SUITES}; "
+     f"name one of {S_GROUPS[0]}, {S_GROUPS[1]}"),
     ((twice, "th-projections-context,th-threshold-n8-seeds", "--compare", *P_PAIRS[0]),
      "run group 'multi-head/heads=32,context=8' holds two runs of seed 0"),
 ]
