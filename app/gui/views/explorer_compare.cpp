@@ -42,6 +42,10 @@ void ExplorerCompare::reset() {
   export_message_.clear();
   export_error_ = false;
   names_.clear();
+  clear_pins();
+}
+
+void ExplorerCompare::clear_pins() {
   pins_.clear();
   pinned_.clear();
   pooled_ = {};

@@ -31,6 +31,7 @@ class ExplorerCompare {
   bool settled(const ExplorerSession& session) const;
   nlohmann::json state() const;  // for --state-out: the pools, the pairs and their statistics
   void reset();                  // a new DB
+  void clear_pins();             // a lesson step: only the pins its scene names
 
   std::string scene_export;  // a scene's "export" on this tab: the pairs to this stem + ".csv" once paired
   // A scene's "pin": each [A run, B run] pins the comparison of their configurations once every

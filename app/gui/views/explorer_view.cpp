@@ -450,6 +450,7 @@ bool ExplorerView::load_lesson_scene(const nlohmann::json& scene, std::string* e
   curves_.settings = ExplorerCurves::Settings{};
   figures_.scene_figure.clear();
   scene_select_.clear();
+  compare_.clear_pins();  // only the step's own
   run_.set_replay_fraction(-1);
   lesson_figure_ = s.figure;
   const std::string db = explorer::resolve_db_name(s.db, nullptr);  // parse_explorer_scene refused unresolvable names
