@@ -136,17 +136,16 @@ void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, 
 void ExplorerCompare::repin() {
   pinned_.clear();
   pooled_ = {};
-  const auto& rows = rows_;
-  if (!rows || pins_.empty()) return;
-  auto row = [&](std::int64_t id) -> const explorer::RunRow* {
-    for (const auto& r : rows->rows)
+  if (!rows_ || pins_.empty()) return;
+  auto row = [&](std::int64_t id) -> const explorer::RunRow* {  // a pin's run in the rows now
+    for (const auto& r : rows_->rows)
       if (r.id == id) return &r;
     return nullptr;
   };
   for (const Pin& p : pins_) {
     const explorer::RunRow* a = row(p.a_run);
     const explorer::RunRow* b = row(p.b_run);
-    const auto pools = a && b ? explorer::seed_pools({a, b}, rows->rows) : std::vector<explorer::SeedPool>{};
+    const auto pools = a && b ? explorer::seed_pools({a, b}, rows_->rows) : std::vector<explorer::SeedPool>{};
     pinned_.push_back(pools.size() == 2 ? explorer::compare_final_val_loss(pools[0], pools[1])
                                         : explorer::PairedComparison{});
   }
