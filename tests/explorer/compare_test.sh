@@ -118,7 +118,9 @@ lines = open(sys.argv[2]).read().splitlines()
 start = lines.index("| cell (A - B, final val loss) | seeds | mean | sd | standard error | weight |")
 rows = [[x.strip() for x in l.strip().strip("|").split("|")] for l in lines[start + 2:start + 6]]
 q_line = lines[lines.index(next(l for l in lines if l.startswith("| cells | Cochran's Q |"))) + 2]
-got = [[p["label"], str(p["seeds"]), f"{p['mean']:+.4f}", f"{p['sd']:.4f}", f"{p['se']:.4f}",
+assert [p["label"].split(": ", 1)[0] for p in c["pins"]] == \
+    ["th-projections-context", "th-projections-context16-width", "th-projections-wide-keys"], "each label starts with A's suite"
+got = [[p["label"].split(": ", 1)[1], str(p["seeds"]), f"{p['mean']:+.4f}", f"{p['sd']:.4f}", f"{p['se']:.4f}",
         f"{p['weight']:.2f}"] for p in c["pins"]]
 pooled = c["pooled"]
 got.append(["pooled (inverse-variance)", str(pooled["seeds"]), f"{pooled['mean']:+.4f}", "-", f"{pooled['se']:.4f}", "1.00"])

@@ -3,7 +3,7 @@
 # The README's screenshots stay reproducible: scripts/readme_images.sh shoots every scene in
 # docs/images/scenes/ into OUTDIR, and each picture is whole and shows what its scene asked for
 # (the stored run it opens is open in the lab, the explorer read its DB without an error or a
-# scene message, nothing blocked the UI thread).
+# scene message, the comparisons it pins pooled, nothing blocked the UI thread).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/gui_test_lib.sh"
@@ -44,6 +44,12 @@ if lab.get("map_view") == "neurons":  # one head's logits, and cells that add up
     nv = state.get("neurons_view", {})
     if nv.get("keys", 0) < 1 or nv.get("r", 0) < 1 or nv.get("sum_error", 1.0) > 1e-3:
         problems.append(f"the neurons view drew {nv}")
+pins = scene.get("explorer", {}).get("pin")
+if pins:  # every pinned comparison shown, pooled
+    cmp = ex.get("compare", {})
+    if len(cmp.get("pins", [])) != len(pins) or cmp.get("pin_problem") or cmp.get("pooled", {}).get("problem"):
+        problems.append(f"the Compare tab should pool {len(pins)} pinned comparisons; state says {cmp.get('pins')}, "
+                        f"{cmp.get('pin_problem')!r}, {cmp.get('pooled')}")
 if state.get("problems") or state.get("stored_run_problem"):
     problems.append(f"lab problems: {state.get('problems')} {state.get('stored_run_problem')}")
 for p in problems:

@@ -125,9 +125,20 @@ void ExplorerCompare::apply_scene_pins(const ExplorerSession& session) {
   repin();
 }
 
-void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, std::string label) {
+void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, const std::string& names) {
   if (!a.config.valid() || !b.config.valid()) return;
-  Pin p{explorer::seed_pool_key(a.config), explorer::seed_pool_key(b.config), a.id, b.id, std::move(label)};
+  // The names leave out what the suite fixed (the context, say): the suite in front, the shapes in
+  // the tooltip, so pins from several suites read apart.
+  auto shape = [](const explorer::RunRow& r) {
+    return r.name + "  (n " + std::to_string(r.n) + ", d " + std::to_string(r.d) + ", h " + std::to_string(r.h) +
+           ", d_k " + std::to_string(r.d_p) + ", L " + std::to_string(r.L) + ", " + r.kind + ")";
+  };
+  Pin p{explorer::seed_pool_key(a.config),
+        explorer::seed_pool_key(b.config),
+        a.id,
+        b.id,
+        a.suite + ": " + names,
+        "A: " + shape(a) + "\nB: " + shape(b) + "\n(each with every run of its configuration, any seed or suite)"};
   for (const Pin& q : pins_)
     if (q.a_key == p.a_key && q.b_key == p.b_key) return;  // pinned already
   pins_.push_back(std::move(p));
@@ -335,7 +346,7 @@ void ExplorerCompare::draw_pins(float ui_scale) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(pins_[i].label.c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pins_[i].label.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pins_[i].detail.c_str());
       cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(i));

@@ -42,7 +42,7 @@ class ExplorerCompare {
   void pair_pools();                              // paired_, units_warning_ and parameters_ for pools a_ and b_
   void reselect(const ExplorerSession& session);  // pools_, labels_, A and B for new rows or a new selection
   void apply_scene_pins(const ExplorerSession& session);
-  void pin(const explorer::RunRow& a, const explorer::RunRow& b, std::string label);
+  void pin(const explorer::RunRow& a, const explorer::RunRow& b, const std::string& names);  // names: "A - B"
   void repin();  // pinned_ and pooled_ again, from rows_
   void draw_pins(float ui_scale);
   void draw_pair_table(float width, float height) const;
@@ -68,7 +68,8 @@ class ExplorerCompare {
   struct Pin {
     std::string a_key, b_key;   // the pools' seed_pool_key
     std::int64_t a_run, b_run;  // a run of each (the pools are made again from them as rows change)
-    std::string label;          // "A - B", the names as the combos show them, without run counts
+    std::string label;          // "suite: A - B", the names as the combos show them, without run counts
+    std::string detail;         // the tooltip: both runs and their shapes (n, d, h, d_k, L)
   };
   std::vector<std::string> names_;  // one per pool: labels_ without the run counts
   std::vector<Pin> pins_;
