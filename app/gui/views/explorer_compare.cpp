@@ -104,7 +104,7 @@ void ExplorerCompare::reselect(const ExplorerSession& session) {
   b_ = index_of(b_key, a_ == 1 ? 0 : 1);
   if (b_ == a_) b_ = a_ == 0 ? 1 : 0;
   pair_pools();
-  repin();
+  repin(session);
 }
 
 void ExplorerCompare::apply_scene_pins(const ExplorerSession& session) {
@@ -122,7 +122,7 @@ void ExplorerCompare::apply_scene_pins(const ExplorerSession& session) {
           explorer::without_seed(session.short_name(*a)) + " - " + explorer::without_seed(session.short_name(*b)));
   }
   scene_pins.clear();
-  repin();
+  repin(session);
 }
 
 void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, const std::string& names) {
@@ -144,18 +144,13 @@ void ExplorerCompare::pin(const explorer::RunRow& a, const explorer::RunRow& b, 
   pins_.push_back(std::move(p));
 }
 
-void ExplorerCompare::repin() {
+void ExplorerCompare::repin(const ExplorerSession& session) {
   pinned_.clear();
   pooled_ = {};
   if (!rows_ || pins_.empty()) return;
-  auto row = [&](std::int64_t id) -> const explorer::RunRow* {  // a pin's run in the rows now
-    for (const auto& r : rows_->rows)
-      if (r.id == id) return &r;
-    return nullptr;
-  };
   for (const Pin& p : pins_) {
-    const explorer::RunRow* a = row(p.a_run);
-    const explorer::RunRow* b = row(p.b_run);
+    const explorer::RunRow* a = session.find_row(p.a_run);  // rows_ is session.rows here
+    const explorer::RunRow* b = session.find_row(p.b_run);
     const auto pools = a && b ? explorer::seed_pools({a, b}, rows_->rows) : std::vector<explorer::SeedPool>{};
     pinned_.push_back(pools.size() == 2 ? explorer::compare_final_val_loss(pools[0], pools[1])
                                         : explorer::PairedComparison{});
@@ -204,7 +199,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
         "together); each pair is one seed trained both ways.");
     if (pools_.size() == 1) ImGui::TextDisabled("The selection holds one configuration: %s.", labels_[0].c_str());
     ImGui::PopTextWrapPos();
-    draw_pins(ui_scale);
+    draw_pins(session, ui_scale);
     return;
   }
   // A and B, the two combos sharing the line's width.
@@ -240,7 +235,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   ImGui::BeginDisabled(pinned);
   if (ImGui::Button("Pin")) {
     pin(*pools_[a_].chosen, *pools_[b_].chosen, names_[a_] + " - " + names_[b_]);
-    repin();
+    repin(session);
   }
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -299,7 +294,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
   if (!parameters_.empty()) ImGui::TextDisabled("%s.", parameters_.c_str());
   ImGui::PopTextWrapPos();
-  draw_pins(ui_scale);
+  draw_pins(session, ui_scale);
 
   // The footer: its controls, and under them what the last export did (a line of its own: a path
   // and an error are long).
@@ -313,7 +308,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   draw_footer(ui_scale);
 }
 
-void ExplorerCompare::draw_pins(float ui_scale) {
+void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) {
   if (!pin_problem_.empty()) ImGui::TextColored(kProblem, "%s", pin_problem_.c_str());
   if (pins_.empty()) return;
   // One row per pinned comparison, the pooled row under them; at most six rows high (it scrolls).
@@ -368,7 +363,7 @@ void ExplorerCompare::draw_pins(float ui_scale) {
   }
   if (unpin >= 0) {
     pins_.erase(pins_.begin() + unpin);
-    repin();
+    repin(session);
   }
   if (pins_.empty()) return;
   ImGui::PushTextWrapPos(0.0f);

@@ -43,8 +43,8 @@ class ExplorerCompare {
   void reselect(const ExplorerSession& session);  // pools_, labels_, A and B for new rows or a new selection
   void apply_scene_pins(const ExplorerSession& session);
   void pin(const explorer::RunRow& a, const explorer::RunRow& b, const std::string& names);  // names: "A - B"
-  void repin();  // pinned_ and pooled_ again, from rows_
-  void draw_pins(float ui_scale);
+  void repin(const ExplorerSession& session);  // pinned_ and pooled_ again, from the session's rows (= rows_)
+  void draw_pins(const ExplorerSession& session, float ui_scale);
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
   void draw_footer(float ui_scale);          // the y-fit toggle and the CSV export
