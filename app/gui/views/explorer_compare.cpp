@@ -148,12 +148,24 @@ void ExplorerCompare::repin(const ExplorerSession& session) {
   pinned_.clear();
   pooled_ = {};
   if (!rows_ || pins_.empty()) return;
+  // One pass over the rows for every pin's A and B (a live DB reloads its rows each second).
+  std::vector<const explorer::RunRow*> chosen;
   for (const Pin& p : pins_) {
     const explorer::RunRow* a = session.find_row(p.a_run);  // rows_ is session.rows here
     const explorer::RunRow* b = session.find_row(p.b_run);
-    const auto pools = a && b ? explorer::seed_pools({a, b}, rows_->rows) : std::vector<explorer::SeedPool>{};
-    pinned_.push_back(pools.size() == 2 ? explorer::compare_final_val_loss(pools[0], pools[1])
-                                        : explorer::PairedComparison{});
+    if (a && b) chosen.insert(chosen.end(), {a, b});
+  }
+  const auto pools = explorer::seed_pools(chosen, rows_->rows);
+  auto pool_of = [&](std::int64_t run, const std::string& key) -> const explorer::SeedPool* {
+    if (!session.find_row(run)) return nullptr;
+    for (const auto& pool : pools)
+      if (pool.key == key) return &pool;
+    return nullptr;
+  };
+  for (const Pin& p : pins_) {
+    const explorer::SeedPool* a = pool_of(p.a_run, p.a_key);
+    const explorer::SeedPool* b = pool_of(p.b_run, p.b_key);
+    pinned_.push_back(a && b && a != b ? explorer::compare_final_val_loss(*a, *b) : explorer::PairedComparison{});
   }
   pooled_ = explorer::pool_comparisons(pinned_);
 }
