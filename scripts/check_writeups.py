@@ -10,8 +10,8 @@ tables it prints must stand in the write-up as they are, after the command's blo
 next one (all but the wall-time column: see wall_column): a number typed in, or a DB that no longer
 holds what the page says, fails.
 
---fix rewrites those tables in place (the first "| run group" table and the first "| A - B" table
-after each command) from the command's output, for a write-up made with an older suite_report.
+--fix rewrites those tables in place (after each command, the table of the same heading, else the
+first "| run group" or "| A - B" table) from the command's output, for a write-up made with an older suite_report.
 Exit status: 0 all match, 1 some table differs (listed), 2 a command failed or found no runs.
 """
 import glob, os, re, subprocess, sys
@@ -130,7 +130,10 @@ def check(path, fix):
             if any(without_wall(lines[a:b]) == without_wall(want) for a, b in same_kind):
                 continue
             if fix and same_kind:
-                a, b = same_kind[0]
+                # The table of the same heading ("A - B (val loss at step 2500, ...)": --at prints
+                # several), else the first of its kind.
+                head = want[0].split("|")[1].strip()
+                a, b = next(((a, b) for a, b in same_kind if lines[a].split("|")[1].strip() == head), same_kind[0])
                 want = keep_page_walls(want, lines[a:b])
                 lines[a:b] = want
                 changed = True

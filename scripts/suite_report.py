@@ -11,6 +11,9 @@ validation loss evaluated there, one table per step (e.g. how a gap moves over t
 (e.g. the rows of a comparison drawn from several suites, without the suites' other rows; a group
 whose name holds commas, "logits-proj/heads=32,context=8", is read whole);
 --compare may name any group of the suites.
+--compare A B [A B ...]: per pair, A - B of the final validation loss for each seed both finished
+(paired: a seed shares data order and initialisation streams), their mean, sd and standard error
+(sd / sqrt(seeds)), and in how many seeds A is lower.
 --interaction BOTH ONE OTHER NEITHER (before --compare): a 2 x 2 design's interaction, per seed:
 BOTH - ONE - OTHER + NEITHER, the groups with both changes, each change alone and neither. Below
 zero: the two changes together lower the loss by more than the sum of what each does alone.
@@ -238,10 +241,13 @@ for key, rs in table.items():
           f"{(f'{statistics.mean(mins):.1f}' if mins else '-')} |")
 
 def paired_row(name, d):
-    """A row of a paired table: the per-seed values d (seed order), their mean, how many below zero."""
+    """A row of a paired table: the per-seed values d (seed order), their mean, sd and standard error
+    (sd / sqrt(seeds); "-" below two seeds), how many below zero."""
     if not d:
-        return f"| {name} | 0 | - | - | - |"
-    return (f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | "
+        return f"| {name} | 0 | - | - | - | - | - |"
+    sd = statistics.stdev(d) if len(d) > 1 else None
+    spread = "- | -" if sd is None else f"{sd:.4f} | {sd / math.sqrt(len(d)):.4f}"
+    return (f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | {spread} | "
             f"{sum(x < 0 for x in d)}/{len(d)} |")
 
 # --compare A B [A B ...]: per-seed differences of final val loss between run groups (A - B), for
@@ -250,8 +256,8 @@ def paired_row(name, d):
 if compare_args is not None:
     for step in [None] + at_steps:
         what = "final val loss" if step is None else f"val loss at step {step}"
-        print(f"\n| A - B ({what}, per seed) | seeds | per-seed differences | mean | A better in |")
-        print("|---|---|---|---|---|")
+        print(f"\n| A - B ({what}, per seed) | seeds | per-seed differences | mean | sd | standard error | A better in |")
+        print("|---|---|---|---|---|---|---|")
         for a, b in zip(compare_args[0::2], compare_args[1::2]):
             fa, fb = finals_by_seed(a, step), finals_by_seed(b, step)
             print(paired_row(f"{a} - {b}", [fa[s] - fb[s] for s in sorted(set(fa) & set(fb))]))
@@ -264,8 +270,8 @@ if interaction is not None:
         what = "final val loss" if step is None else f"val loss at step {step}"
         both, one, other, neither = (finals_by_seed(g, step) for g in interaction)
         seeds = sorted(set(both) & set(one) & set(other) & set(neither))
-        print(f"\n| BOTH - ONE - OTHER + NEITHER ({what}, per seed) | seeds | per-seed interactions | mean | below zero in |")
-        print("|---|---|---|---|---|")
+        print(f"\n| BOTH - ONE - OTHER + NEITHER ({what}, per seed) | seeds | per-seed interactions | mean | sd | standard error | below zero in |")
+        print("|---|---|---|---|---|---|---|")
         print(paired_row(f"{interaction[0]} - {interaction[1]} - {interaction[2]} + {interaction[3]}",
                          [both[s] - one[s] - other[s] + neither[s] for s in seeds]))
 

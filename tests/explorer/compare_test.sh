@@ -3,7 +3,7 @@
 # The explorer's Compare tab on the shipped results DB against scripts/suite_report.py --compare,
 # the write-ups' own tool (two implementations, one answer): two selected runs of P_l and of
 # multi-head at h = 32 pool their configurations over seeds and suites, and the pairs, per-seed
-# differences, mean and sign count equal what suite_report prints for the same groups. One
+# differences, mean, sd, standard error and sign count equal what suite_report prints for the same groups. One
 # selected configuration alone asks for a second. Pinned comparisons pool as suite_report.py --pool
 # pools them.
 set -u
@@ -32,15 +32,16 @@ import json, sys
 c = json.load(open(sys.argv[1]))["explorer"]["compare"]
 row = next(l for l in open(sys.argv[2]) if l.startswith("| logits-proj/heads=32 - multi-head/heads=32 |"))
 cells = [x.strip() for x in row.strip().strip("|").split("|")]
-seeds, diffs, mean, better = int(cells[1]), cells[2].split(" / "), cells[3], cells[4]
+seeds, diffs, mean, sd, se, better = int(cells[1]), cells[2].split(" / "), *cells[3:7]
 got = {
     "a": c["a"], "b": c["b"], "pairs": len(c["pairs"]),
     "diffs": [f"{p['difference']:+.4f}" for p in c["pairs"]],
-    "mean": f"{c['mean']:+.4f}", "better": f"{c['a_lower']}/{len(c['pairs'])}",
+    "mean": f"{c['mean']:+.4f}", "sd": f"{c['sd']:.4f}", "se": f"{c['se']:.4f}",
+    "better": f"{c['a_lower']}/{len(c['pairs'])}",
 }
 want = {
     "a": "logits-proj/heads=32 (5 runs, 2 suites)", "b": "multi-head/heads=32 (6 runs, 4 suites)",
-    "pairs": seeds, "diffs": diffs, "mean": mean, "better": better,
+    "pairs": seeds, "diffs": diffs, "mean": mean, "sd": sd, "se": se, "better": better,
 }
 print("compare tab:", got)
 print("suite_report:", want)
@@ -133,9 +134,12 @@ assert q_line == got_q, "Q"
 assert c["pin_problem"] == "" and pooled["problem"] == ""
 PY
 shot pinned_missing "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins, [\"no/such/run\", \"lrb-heads/fixed-head/heads=32\"]]}}"
+# The three good pins pool as they did without the bad one (the Q of the shot above).
+q=$(python3 -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["explorer"]["compare"]["pooled"]["q"], 2))' \
+  "$out/pinned.state.json") || fail "pinned: no pooled Q in its state"
 state_equals pinned_missing "$out/pinned_missing.state.json" \
   '(len(j["explorer"]["compare"]["pins"]), j["explorer"]["compare"]["pin_problem"], round(j["explorer"]["compare"]["pooled"]["q"], 2))' \
-  '(3, "The scene pins a run this DB does not hold: no/such/run.", 3.53)'
+  "(3, \"The scene pins a run this DB does not hold: no/such/run.\", $q)"
 
 # One configuration selected (two of its seeds): nothing to compare, and the tab says so.
 shot one '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare",

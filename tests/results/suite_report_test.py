@@ -11,7 +11,7 @@ The good case reads the shipped results DB (read-only): one pair of vb-depth-wid
 whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
 and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
 """
-import json, math, os, sqlite3, subprocess, sys
+import json, math, os, sqlite3, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Checks
@@ -55,15 +55,17 @@ seeds = sorted(set(va) & set(vb))
 
 def expected_row(step):
     d = [(va[s][step] if step else va[s][max(va[s])]) - (vb[s][step] if step else vb[s][max(vb[s])]) for s in seeds]
-    return f"| {A} - {B} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | {sum(x < 0 for x in d)}/{len(d)} |"
+    sd = statistics.stdev(d)
+    return (f"| {A} - {B} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | "
+            f"{sd:.4f} | {sd / math.sqrt(len(d)):.4f} | {sum(x < 0 for x in d)}/{len(d)} |")
 
 
 good = report(shipped, SUITE, "--at", "5000", "--compare", A, B)
 check(good.returncode == 0, f"the good case exits 0 (got {good.returncode}: {good.stderr.strip()})")
 lines = good.stdout.splitlines()
-check("| A - B (final val loss, per seed) | seeds | per-seed differences | mean | A better in |" in lines,
+check("| A - B (final val loss, per seed) | seeds | per-seed differences | mean | sd | standard error | A better in |" in lines,
       "the final-loss comparison table is printed")
-check("| A - B (val loss at step 5000, per seed) | seeds | per-seed differences | mean | A better in |" in lines,
+check("| A - B (val loss at step 5000, per seed) | seeds | per-seed differences | mean | sd | standard error | A better in |" in lines,
       "--at 5000 prints a table headed by its step")
 for step, what in ((None, "final"), (5000, "step 5000")):
     want = expected_row(step)
@@ -80,6 +82,14 @@ rows = [l.split(" | ")[0][2:] for l in picked.stdout.split("\n\n")[0].splitlines
 check(rows == [B, A], f"--groups {B},{A}: the rows are those two in that order (got {rows})")
 check(expected_row(None) in picked.stdout.splitlines(), "--groups leaves the comparison as it was")
 
+# A pair with one seed has no spread: its sd and standard error read "-", not 0.
+paper = os.path.join(repo, "assets", "results", "paper", "vb_depth_width_gpu.sqlite")
+one = report(paper, "vb-depth-width", "--compare", "deep/width=232,tokenizer=bpe:2000", "shallow/width=320,tokenizer=bpe:2000")
+row = next((l for l in one.stdout.splitlines() if l.startswith("| deep/width=232,tokenizer=bpe:2000 - ")), "")
+cells = [c.strip() for c in row.strip("|").split("|")]
+check(one.returncode == 0 and len(cells) == 7 and cells[1] == "1" and cells[4:6] == ["-", "-"],
+      f"a one-seed pair prints '-' for its sd and standard error (got {row!r})")
+
 # --interaction BOTH ONE OTHER NEITHER: per seed that all four finished, BOTH - ONE - OTHER + NEITHER
 # of the final losses; here talking-heads, P_l alone, P_w alone and neither at h = 32, d_k = 32,
 # their runs spread over five suites.
@@ -90,7 +100,8 @@ i_seeds = sorted(set.intersection(*(set(f) for f in final)))
 check(len(i_seeds) >= 3, f"the four interaction groups share >= 3 finished seeds (got {i_seeds})")
 d = [final[0][s] - final[1][s] - final[2][s] + final[3][s] for s in i_seeds]
 want = (f"| {I_GROUPS[0]} - {I_GROUPS[1]} - {I_GROUPS[2]} + {I_GROUPS[3]} | {len(d)} | "
-        f"{' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | {sum(x < 0 for x in d)}/{len(d)} |")
+        f"{' / '.join(f'{x:+.4f}' for x in d)} | {sum(d) / len(d):+.4f} | {statistics.stdev(d):.4f} | "
+        f"{statistics.stdev(d) / math.sqrt(len(d)):.4f} | {sum(x < 0 for x in d)}/{len(d)} |")
 inter = report(shipped, ",".join(I_SUITES), "--interaction", *I_GROUPS)
 check(inter.returncode == 0, f"--interaction exits 0 (got {inter.returncode}: {inter.stderr.strip()})")
 check(want in inter.stdout.splitlines(), f"the interaction row is the DB's: want {want!r}, got {inter.stdout[-400:]!r}")
