@@ -289,6 +289,11 @@ def chi2_sf(q, df):
         term *= q / (2 * i + 1)
     return total
 
+def fmt_p(p):
+    """A p-value: two decimals from 0.01 up, four below (two would read 0.00), "< 0.0001" below that
+    (the explorer's p_value_text prints the same)."""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}" if p < 0.01 else f"{p:.2f}"
+
 # --pool: the --compare pairs as cells of one effect. Each cell's per-seed differences give its
 # mean m_i and standard error s_i; the pooled mean weighs each by 1 / s_i^2; Q = sum (m_i - pooled)^2
 # / s_i^2 is chi-square with cells - 1 degrees of freedom if the cells share one effect.
@@ -304,7 +309,7 @@ if pool:
           f"{1 / math.sqrt(sum(w)):.4f} | 1.00 |")
     print("\n| cells | Cochran's Q | degrees of freedom | p (chi-square; small: the cells differ by more than their seeds' noise) |")
     print("|---|---|---|---|")
-    print(f"| {len(cells)} | {q:.2f} | {len(cells) - 1} | {chi2_sf(q, len(cells) - 1):.2f} |")
+    print(f"| {len(cells)} | {q:.2f} | {len(cells) - 1} | {fmt_p(chi2_sf(q, len(cells) - 1))} |")
     print("\n| between cells | difference of means | standard error | difference / standard error |")
     print("|---|---|---|---|")
     for i in range(len(cells)):

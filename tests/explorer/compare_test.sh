@@ -109,7 +109,7 @@ pins='"pin": [["th-projections-context/logits-proj/heads=32,context=8,seed=0", "
   ["th-projections-context16-width/logits-proj-dk8/d_k=8,d_v=8,seed=0", "th-projections-context16-width/fixed-head-dk8/d_k=8,d_v=8,seed=0"],
   ["th-projections-wide-keys/logits-proj-dk32/heads=32,seed=0", "lrb-heads/fixed-head/heads=32"]'
 shot pinned "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins]}}"
-python3 "$src/scripts/suite_report.py" "$db" th-projections-context,th-threshold-n8-seeds,th-threshold-n8-seeds2,th-projections-context16-width,th-threshold-n16-seeds,th-projections-wide-keys,lrb-heads,lrb-heads-seeds \
+python3 "$src/scripts/suite_report.py" "$db" th-projections-context,th-threshold-n8-seeds,th-threshold-n8-seeds2,th-projections-context16-width,th-threshold-n16-seeds,th-threshold-n16-seeds2,th-projections-wide-keys,lrb-heads,lrb-heads-seeds \
   --pool --compare logits-proj/heads=32,context=8 multi-head/heads=32,context=8 logits-proj-dk8/d_k=8,d_v=8 fixed-head-dk8/d_k=8,d_v=8 \
   logits-proj-dk32/heads=32 fixed-head/heads=32 > "$out/pool_report.md" || fail "suite_report.py --pool failed"
 python3 - "$out/pinned.state.json" "$out/pool_report.md" <<'PY' || fail "pinned: the Compare tab's pool and suite_report.py --pool disagree"
@@ -125,7 +125,9 @@ got = [[p["label"].split(": ", 1)[1], str(p["seeds"]), f"{p['mean']:+.4f}", f"{p
         f"{p['weight']:.2f}"] for p in c["pins"]]
 pooled = c["pooled"]
 got.append(["pooled (inverse-variance)", str(pooled["seeds"]), f"{pooled['mean']:+.4f}", "-", f"{pooled['se']:.4f}", "1.00"])
-got_q = f"| {len(c['pins'])} | {pooled['q']:.2f} | {pooled['df']} | {pooled['p']:.2f} |"
+p = pooled["p"]
+p = "< 0.0001" if p < 0.0001 else f"{p:.4f}" if p < 0.01 else f"{p:.2f}"
+got_q = f"| {len(c['pins'])} | {pooled['q']:.2f} | {pooled['df']} | {p} |"
 print("compare tab:", got, got_q)
 print("suite_report:", rows, q_line)
 assert [r[1:] for r in got] == [r[1:] for r in rows], "cells"

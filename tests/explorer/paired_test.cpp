@@ -245,6 +245,17 @@ TEST(ChiSquareSurvival, MatchesNumericIntegration) {
   EXPECT_TRUE(std::isnan(chi_square_survival(-1.0, 2)));
 }
 
+TEST(PValueText, TwoDecimalsFromOnePercentFourBelowThenABound) {
+  EXPECT_EQ(p_value_text(0.173774), "0.17");
+  EXPECT_EQ(p_value_text(0.01), "0.01");
+  EXPECT_EQ(p_value_text(0.0099), "0.0099");
+  EXPECT_EQ(p_value_text(chi_square_survival(13.69, 3)), "0.0034");  // would read 0.00 at two decimals
+  EXPECT_EQ(p_value_text(0.0001), "0.0001");
+  EXPECT_EQ(p_value_text(0.00009), "< 0.0001");
+  EXPECT_EQ(p_value_text(1.0), "1.00");
+  EXPECT_EQ(p_value_text(kNaN), "-");
+}
+
 TEST(DifferenceCurve, InterpolatesBOnAsPointsInsideItsRange) {
   Curve a, b;
   a.run_id = 7;

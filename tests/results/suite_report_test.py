@@ -11,7 +11,7 @@ The good case reads the shipped results DB (read-only): one pair of vb-depth-wid
 whose validation losses at step 5000 and at the end are looked up here with SQL of this test's own
 and subtracted, seed by seed; the report's rows must say the same to 4 decimals.
 """
-import json, math, os, sqlite3, statistics, subprocess, sys
+import json, math, os, re, sqlite3, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import Checks
@@ -163,6 +163,21 @@ diff = cells[0][3] - cells[1][3]
 se01 = (cells[0][5] ** 2 + cells[1][5] ** 2) ** 0.5
 want = f"| ({P_PAIRS[0][0]} - {P_PAIRS[0][1]}) - ({P_PAIRS[1][0]} - {P_PAIRS[1][1]}) | {diff:+.4f} | {se01:.4f} | {diff / se01:+.1f} |"
 check(want in p_lines, f"--pool's first cell - cell row {want!r}")
+
+# A small p is printed to four decimals, not as 0.00: the four threshold cells with n = 16's 16
+# seeds and n = 32's cell (Q on 3 degrees of freedom; p = erfc(sqrt(q/2)) + sqrt(2q/pi) e^(-q/2)).
+F_SUITES = P_SUITES + ("th-threshold-n16-seeds2", "th-threshold-n32")
+F_PAIRS = P_PAIRS[:2] + [("logits-proj-dk16/d_k=16,d_v=16@th-threshold-n32", "fixed-head-dk16/d_k=16,d_v=16@th-threshold-n32"),
+                         P_PAIRS[2]]
+four = report(shipped, ",".join(F_SUITES), "--pool", "--compare", *[g for pair in F_PAIRS for g in pair])
+q_rows = [l for l in four.stdout.splitlines() if l.startswith("| 4 | ")]
+q4 = float(q_rows[0].split(" | ")[1]) if q_rows else float("nan")
+p4 = math.erfc(math.sqrt(q4 / 2)) + math.sqrt(2 * q4 / math.pi) * math.exp(-q4 / 2)
+printed = q_rows[0].strip(" |").split(" | ")[-1] if q_rows else ""
+# Q is printed rounded to 2 decimals: p from it may differ from the script's in the 4th decimal.
+check(four.returncode == 0 and p4 < 0.01 and re.fullmatch(r"0\.\d{4}", printed) is not None
+      and abs(float(printed) - p4) <= 1e-4,
+      f"a p below 0.01 reads to four decimals: want about {p4:.4f} (Q {q4}), got {q_rows} {four.stderr.strip()}")
 
 # One name, two models: heads of 8 are "fixed-head-dk8/d_k=8,d_v=8" at n = 64 (th-projections-width)
 # and at n = 16 (th-projections-context16-width). Named together the suites give two groups,

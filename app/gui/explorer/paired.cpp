@@ -191,6 +191,14 @@ double chi_square_survival(double q, int df) {
   return total;
 }
 
+std::string p_value_text(double p) {
+  if (std::isnan(p)) return "-";
+  if (p < 0.0001) return "< 0.0001";
+  char text[32];
+  std::snprintf(text, sizeof text, p < 0.01 ? "%.4f" : "%.2f", p);
+  return text;
+}
+
 std::string parameter_difference(const SeedPool& a, const SeedPool& b) {
   const auto ra = parameter_range(a), rb = parameter_range(b);
   if (ra.first <= 0 || rb.first <= 0) return "";

@@ -75,6 +75,10 @@ PooledComparisons pool_comparisons(const std::vector<PairedComparison>& cells);
 // P(X > q) for X chi-square with df >= 1 degrees of freedom (closed form for whole df).
 double chi_square_survival(double q, int df);
 
+// A p-value as the write-ups print it: "0.17" from 0.01 up, "0.0034" below (two decimals would
+// read 0.00), "< 0.0001" below that; "-" for NaN. suite_report.py's fmt_p prints the same.
+std::string p_value_text(double p);
+
 // The two pools' parameter counts, as the papers' "at equal parameters" asks: "A: 471,808
 // parameters, B: 469,760 (A +2,048, +0.44%)", "A and B: 469,760 parameters each", and where a
 // pool's runs differ in size (they should not), its range "465,664-471,808". "" when a pool has

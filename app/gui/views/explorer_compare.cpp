@@ -383,8 +383,9 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
     ImGui::TextDisabled("Pooled: nothing yet, %s.", pooled_.problem.c_str());
   } else {
     char line[320];
-    std::snprintf(line, sizeof line, "Do they differ? Cochran's Q = %.2f on %d degrees of freedom, p = %.2f: %s",
-                  pooled_.q, pooled_.df, pooled_.p,
+    const std::string p = explorer::p_value_text(pooled_.p);
+    std::snprintf(line, sizeof line, "Do they differ? Cochran's Q = %.2f on %d degrees of freedom, p %s%s: %s",
+                  pooled_.q, pooled_.df, p[0] == '<' ? "" : "= ", p.c_str(),
                   pooled_.p < 0.05 ? "they differ by more than their seeds' noise (p < 0.05)."
                                    : "not told apart from one effect by these seeds.");
     ImGui::TextUnformatted(line);
