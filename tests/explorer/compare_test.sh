@@ -103,8 +103,8 @@ PY
 # Pinned comparisons pool as suite_report.py --pool pools them: the three causal-threshold cells
 # of docs/results/th_projections_full.md (P_l minus fixed heads of d_k = floor(n/2) at n = 8, 16,
 # 64), pinned by a scene; each cell's seeds, mean and standard error, the pooled mean and its
-# standard error, Q and p equal the script's to the digits it prints. A pin naming a run the DB
-# lacks is said inline; the others still pin.
+# standard error, Q and p, and every two cells' difference, equal the script's to the digits it
+# prints. A pin naming a run the DB lacks is said inline; the others still pin.
 pins='"pin": [["th-projections-context/logits-proj/heads=32,context=8,seed=0", "th-projections-context/multi-head/heads=32,context=8,seed=0"],
   ["th-projections-context16-width/logits-proj-dk8/d_k=8,d_v=8,seed=0", "th-projections-context16-width/fixed-head-dk8/d_k=8,d_v=8,seed=0"],
   ["th-projections-wide-keys/logits-proj-dk32/heads=32,seed=0", "lrb-heads/fixed-head/heads=32"]'
@@ -133,6 +133,13 @@ print("suite_report:", rows, q_line)
 assert [r[1:] for r in got] == [r[1:] for r in rows], "cells"
 assert [r[0] for r in got] == [r[0] for r in rows], "labels"
 assert q_line == got_q, "Q"
+# Every two pins' difference and its standard error, as the script's "between cells" table.
+start = lines.index("| between cells | difference of means | standard error | difference / standard error |")
+want_between = [[x.strip() for x in l.strip().strip("|").split("|")][1:] for l in lines[start + 2:start + 5]]
+got_between = [[f"{d['difference']:+.4f}", f"{d['se']:.4f}", f"{d['difference'] / d['se']:+.1f}"] for d in pooled["between"]]
+print("between:", got_between, want_between)
+assert [(d["i"], d["j"]) for d in pooled["between"]] == [(0, 1), (0, 2), (1, 2)], "between: every two pins in order"
+assert got_between == want_between, "between"
 assert c["pin_problem"] == "" and pooled["problem"] == ""
 PY
 shot pinned_missing "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins, [\"no/such/run\", \"lrb-heads/fixed-head/heads=32\"]]}}"

@@ -210,6 +210,29 @@ TEST(PooledComparisons, InverseVarianceMeanAndCochransQ) {
   EXPECT_LT(pooled.weights[2], 0.1);
 }
 
+TEST(PooledComparisons, EveryTwoCellsDifferenceAndTheFarthestCell) {
+  // Four cells as the write-up rounds the threshold cells (n = 8, 16, 64, 32): every two cells'
+  // difference and its standard error, in suite_report's "between cells" order.
+  const PooledComparisons pooled = pool_comparisons({cell(16, -0.0034, 0.0018), cell(8, -0.0072, 0.0016),
+                                                     cell(5, -0.0007, 0.0047), cell(8, +0.0010, 0.0023)});
+  ASSERT_EQ(pooled.between.size(), 6u);  // (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+  EXPECT_EQ(pooled.between[0].i, 0u);
+  EXPECT_EQ(pooled.between[0].j, 1u);
+  EXPECT_NEAR(pooled.between[0].difference, 0.0038, 1e-15);
+  EXPECT_NEAR(pooled.between[0].se, std::sqrt(0.0018 * 0.0018 + 0.0016 * 0.0016), 1e-15);
+  EXPECT_EQ(pooled.between[5].i, 2u);
+  EXPECT_EQ(pooled.between[5].j, 3u);
+  // Cell 1 (the gain) lies farthest from cell 3 (the tie): -0.0082 over 0.0028 = -2.9 se.
+  const CellDifference* far = farthest_from(pooled, 1);
+  ASSERT_NE(far, nullptr);
+  EXPECT_EQ(far->i, 1u);
+  EXPECT_EQ(far->j, 3u);
+  EXPECT_NEAR(far->difference / far->se, -0.0082 / std::hypot(0.0016, 0.0023), 1e-12);
+  // Cell 3's farthest is cell 1 too, the pair read from cell 3's side by the caller.
+  EXPECT_EQ(farthest_from(pooled, 3), far);
+  EXPECT_EQ(farthest_from(pool_comparisons({cell(8, -0.01, 0.002)}), 0), nullptr);
+}
+
 TEST(PooledComparisons, EqualCellsGiveQZeroAndPOne) {
   const PooledComparisons pooled = pool_comparisons({cell(4, -0.01, 0.002), cell(4, -0.01, 0.002)});
   EXPECT_DOUBLE_EQ(pooled.mean, -0.01);

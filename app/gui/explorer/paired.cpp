@@ -170,7 +170,18 @@ PooledComparisons pool_comparisons(const std::vector<PairedComparison>& cells) {
   }
   out.df = static_cast<int>(cells.size()) - 1;
   out.p = chi_square_survival(out.q, out.df);
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    for (std::size_t j = i + 1; j < cells.size(); ++j)
+      out.between.push_back({i, j, cells[i].mean - cells[j].mean, std::hypot(cells[i].se, cells[j].se)});
   return out;
+}
+
+const CellDifference* farthest_from(const PooledComparisons& pooled, std::size_t i) {
+  const CellDifference* best = nullptr;
+  for (const CellDifference& d : pooled.between)
+    if ((d.i == i || d.j == i) && (!best || std::abs(d.difference) / d.se > std::abs(best->difference) / best->se))
+      best = &d;
+  return best;
 }
 
 double chi_square_survival(double q, int df) {

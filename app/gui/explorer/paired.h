@@ -62,6 +62,11 @@ PairedComparison compare_final_val_loss(const SeedPool& a, const SeedPool& b);
 // freedom if the cells share one effect: a small p says they differ by more than their seeds'
 // noise. What `scripts/suite_report.py --pool` prints. Each cell's standard error comes from its
 // own few seeds, so p is approximate.
+struct CellDifference {
+  std::size_t i = 0, j = 0;  // cells i < j
+  double difference = kNaN;  // cell i's mean - cell j's
+  double se = kNaN;          // sqrt(se_i^2 + se_j^2)
+};
 struct PooledComparisons {
   std::vector<double> weights;  // each cell's share of the pooled mean (summing to 1)
   std::size_t seeds = 0;        // pairs over all cells
@@ -69,8 +74,13 @@ struct PooledComparisons {
   double q = kNaN, p = kNaN;
   int df = 0;
   std::string problem;  // why nothing pooled ("" when mean is set): fewer than two cells, or a cell without a spread
+  std::vector<CellDifference> between;  // every two cells, (0, 1), (0, 2), ... (suite_report's "between cells")
 };
 PooledComparisons pool_comparisons(const std::vector<PairedComparison>& cells);
+
+// The cell farthest from cell i in standard errors of their difference (|difference| / se), as
+// cell i minus it: nullptr when nothing pooled.
+const CellDifference* farthest_from(const PooledComparisons& pooled, std::size_t i);
 
 // P(X > q) for X chi-square with df >= 1 degrees of freedom (closed form for whole df).
 double chi_square_survival(double q, int df);

@@ -329,10 +329,11 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
   const float rows = static_cast<float>(std::min<std::size_t>(pins_.size() + (pooled_.problem.empty() ? 2 : 1), 7));
   const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
   int unpin = -1;
-  if (ImGui::BeginTable("##pins", 7, flags, ImVec2(-1, rows * row_h + 2.0f * ui_scale))) {
+  if (ImGui::BeginTable("##pins", 9, flags, ImVec2(-1, rows * row_h + 2.0f * ui_scale))) {
     ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
     ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch, 5.0f);
-    for (const char* c : {"seeds", "mean", "sd", "standard error", "weight"})
+    for (const char* c : {"seeds", "mean", "sd", "standard error", "weight", "farthest"})
       ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("##unpin", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFrameHeight());
     ImGui::TableHeadersRow();
@@ -352,9 +353,13 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
       const auto& c = pinned_[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
+      ImGui::Text("%zu", i + 1);
+      ImGui::TableNextColumn();
       ImGui::TextUnformatted(pins_[i].label.c_str());
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pins_[i].detail.c_str());
       cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
+      ImGui::TableNextColumn();
+      draw_farthest(i);
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(i));
       if (ImGui::SmallButton("x")) unpin = static_cast<int>(i);
@@ -363,6 +368,7 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
     }
     if (pooled_.problem.empty()) {
       ImGui::TableNextRow();
+      ImGui::TableNextColumn();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted("pooled (inverse-variance)");
       tooltip(
@@ -396,6 +402,38 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
         "seeds, so p is approximate; p above 0.05 is no proof that the comparisons are equal.");
   }
   ImGui::PopTextWrapPos();
+}
+
+void ExplorerCompare::draw_farthest(std::size_t pin) const {
+  const explorer::CellDifference* far = explorer::farthest_from(pooled_, pin);
+  if (!far) {
+    ImGui::TextDisabled("-");
+    return;
+  }
+  // Read from this row's side: this comparison minus the other.
+  auto gap = [&](const explorer::CellDifference& d, std::size_t* other) {
+    *other = d.i == pin ? d.j : d.i;
+    return d.i == pin ? d.difference : -d.difference;
+  };
+  std::size_t other = 0;
+  const double difference = gap(*far, &other);
+  ImGui::Text("#%zu: %+.1f se", other + 1, difference / far->se);
+  if (!ImGui::IsItemHovered()) return;
+  std::string text = "#" + std::to_string(pin + 1) +
+                     " minus each other comparison, over the standard error of the difference "
+                     "(sqrt(se^2 + se^2)):";
+  char line[160];
+  for (const auto& d : pooled_.between) {
+    if (d.i != pin && d.j != pin) continue;
+    const double g = gap(d, &other);
+    std::snprintf(line, sizeof line, "\n  #%zu: %s (standard error %.4f): %+.1f", other + 1,
+                  explorer::signed_loss(g).c_str(), d.se, g / d.se);
+    text += line;
+  }
+  text +=
+      "\nBeyond about 2 the two differ by more than their seeds' noise (roughly: each standard error comes from "
+      "its own few seeds). Several pairs looked at together: expect one beyond 2 now and then by chance.";
+  ImGui::SetTooltip("%s", text.c_str());
 }
 
 void ExplorerCompare::draw_footer(float ui_scale) {
@@ -531,9 +569,12 @@ nlohmann::json ExplorerCompare::state() const {
                     {"sd", number(pinned_[i].sd)},
                     {"se", number(pinned_[i].se)},
                     {"weight", number(i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN)}});
+  nlohmann::json between = nlohmann::json::array();
+  for (const auto& d : pooled_.between)
+    between.push_back({{"i", d.i}, {"j", d.j}, {"difference", number(d.difference)}, {"se", number(d.se)}});
   const nlohmann::json pooled = {
       {"seeds", pooled_.seeds}, {"mean", number(pooled_.mean)}, {"se", number(pooled_.se)},  {"q", number(pooled_.q)},
-      {"df", pooled_.df},       {"p", number(pooled_.p)},       {"problem", pooled_.problem}};
+      {"df", pooled_.df},       {"p", number(pooled_.p)},       {"problem", pooled_.problem}, {"between", between}};
   return {{"pools", pools_.size()},
           {"a", two ? labels_[a_] : ""},
           {"b", two ? labels_[b_] : ""},

@@ -45,6 +45,7 @@ class ExplorerCompare {
   void pin(const explorer::RunRow& a, const explorer::RunRow& b, const std::string& names);  // names: "A - B"
   void repin(const ExplorerSession& session);  // pinned_ and pooled_ again, from the session's rows (= rows_)
   void draw_pins(const ExplorerSession& session, float ui_scale);
+  void draw_farthest(std::size_t pin) const;  // the pinned table's "farthest" cell, every gap in its tooltip
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
   void draw_footer(float ui_scale);          // the y-fit toggle and the CSV export
