@@ -2,7 +2,8 @@
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 # Checks a lesson handout (headroom --lesson FILE --handout DIR): every step was captured settled
 # with its animations done; the step's panel was the one drawn; every control the step highlights
-# was on screen; every lab key of the step's scene is what the lab shows (a swept control at its
+# was on screen; an Explorer step's pinned comparisons are all in its table; every lab key of the
+# step's scene is what the lab shows (a swept control at its
 # end value); no SQL or decode ran on the UI thread; each step's PNG has the window's size and is
 # not blank; index.html shows every step's image.
 file(READ "${DIR}/lesson.json" doc)
@@ -32,6 +33,15 @@ foreach(i RANGE ${last})
   string(JSON panel ERROR_VARIABLE no_panel GET "${doc}" steps ${i} view_state panel)
   if(NOT focus STREQUAL "" AND NOT panel STREQUAL focus)
     message(FATAL_ERROR "${where}: the step is about '${focus}' but the view drew '${panel}'")
+  endif()
+  # An Explorer step's pins: every comparison the scene pins is in the table, none named a missing run.
+  string(JSON pins_want ERROR_VARIABLE no_pins LENGTH "${doc}" steps ${i} scene explorer pin)
+  if(NOT no_pins AND pins_want GREATER 0)
+    string(JSON pins_got GET "${doc}" steps ${i} view_state explorer pins)
+    string(JSON pin_problem GET "${doc}" steps ${i} view_state explorer pin_problem)
+    if(NOT pins_got EQUAL pins_want OR NOT pin_problem STREQUAL "")
+      message(FATAL_ERROR "${where}: the scene pins ${pins_want} comparisons, the table shows ${pins_got} (${pin_problem})")
+    endif()
   endif()
   # Highlighted controls: each one the step names was drawn.
   string(JSON wanted LENGTH "${doc}" steps ${i} highlight)

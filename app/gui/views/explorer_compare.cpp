@@ -54,8 +54,9 @@ void ExplorerCompare::clear_pins() {
 
 void ExplorerCompare::refresh(const ExplorerSession& session) {
   if (session.rows != rows_ || session.selected != selection_) reselect(session);
-  // A scene's pins once every row is read (a run it names may be among the last read).
-  if (!scene_pins.empty() && rows_ && !rows_->partial) apply_scene_pins(session);
+  // A scene's pins once every row is read (a run it names may be among the last read): not on the
+  // empty snapshot a view holds before its first load, nor on a DB that did not open.
+  if (!scene_pins.empty() && rows_ && rows_->open && !rows_->partial) apply_scene_pins(session);
 }
 
 void ExplorerCompare::reselect(const ExplorerSession& session) {
@@ -332,9 +333,15 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
   if (ImGui::BeginTable("##pins", 9, flags, ImVec2(-1, rows * row_h + 2.0f * ui_scale))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
-    ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch, 5.0f);
-    for (const char* c : {"seeds", "mean", "sd", "standard error", "weight", "farthest"})
-      ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch);
+    // The numbers keep their width on a narrow window (a projector); the label gives way (its
+    // tooltip has it whole).
+    const std::pair<const char*, const char*> numbers[] = {{"seeds", "000"},     {"mean", "+0.0000"},
+                                                           {"sd", "0.0000"},     {"std err", "0.0000"},
+                                                           {"weight", "0.00"},   {"farthest", "#00: +00.0 se"}};
+    for (const auto& [header, widest] : numbers)
+      ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthFixed,
+                              std::max(ImGui::CalcTextSize(header).x, ImGui::CalcTextSize(widest).x));
     ImGui::TableSetupColumn("##unpin", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFrameHeight());
     ImGui::TableHeadersRow();
     auto cells = [](std::size_t seeds, double mean, double sd, double se, double weight) {
