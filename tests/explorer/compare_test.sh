@@ -150,6 +150,28 @@ state_equals pinned_missing "$out/pinned_missing.state.json" \
   '(len(j["explorer"]["compare"]["pins"]), j["explorer"]["compare"]["pin_problem"], round(j["explorer"]["compare"]["pooled"]["q"], 2))' \
   "(3, \"The scene pins a run this DB does not hold: no/such/run.\", $q)"
 
+# Hovering a pinned row's "farthest" cell lists its gap to every other pin, read from its side,
+# each as the pool's between-cells numbers say (the tooltip comes back through --state-out).
+printf '%s\n' "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins]}}" \
+  > "$out/hover.json"
+open_window "$out" "$headroom" --scene "$out/hover.json" --state-out "$out/hover.state.json"
+# At 1280x800 (this scene: a repeated-seed line above the table) the first pinned row is at
+# y ~ 522 and "farthest" at x ~ 1165: row 2, whose gap to row 1 reads from its own side (negated).
+xdotool mousemove --window "$win" 1165 542 sleep 0.3 mousemove --window "$win" 1167 542 sleep 1
+close_window hover
+python3 - "$out/hover.state.json" "$out/pinned.state.json" <<'PY' || fail "hover: the farthest cell's tooltip is not the pool's gaps"
+import json, sys
+tip = json.load(open(sys.argv[1])).get("tooltip", "")
+between = json.load(open(sys.argv[2]))["explorer"]["compare"]["pooled"]["between"]
+row = 1  # the second pin
+gaps = [(d["j"], d["difference"], d["se"]) if d["i"] == row else (d["i"], -d["difference"], d["se"])
+        for d in between if row in (d["i"], d["j"])]
+lines = [f"  #{other + 1}: {g:+.4f} (standard error {se:.4f}): {g / se:+.1f}" for other, g, se in gaps]
+print("tooltip:", repr(tip))
+print("expected lines:", lines)
+sys.exit(0 if tip.startswith("#2 minus each other comparison") and tip.split("\n")[1:1 + len(lines)] == lines else 1)
+PY
+
 # One configuration selected (two of its seeds): nothing to compare, and the tab says so.
 shot one '{"view": "Explorer", "explorer": {"db": "@results", "tab": "compare",
   "select": ["th-projections-heads/logits-proj/heads=32,seed=0", "th-projections-heads/logits-proj/heads=32,seed=1"]}}'

@@ -363,7 +363,7 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
       ImGui::Text("%zu", i + 1);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(pins_[i].label.c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pins_[i].detail.c_str());
+      tooltip(pins_[i].detail);
       cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
       ImGui::TableNextColumn();
       draw_farthest(i);
@@ -440,7 +440,7 @@ void ExplorerCompare::draw_farthest(std::size_t pin) const {
   text +=
       "\nBeyond about 2 the two differ by more than their seeds' noise (roughly: each standard error comes from "
       "its own few seeds). Several pairs looked at together: expect one beyond 2 now and then by chance.";
-  ImGui::SetTooltip("%s", text.c_str());
+  show_tooltip(text.c_str());
 }
 
 void ExplorerCompare::draw_footer(float ui_scale) {
