@@ -213,8 +213,8 @@ TEST(PooledComparisons, InverseVarianceMeanAndCochransQ) {
 TEST(PooledComparisons, EveryTwoCellsDifferenceAndTheFarthestCell) {
   // Four cells as the write-up rounds the threshold cells (n = 8, 16, 64, 32): every two cells'
   // difference and its standard error, in suite_report's "between cells" order.
-  const PooledComparisons pooled = pool_comparisons({cell(16, -0.0034, 0.0018), cell(8, -0.0072, 0.0016),
-                                                     cell(5, -0.0007, 0.0047), cell(8, +0.0010, 0.0023)});
+  const PooledComparisons pooled = pool_comparisons(
+      {cell(16, -0.0034, 0.0018), cell(8, -0.0072, 0.0016), cell(5, -0.0007, 0.0047), cell(8, +0.0010, 0.0023)});
   ASSERT_EQ(pooled.between.size(), 6u);  // (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
   EXPECT_EQ(pooled.between[0].i, 0u);
   EXPECT_EQ(pooled.between[0].j, 1u);

@@ -336,9 +336,9 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
     ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch);
     // The numbers keep their width on a narrow window (a projector); the label gives way (its
     // tooltip has it whole).
-    const std::pair<const char*, const char*> numbers[] = {{"seeds", "000"},     {"mean", "+0.0000"},
-                                                           {"sd", "0.0000"},     {"std err", "0.0000"},
-                                                           {"weight", "0.00"},   {"farthest", "#00: +00.0 se"}};
+    const std::pair<const char*, const char*> numbers[] = {{"seeds", "000"},   {"mean", "+0.0000"},
+                                                           {"sd", "0.0000"},   {"std err", "0.0000"},
+                                                           {"weight", "0.00"}, {"farthest", "#00: +00.0 se"}};
     for (const auto& [header, widest] : numbers)
       ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthFixed,
                               std::max(ImGui::CalcTextSize(header).x, ImGui::CalcTextSize(widest).x));
@@ -580,7 +580,7 @@ nlohmann::json ExplorerCompare::state() const {
   for (const auto& d : pooled_.between)
     between.push_back({{"i", d.i}, {"j", d.j}, {"difference", number(d.difference)}, {"se", number(d.se)}});
   const nlohmann::json pooled = {
-      {"seeds", pooled_.seeds}, {"mean", number(pooled_.mean)}, {"se", number(pooled_.se)},  {"q", number(pooled_.q)},
+      {"seeds", pooled_.seeds}, {"mean", number(pooled_.mean)}, {"se", number(pooled_.se)},   {"q", number(pooled_.q)},
       {"df", pooled_.df},       {"p", number(pooled_.p)},       {"problem", pooled_.problem}, {"between", between}};
   return {{"pools", pools_.size()},
           {"a", two ? labels_[a_] : ""},
