@@ -424,7 +424,11 @@ void ExplorerCompare::draw_farthest(std::size_t pin) const {
   };
   std::size_t other = 0;
   const double difference = gap(*far, &other);
-  ImGui::Text("#%zu: %+.1f se", other + 1, difference / far->se);
+  // Beyond 2 standard errors in the widgets' accent: the comparison that stands apart shows.
+  const double z = difference / far->se;
+  if (std::abs(z) >= 2.0)
+    ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "#%zu: %+.1f se", other + 1, z);
+  else ImGui::Text("#%zu: %+.1f se", other + 1, z);
   if (!ImGui::IsItemHovered()) return;
   std::string text = "#" + std::to_string(pin + 1) +
                      " minus each other comparison, over the standard error of the difference "
@@ -438,7 +442,8 @@ void ExplorerCompare::draw_farthest(std::size_t pin) const {
     text += line;
   }
   text +=
-      "\nBeyond about 2 the two differ by more than their seeds' noise (roughly: each standard error comes from "
+      "\nBeyond about 2 (the cell in colour) the two differ by more than their seeds' noise (roughly: each standard "
+      "error comes from "
       "its own few seeds). Several pairs looked at together: expect one beyond 2 now and then by chance.";
   show_tooltip(text.c_str());
 }
