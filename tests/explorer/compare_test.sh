@@ -150,6 +150,28 @@ state_equals pinned_missing "$out/pinned_missing.state.json" \
   '(len(j["explorer"]["compare"]["pins"]), j["explorer"]["compare"]["pin_problem"], round(j["explorer"]["compare"]["pooled"]["q"], 2))' \
   "(3, \"The scene pins a run this DB does not hold: no/such/run.\", $q)"
 
+# With comparisons pinned, the CSV export also writes STEM_pinned.csv: the pinned table as the tab
+# shows it (its state), the pooled line with Q, df and p.
+rm -f "$out/pinned_pairs.csv" "$out/pinned_pairs_pinned.csv"
+shot pinned_export "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", \"export\": \"$out/pinned_pairs\", $pair, $pins]}}"
+python3 - "$out/pinned_export.state.json" "$out/pinned_pairs_pinned.csv" <<'PY' || fail "pinned_export: the pinned CSV is not the tab's pinned table"
+import csv, json, math, sys
+c = json.load(open(sys.argv[1]))["explorer"]["compare"]
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+print("state:", c["export"], "| CSV rows:", len(rows))
+assert [r["row"] for r in rows] == ["1", "2", "3", "pooled"], [r["row"] for r in rows]
+for r, p in zip(rows, c["pins"]):
+    assert r["comparison"] == p["label"] and int(r["seeds"]) == p["seeds"], (r, p)
+    for key, field in (("mean", "mean"), ("sd", "sd"), ("se", "standard_error"), ("weight", "weight")):
+        assert float(r[field]) == p[key], (key, r[field], p[key])  # numbers read back exactly
+    assert r["q"] == r["df"] == r["p"] == ""
+pooled, last = c["pooled"], rows[3]
+assert int(last["seeds"]) == pooled["seeds"] and float(last["mean"]) == pooled["mean"] and last["sd"] == ""
+assert float(last["standard_error"]) == pooled["se"] and last["weight"] == "1"
+assert float(last["q"]) == pooled["q"] and int(last["df"]) == pooled["df"] and float(last["p"]) == pooled["p"]
+assert "pinned_pairs_pinned.csv (3 pinned)" in c["export"], c["export"]
+PY
+
 # Hovering a pinned row's "farthest" cell lists its gap to every other pin, read from its side,
 # each as the pool's between-cells numbers say (the tooltip comes back through --state-out).
 printf '%s\n' "{\"view\": \"Explorer\", \"explorer\": {\"db\": \"@results\", \"tab\": \"compare\", $pair, $pins]}}" \

@@ -255,6 +255,35 @@ TEST(PooledComparisons, NothingPooledWithoutTwoCellsThatHaveASpread) {
       << no_spread.problem;
 }
 
+TEST(PooledComparisons, PinnedAsCsv) {
+  PairedComparison a = cell(2, -0.01, 0.002), b = cell(3, 0.005, 0.004);
+  a.sd = 0.002 * std::sqrt(2.0);
+  b.sd = 0.004 * std::sqrt(3.0);
+  const PooledComparisons pooled = pool_comparisons({a, b});
+  std::ostringstream csv;
+  write_pinned_csv(csv, {"s: x - y", "t: \"z\", w - v"}, {a, b}, pooled);
+  // Weights 1/se^2: 250,000 and 62,500, so 0.8 and 0.2; the pooled mean -0.007, its se 1/sqrt(312,500).
+  std::ostringstream want;
+  want << "row,comparison,seeds,mean,sd,standard_error,weight,q,df,p\r\n"
+       << "1,s: x - y,2,-0.01," << csv_number(a.sd) << ",0.002,0.8,,,\r\n"
+       << "2,\"t: \"\"z\"\", w - v\",3,0.005," << csv_number(b.sd) << ",0.004,0.2,,,\r\n"
+       << "pooled,pooled (inverse-variance),5," << csv_number(pooled.mean) << ",," << csv_number(pooled.se) << ",1,"
+       << csv_number(pooled.q) << ",1," << csv_number(pooled.p) << "\r\n";
+  EXPECT_EQ(csv.str(), want.str());
+  EXPECT_NEAR(pooled.mean, -0.007, 1e-15);
+  EXPECT_NEAR(pooled.weights[0], 0.8, 1e-15);
+  // Nothing pooled (one comparison): the pooled line keeps its seeds and leaves the rest empty.
+  std::ostringstream one;
+  write_pinned_csv(one, {"s: x - y"}, {a}, pool_comparisons({a}));
+  EXPECT_EQ(one.str(),
+            "row,comparison,seeds,mean,sd,standard_error,weight,q,df,p\r\n"
+            "1,s: x - y,2,-0.01," +
+                csv_number(a.sd) +
+                ",0.002,,,,\r\n"
+                "pooled,pooled (inverse-variance),0,,,,,,,\r\n");
+  EXPECT_THROW(write_pinned_csv(one, {}, {a}, pooled), std::invalid_argument);
+}
+
 TEST(ChiSquareSurvival, MatchesNumericIntegration) {
   // Against the density integrated numerically (trapezoid, 200,000 steps), computed apart.
   EXPECT_NEAR(chi_square_survival(3.5, 1), 0.061369, 1e-6);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -229,6 +230,22 @@ void write_pairs_csv(std::ostream& out, const PairedComparison& paired) {
   for (const SeedPair& p : paired.pairs)
     out << p.seed << ',' << csv_field(p.a->name) << ',' << csv_field(p.b->name) << ',' << csv_number(p.a_loss) << ','
         << csv_number(p.b_loss) << ',' << csv_number(p.difference) << "\r\n";
+}
+
+void write_pinned_csv(std::ostream& out, const std::vector<std::string>& labels,
+                      const std::vector<PairedComparison>& cells, const PooledComparisons& pooled) {
+  if (labels.size() != cells.size())
+    throw std::invalid_argument("write_pinned_csv: " + std::to_string(labels.size()) + " labels for " +
+                                std::to_string(cells.size()) + " comparisons");
+  out << "row,comparison,seeds,mean,sd,standard_error,weight,q,df,p\r\n";
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    out << i + 1 << ',' << csv_field(labels[i]) << ',' << cells[i].pairs.size() << ',' << csv_number(cells[i].mean)
+        << ',' << csv_number(cells[i].sd) << ',' << csv_number(cells[i].se) << ','
+        << csv_number(i < pooled.weights.size() ? pooled.weights[i] : kNaN) << ",,,\r\n";
+  const bool pooled_ok = pooled.problem.empty();
+  out << "pooled,pooled (inverse-variance)," << pooled.seeds << ',' << csv_number(pooled.mean) << ",,"
+      << csv_number(pooled.se) << ',' << (pooled_ok ? "1" : "") << ',' << csv_number(pooled.q) << ','
+      << (pooled_ok ? std::to_string(pooled.df) : "") << ',' << csv_number(pooled.p) << "\r\n";
 }
 
 std::string signed_loss(double difference) {

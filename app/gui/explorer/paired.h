@@ -100,6 +100,14 @@ std::string parameter_difference(const SeedPool& a, const SeedPool& b);
 // csv_number).
 void write_pairs_csv(std::ostream& out, const PairedComparison& paired);
 
+// CSV of pinned comparisons pooled, header row,comparison,seeds,mean,sd,standard_error,weight,q,df,p:
+// one line per comparison (row 1, 2, ... with its label), then "pooled" with the pooled seeds,
+// mean, standard error, weight 1 and Cochran's Q, its degrees of freedom and p (empty on the
+// other lines, and every pooled field but seeds when nothing pooled). Same conventions as above.
+// Throws std::invalid_argument when labels and cells differ in length.
+void write_pinned_csv(std::ostream& out, const std::vector<std::string>& labels,
+                      const std::vector<PairedComparison>& cells, const PooledComparisons& pooled);
+
 // "-0.0100": a loss difference as the write-ups print it (4 decimals, sign always shown).
 std::string signed_loss(double difference);
 

@@ -457,10 +457,12 @@ void ExplorerCompare::draw_footer(float ui_scale) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(220.0f * ui_scale);
   ImGui::InputText("##compare_export", export_path_, sizeof export_path_);
-  tooltip("File name without extension for the CSV of the pairs");
+  tooltip("File name without extension for the CSV of the pairs (and, with comparisons pinned, NAME_pinned.csv)");
   ImGui::SameLine();
   if (ImGui::Button("CSV")) export_csv(std::string(export_path_) + ".csv");
-  tooltip("The pairs: seed, both runs' names, their final val losses and A - B, one line per seed");
+  tooltip(
+      "The pairs: seed, both runs' names, their final val losses and A - B, one line per seed. With comparisons "
+      "pinned, also NAME_pinned.csv: the pinned table, its pooled line with Cochran's Q, degrees of freedom and p");
   if (!export_message_.empty()) {
     if (export_error_) ImGui::TextColored(kProblem, "%s", export_message_.c_str());
     else ImGui::TextDisabled("%s", export_message_.c_str());
@@ -473,7 +475,23 @@ void ExplorerCompare::export_csv(const std::string& path) {
   explorer::write_pairs_csv(csv, paired_);
   std::string error;
   export_error_ = !core::write_file_atomically(path, csv.str(), &error);
-  export_message_ = export_error_ ? error : "wrote " + path + " (" + std::to_string(paired_.pairs.size()) + " pairs)";
+  if (export_error_) {
+    export_message_ = error;
+    return;
+  }
+  export_message_ = "wrote " + path + " (" + std::to_string(paired_.pairs.size()) + " pairs)";
+  if (pins_.empty()) return;
+  // The pinned table beside it: STEM_pinned.csv.
+  std::vector<std::string> labels;
+  for (const Pin& p : pins_) labels.push_back(p.label);
+  std::ostringstream pinned;
+  explorer::write_pinned_csv(pinned, labels, pinned_, pooled_);
+  const bool dot_csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+  const std::string pinned_path = (dot_csv ? path.substr(0, path.size() - 4) : path) + "_pinned.csv";
+  export_error_ = !core::write_file_atomically(pinned_path, pinned.str(), &error);
+  export_message_ = export_error_
+                        ? error
+                        : export_message_ + " and " + pinned_path + " (" + std::to_string(pins_.size()) + " pinned)";
 }
 
 void ExplorerCompare::draw_pair_table(float width, float height) const {
