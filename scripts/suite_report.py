@@ -175,17 +175,24 @@ def finals_by_seed(key, step=None):  # step None: the final val loss; else the o
             for r in groups.get(key, []) if r["status"] == "done" and r["final"] is not None
             and (step is None or step in r["at"])}
 
+def sd_se(d):
+    """The sample sd of per-seed values and the standard error of their mean (None, None below 2)."""
+    if len(d) < 2:
+        return None, None
+    sd = statistics.stdev(d)
+    return sd, sd / math.sqrt(len(d))
+
 # --pool's cells (checked before anything is printed): per pair, the per-seed differences, their
 # mean, sd and standard error.
 cells = []
 for a, b in zip(compare_args[0::2], compare_args[1::2]) if pool else []:
     fa, fb = finals_by_seed(a), finals_by_seed(b)
     d = [fa[s] - fb[s] for s in sorted(set(fa) & set(fb))]
-    if len(d) < 2 or statistics.stdev(d) == 0:
+    sd, se = sd_se(d)
+    if not sd:
         sys.exit(f"suite_report: --pool: {a} - {b} has {len(d)} paired seeds with a spread of 0 or none; "
                  "each cell needs two or more seeds that differ")
-    sd = statistics.stdev(d)
-    cells.append((f"{a} - {b}", d, statistics.mean(d), sd, sd / math.sqrt(len(d))))
+    cells.append((f"{a} - {b}", d, statistics.mean(d), sd, se))
 
 def extra_columns(rs):
     """Model and data fields a suite may vary (depth, context, data, embedding ranks): shown only where they
@@ -245,8 +252,8 @@ def paired_row(name, d):
     (sd / sqrt(seeds); "-" below two seeds), how many below zero."""
     if not d:
         return f"| {name} | 0 | - | - | - | - | - |"
-    sd = statistics.stdev(d) if len(d) > 1 else None
-    spread = "- | -" if sd is None else f"{sd:.4f} | {sd / math.sqrt(len(d)):.4f}"
+    sd, se = sd_se(d)
+    spread = "- | -" if sd is None else f"{sd:.4f} | {se:.4f}"
     return (f"| {name} | {len(d)} | {' / '.join(f'{x:+.4f}' for x in d)} | {statistics.mean(d):+.4f} | {spread} | "
             f"{sum(x < 0 for x in d)}/{len(d)} |")
 

@@ -151,21 +151,22 @@ void ExplorerCompare::repin(const ExplorerSession& session) {
   if (!rows_ || pins_.empty()) return;
   // One pass over the rows for every pin's A and B (a live DB reloads its rows each second).
   std::vector<const explorer::RunRow*> chosen;
+  std::vector<bool> found;  // per pin: both its runs are in the rows now
   for (const Pin& p : pins_) {
     const explorer::RunRow* a = session.find_row(p.a_run);  // rows_ is session.rows here
     const explorer::RunRow* b = session.find_row(p.b_run);
+    found.push_back(a && b);
     if (a && b) chosen.insert(chosen.end(), {a, b});
   }
   const auto pools = explorer::seed_pools(chosen, rows_->rows);
-  auto pool_of = [&](std::int64_t run, const std::string& key) -> const explorer::SeedPool* {
-    if (!session.find_row(run)) return nullptr;
+  auto pool_of = [&](const std::string& key) -> const explorer::SeedPool* {
     for (const auto& pool : pools)
       if (pool.key == key) return &pool;
     return nullptr;
   };
-  for (const Pin& p : pins_) {
-    const explorer::SeedPool* a = pool_of(p.a_run, p.a_key);
-    const explorer::SeedPool* b = pool_of(p.b_run, p.b_key);
+  for (std::size_t i = 0; i < pins_.size(); ++i) {
+    const explorer::SeedPool* a = found[i] ? pool_of(pins_[i].a_key) : nullptr;
+    const explorer::SeedPool* b = found[i] ? pool_of(pins_[i].b_key) : nullptr;
     pinned_.push_back(a && b && a != b ? explorer::compare_final_val_loss(*a, *b) : explorer::PairedComparison{});
   }
   pooled_ = explorer::pool_comparisons(pinned_);
@@ -268,7 +269,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
 
   if (!scene_export.empty()) {  // a scene's "export": as the button does, the stem shown in its box
     std::snprintf(export_path_, sizeof export_path_, "%s", scene_export.c_str());
-    export_csv(scene_export + ".csv");
+    export_csv(scene_export);
     scene_export.clear();
   }
 
@@ -443,8 +444,8 @@ void ExplorerCompare::draw_farthest(std::size_t pin) const {
   }
   text +=
       "\nBeyond about 2 (the cell in colour) the two differ by more than their seeds' noise (roughly: each standard "
-      "error comes from "
-      "its own few seeds). Several pairs looked at together: expect one beyond 2 now and then by chance.";
+      "error comes from its own few seeds). Several pairs looked at together: expect one beyond 2 now and then by "
+      "chance.";
   show_tooltip(text.c_str());
 }
 
@@ -459,7 +460,7 @@ void ExplorerCompare::draw_footer(float ui_scale) {
   ImGui::InputText("##compare_export", export_path_, sizeof export_path_);
   tooltip("File name without extension for the CSV of the pairs (and, with comparisons pinned, NAME_pinned.csv)");
   ImGui::SameLine();
-  if (ImGui::Button("CSV")) export_csv(std::string(export_path_) + ".csv");
+  if (ImGui::Button("CSV")) export_csv(export_path_);
   tooltip(
       "The pairs: seed, both runs' names, their final val losses and A - B, one line per seed. With comparisons "
       "pinned, also NAME_pinned.csv: the pinned table, its pooled line with Cochran's Q, degrees of freedom and p");
@@ -470,7 +471,8 @@ void ExplorerCompare::draw_footer(float ui_scale) {
   }
 }
 
-void ExplorerCompare::export_csv(const std::string& path) {
+void ExplorerCompare::export_csv(const std::string& stem) {
+  const std::string path = stem + ".csv";
   std::ostringstream csv;
   explorer::write_pairs_csv(csv, paired_);
   std::string error;
@@ -486,8 +488,7 @@ void ExplorerCompare::export_csv(const std::string& path) {
   for (const Pin& p : pins_) labels.push_back(p.label);
   std::ostringstream pinned;
   explorer::write_pinned_csv(pinned, labels, pinned_, pooled_);
-  const bool dot_csv = path.size() > 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
-  const std::string pinned_path = (dot_csv ? path.substr(0, path.size() - 4) : path) + "_pinned.csv";
+  const std::string pinned_path = stem + "_pinned.csv";
   export_error_ = !core::write_file_atomically(pinned_path, pinned.str(), &error);
   export_message_ = export_error_
                         ? error

@@ -30,8 +30,10 @@ class ExplorerCompare {
   void draw(ExplorerSession& session);
   bool settled(const ExplorerSession& session) const;
   nlohmann::json state() const;  // for --state-out: the pools, the pairs and their statistics
-  void reset();                  // a new DB
-  void clear_pins();             // a lesson step: only the pins its scene names
+  std::size_t pin_count() const { return pins_.size(); }
+  const std::string& pin_problem() const { return pin_problem_; }
+  void reset();       // a new DB
+  void clear_pins();  // a lesson step: only the pins its scene names
 
   std::string scene_export;  // a scene's "export" on this tab: the pairs to this stem + ".csv" once paired
   // A scene's "pin": each [A run, B run] pins the comparison of their configurations once every
@@ -48,8 +50,9 @@ class ExplorerCompare {
   void draw_farthest(std::size_t pin) const;  // the pinned table's "farthest" cell, every gap in its tooltip
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
-  void draw_footer(float ui_scale);          // the y-fit toggle and the CSV export
-  void export_csv(const std::string& path);  // the pairs; export_message_ says what happened
+  void draw_footer(float ui_scale);  // the y-fit toggle and the CSV export
+  // STEM.csv, the pairs, and with pins STEM_pinned.csv; export_message_ says what happened.
+  void export_csv(const std::string& stem);
 
   std::shared_ptr<const explorer::RowsSnapshot> rows_;  // the rows pools_ and paired_ point into
   std::set<std::int64_t> selection_;                    // the selection they were made from

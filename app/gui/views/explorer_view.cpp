@@ -275,7 +275,6 @@ bool ExplorerView::set_control(const std::string& name, double value) {
 }
 
 nlohmann::json ExplorerView::lesson_state() const {
-  const nlohmann::json compare = compare_.state();
   return {{"panel", drawn_panel_},
           {"highlighted", nlohmann::json::array()},
           {"explorer",
@@ -283,8 +282,8 @@ nlohmann::json ExplorerView::lesson_state() const {
             {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},
             {"selected", session_.selected.size()},
             {"replay_step", run_.replay_step()},
-            {"pins", compare["pins"].size()},
-            {"pin_problem", compare["pin_problem"]},
+            {"pins", compare_.pin_count()},
+            {"pin_problem", compare_.pin_problem()},
             {"problem", lesson_problem_}}}};
 }
 
