@@ -3,7 +3,9 @@
 (docs/causal_threshold.md). Every number is read from the CSVs; nothing is typed in.
 - random targets: per (mask, n) the smallest d_p from which every target was reached, against
   the theory (n - 1 full, floor(n/2) causal), with the median error one below and at it;
-- self-vs-past targets: error and largest logit per d_p."""
+- self-vs-past targets: error and largest logit per d_p;
+- constructions (`--method construction`): per (mask, n) how many targets the construction reached
+  at the smallest head it allows, with its errors and largest logits."""
 import csv, statistics, sys
 from collections import defaultdict
 
@@ -11,6 +13,10 @@ rows = []
 for path in sys.argv[1:]:
     with open(path) as f:
         rows += list(csv.DictReader(f))
+
+# Files written before --method existed have no method column: they ran what is now "auto".
+constructed = [r for r in rows if r.get("method") == "construction"]
+rows = [r for r in rows if r.get("method") != "construction"]
 
 random = [r for r in rows if r["pattern"] == "random"]
 points = defaultdict(dict)  # (mask, n) -> d_p -> row
@@ -59,3 +65,13 @@ if selfp:
             cells = [f"{float(by[d]['median_log_error']):.1e} / {float(by[d]['median_max_logit']):.2g}" if d in by else ""
                      for d in dps]
             print(f"| {n} | " + " | ".join(cells) + " |")
+
+if constructed:
+    print("Constructed: each target built at the smallest head size the construction allows (n - 1 full, "
+          "floor(n/2) causal); reached = max |log reached - log P| < 1e-3:\n")
+    print("| mask | pattern | n | d_p | targets | reached | median / worst error | median / worst max |logit| |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in sorted(constructed, key=lambda r: (r["mask"] != "full", r["pattern"], int(r["n"]))):
+        print(f"| {r['mask']} | {r['pattern']} | {r['n']} | {r['d_p']} | {r['targets']} | {r['reached']}/{r['targets']} | "
+              f"{float(r['median_log_error']):.1e} / {float(r['worst_log_error']):.1e} | "
+              f"{float(r['median_max_logit']):.3g} / {float(r['worst_max_logit']):.3g} |")

@@ -1,6 +1,7 @@
-// `headroom-worker represent`: LRB Theorem 1 on the user's X and P — the construction when
-// d_p >= n - 1 (and X has full column rank), the best fit otherwise; full or causal attention.
-// `--sweep` measures the thresholds on drawn targets instead (docs/causal_threshold.md).
+// `headroom-worker represent`: LRB Theorem 1 on the user's X and P — a construction when one
+// applies (d_p >= n - 1; causal: d_p >= floor(n/2) and P generic; X of full column rank), the best
+// fit otherwise; full or causal attention. `--sweep` measures the thresholds on drawn targets
+// instead (docs/causal_threshold.md).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,8 +29,9 @@ struct RepresentOptions {
   int max_iter = 400;
   bool json = false;
   bool causal = false;
+  std::string method = "auto";  // auto | fit | construction
   // --sweep
-  std::string sweep;  // "N_MIN:N_MAX"
+  std::string sweep;  // "N_MIN:N_MAX[:STEP]"
   std::string masks = "full,causal";
   std::string pattern = "random";
   int targets = 10, restarts = 3;
@@ -54,29 +57,57 @@ std::string theorem_sentence(int d_p, int n, core::AttentionMask mask) {
            (mask == core::AttentionMask::Causal ? "causal " : "") + "pattern is reachable (construction)";
   if (mask == core::AttentionMask::Causal && d_p >= t.generic)
     return "causal, floor(n/2) = " + std::to_string(t.generic) + " <= d_p = " + dp +
-           " < n - 1: almost every causal pattern "
-           "is reachable exactly and every one to any precision, but a few structured ones (e.g. self against a "
-           "uniform "
-           "past) only with ever larger weights; this is the best fit found";
+           " < n - 1: almost every causal pattern is reachable exactly (a construction of rank floor(n/2)) and "
+           "every one to any precision, but a few structured ones (e.g. self against a uniform past) only with "
+           "ever larger weights";
   return std::string("d_p = ") + dp + " < " + std::to_string(t.generic) +
          (mask == core::AttentionMask::Causal ? " = floor(n/2) (causal)" : " = n - 1 (full)") +
          ": almost no pattern is reachable, even approximately; this is the best fit found";
 }
 
+// --method: auto, fit or construction; false (and a message) for anything else.
+bool parse_method(const std::string& text, core::SweepMethod* method) {
+  for (auto m : {core::SweepMethod::Auto, core::SweepMethod::Fit, core::SweepMethod::Construction})
+    if (text == core::to_string(m)) {
+      *method = m;
+      return true;
+    }
+  std::cerr << "headroom-worker represent: --method " << text
+            << ": use auto (a construction where one applies, else the fit), fit or construction\n";
+  return false;
+}
+
 int run_sweep(const RepresentOptions& o) {
   core::ThresholdSweep s;
-  const auto colon = o.sweep.find(':');
-  try {
-    s.n_min = std::stoi(o.sweep.substr(0, colon));
-    s.n_max = colon == std::string::npos ? s.n_min : std::stoi(o.sweep.substr(colon + 1));
-  } catch (const std::exception&) {
-    s.n_min = s.n_max = -1;
+  if (!parse_method(o.method, &s.method)) return kExitBadInput;
+  // Fits cost ~n^3 per iteration over every d_p; the construction runs once per target.
+  const int n_limit = s.method == core::SweepMethod::Construction ? 256 : 48;
+  std::vector<int> parts;  // N_MIN, N_MAX, STEP; empty when a part is not a whole number
+  std::stringstream ns(o.sweep);
+  for (std::string part; std::getline(ns, part, ':');) {
+    size_t used = 0;
+    try {
+      parts.push_back(std::stoi(part, &used));
+    } catch (const std::exception&) {
+      used = std::string::npos;
+    }
+    if (used != part.size()) {
+      parts.clear();
+      break;
+    }
   }
-  if (s.n_min < 2 || s.n_max < s.n_min || s.n_max > 48) {
+  if (parts.size() == 1) parts.push_back(parts[0]);
+  if (parts.size() == 2) parts.push_back(1);
+  if (parts.size() != 3 || parts[0] < 2 || parts[1] < parts[0] || parts[1] > n_limit || parts[2] < 1) {
     std::cerr << "headroom-worker represent: --sweep " << o.sweep
-              << ": give the token counts as N or N_MIN:N_MAX with 2 <= N_MIN <= N_MAX <= 48, e.g. --sweep 4:12\n";
+              << ": give the token counts as N, N_MIN:N_MAX or N_MIN:N_MAX:STEP with 2 <= N_MIN <= N_MAX <= " << n_limit
+              << (s.method == core::SweepMethod::Construction ? "" : " (256 with --method construction)")
+              << " and STEP >= 1, e.g. --sweep 4:12\n";
     return kExitBadInput;
   }
+  s.n_min = parts[0];
+  s.n_max = parts[1];
+  s.n_step = parts[2];
   s.masks.clear();
   std::stringstream ms(o.masks);
   for (std::string m; std::getline(ms, m, ',');) {
@@ -107,44 +138,61 @@ int run_sweep(const RepresentOptions& o) {
       std::cerr << "headroom-worker represent: cannot write --csv " << o.csv << ": " << std::strerror(errno) << "\n";
       return kExitBadInput;
     }
-    csv << "mask,pattern,n,d_p,targets,reached,median_log_error,worst_log_error,median_max_logit,log_errors\n"
+    csv << "mask,pattern,method,n,d_p,targets,reached,constructed,median_log_error,worst_log_error,median_max_logit,"
+           "worst_max_logit,log_errors\n"
         << std::setprecision(6);
   }
   if (!o.json)
-    std::cout << "mask    pattern       n  d_p  reached  median max|log reached - log P|  worst  median max|logit|\n";
+    std::cout << "mask    pattern        n  d_p  reached  constructed  median max|log reached - log P|  worst  "
+                 "median max|logit|\n";
   const auto points = core::sweep_threshold(s, [&](const core::ThresholdPoint& p) {
     if (csv.is_open()) {
-      csv << core::to_string(p.mask) << "," << core::to_string(p.target) << "," << p.n << "," << p.d_p << ","
-          << p.errors.size() << "," << p.reached << "," << p.median_error << "," << p.worst_error << ","
-          << p.median_max_logit << ",";
+      csv << core::to_string(p.mask) << "," << core::to_string(p.target) << "," << core::to_string(s.method) << ","
+          << p.n << "," << p.d_p << "," << p.errors.size() << "," << p.reached << "," << p.constructed << ","
+          << p.median_error << "," << p.worst_error << "," << p.median_max_logit << "," << p.worst_max_logit << ",";
       for (size_t i = 0; i < p.errors.size(); ++i) csv << (i ? ";" : "") << p.errors[i];
       csv << "\n" << std::flush;
     }
     if (!o.json)
       std::cout << std::left << std::setw(8) << core::to_string(p.mask) << std::setw(14) << core::to_string(p.target)
-                << std::right << std::setw(2) << p.n << std::setw(5) << p.d_p << std::setw(6) << p.reached << "/"
-                << std::left << std::setw(3) << p.errors.size() << std::right << std::scientific << std::setprecision(2)
-                << std::setw(13) << p.median_error << std::setw(13) << p.worst_error << std::setw(11)
-                << p.median_max_logit << std::defaultfloat << "\n"
+                << std::right << std::setw(3) << p.n << std::setw(5) << p.d_p << std::setw(6) << p.reached << "/"
+                << std::left << std::setw(3) << p.errors.size() << std::right << std::setw(8) << p.constructed
+                << std::setw(5) << "" << std::scientific << std::setprecision(2) << std::setw(13) << p.median_error
+                << std::setw(13) << p.worst_error << std::setw(11) << p.median_max_logit << std::defaultfloat << "\n"
                 << std::flush;
   });
+  // A construction sweep tries one d_p per (mask, n): it says how many targets that d_p reached,
+  // not a smallest d_p.
+  const bool constructing = s.method == core::SweepMethod::Construction;
   nlohmann::ordered_json thresholds = nlohmann::json::array();
   for (auto mask : s.masks)
-    for (int n = s.n_min; n <= s.n_max; ++n) {
+    for (int n = s.n_min; n <= s.n_max; n += s.n_step) {
       const auto t = core::reachability_thresholds(n, mask);
-      thresholds.push_back({{"mask", core::to_string(mask)},
-                            {"n", n},
-                            {"measured", core::measured_threshold(points, mask, n)},
-                            {"theory_generic", t.generic},
-                            {"theory_every_pattern", t.every_pattern}});
+      nlohmann::ordered_json row = {{"mask", core::to_string(mask)}, {"n", n}};
+      if (constructing) {
+        for (const auto& p : points)
+          if (p.mask == mask && p.n == n) row["d_p"] = p.d_p, row["reached"] = p.reached;
+      } else {
+        row["measured"] = core::measured_threshold(points, mask, n);
+      }
+      row["theory_generic"] = t.generic;
+      row["theory_every_pattern"] = t.every_pattern;
+      thresholds.push_back(std::move(row));
     }
+  const int targets = s.target == core::ThresholdTarget::Random ? s.targets : 1;
   if (o.json) {
     nlohmann::ordered_json out;
     out["pattern"] = o.pattern;
-    out["targets"] = s.target == core::ThresholdTarget::Random ? s.targets : 1;
+    out["method"] = o.method;
+    out["targets"] = targets;
     out["reached_tolerance"] = core::kReachedTolerance;
     out["thresholds"] = thresholds;
     std::cout << out.dump(2) << "\n";
+  } else if (constructing) {
+    std::cout << "\ntargets the construction reached at the smallest d_p it allows (" << o.pattern << " targets):\n";
+    for (const auto& t : thresholds)
+      std::cout << "  " << t["mask"].get<std::string>() << " n=" << t["n"] << ", d_p=" << t["d_p"] << ": "
+                << t["reached"] << " of " << targets << "\n";
   } else {
     std::cout << "\nsmallest d_p reaching every target (measured / theory for " << o.pattern << " targets):\n";
     for (const auto& t : thresholds)
@@ -174,15 +222,29 @@ int run_represent(const RepresentOptions& o) {
     std::cerr << "headroom-worker represent: " << *err << " (X from " << o.input << ", P from " << o.target << ")\n";
     return kExitBadInput;
   }
+  core::SweepMethod method;
+  if (!parse_method(o.method, &method)) return kExitBadInput;
   core::FitOptions fit;
   fit.seed = o.seed;
   fit.max_iterations = o.max_iter;
-  const auto r = core::represent_attention(X, P, o.head_size, mask, fit);
+  core::RepresentationResult r;
+  try {
+    switch (method) {
+      case core::SweepMethod::Auto: r = core::represent_attention(X, P, o.head_size, mask, fit); break;
+      case core::SweepMethod::Fit: r = core::fit_attention(X, P, o.head_size, mask, fit); break;
+      case core::SweepMethod::Construction: r = core::construct_attention(X, P, o.head_size, mask); break;
+    }
+  } catch (const std::invalid_argument& e) {  // the construction does not apply here
+    std::cerr << "headroom-worker represent: --method construction: " << e.what() << " (X from " << o.input
+              << ", P from " << o.target << ")\n";
+    return kExitBadInput;
+  }
   const int n = static_cast<int>(X.cols());
   const auto t = core::reachability_thresholds(n, mask);
 
   nlohmann::ordered_json out;
   out["method"] = r.method;
+  if (r.method == "construction") out["construction_rank"] = r.construction_rank;
   out["max_abs_error"] = r.max_abs_error;
   out["mask"] = core::to_string(mask);
   out["d"] = X.rows();
@@ -198,7 +260,9 @@ int run_represent(const RepresentOptions& o) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << "method: " << r.method << "\nmax_abs_error: " << r.max_abs_error << "\n"
+  std::cout << "method: " << r.method;
+  if (r.method == "construction") std::cout << " (logits of rank " << r.construction_rank << ")";
+  std::cout << "\nmax_abs_error: " << r.max_abs_error << "\n"
             << out["theorem"].get<std::string>() << "\nreached (columns are queries):\n"
             << r.reached << "\n";
   return kExitOk;
@@ -219,8 +283,12 @@ Command register_represent(CLI::App& root) {
   app->add_option("--seed", o->seed, "Seed for the fit's random starts (default 0); --sweep: the first target's seed");
   app->add_option("--max-iter", o->max_iter, "L-BFGS iterations per start of the fit (default 400)")
       ->check(CLI::Range(1, 100000));
+  app->add_option("--method", o->method,
+                  "auto (default: a construction where one applies, else the fit), fit (the fit alone) or "
+                  "construction (refused where none applies; --sweep: only at the smallest d_p it allows)");
   app->add_option("--sweep", o->sweep,
-                  "Measure instead: for n in N_MIN:N_MAX and d_p = 1..n, fit drawn targets on X with d = 2n rows");
+                  "Measure instead: for n in N_MIN:N_MAX[:STEP] and d_p = 1..n, reach drawn targets on X with d = 2n "
+                  "rows");
   app->add_option("--masks", o->masks, "--sweep: full, causal or full,causal (default)");
   app->add_option("--pattern", o->pattern, "--sweep: random (default) or self-vs-past targets");
   app->add_option("--targets", o->targets, "--sweep: random targets per (mask, n) (default 10)")

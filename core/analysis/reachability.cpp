@@ -2,11 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <stdexcept>
 
 namespace headroom::core {
 
 const char* to_string(ThresholdTarget t) { return t == ThresholdTarget::SelfVsPast ? "self-vs-past" : "random"; }
+
+const char* to_string(SweepMethod m) {
+  switch (m) {
+    case SweepMethod::Fit: return "fit";
+    case SweepMethod::Construction: return "construction";
+    case SweepMethod::Auto: break;
+  }
+  return "auto";
+}
 
 Eigen::MatrixXd threshold_target(ThresholdTarget kind, int n, AttentionMask mask, uint64_t seed) {
   Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);  // column j: query j's distribution over keys
@@ -41,8 +52,11 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
   std::vector<ThresholdPoint> out;
   const int targets = s.target == ThresholdTarget::SelfVsPast ? 1 : std::max(1, s.targets);
   for (AttentionMask mask : s.masks) {
-    for (int n = std::max(2, s.n_min); n <= s.n_max; ++n) {
-      for (int dp = 1; dp <= n - 1 + s.d_p_max_extra; ++dp) {
+    for (int n = std::max(2, s.n_min); n <= s.n_max; n += std::max(1, s.n_step)) {
+      const int first_dp =
+          s.method == SweepMethod::Construction ? std::max(1, reachability_thresholds(n, mask).generic) : 1;
+      const int last_dp = s.method == SweepMethod::Construction ? first_dp : n - 1 + s.d_p_max_extra;
+      for (int dp = first_dp; dp <= last_dp; ++dp) {
         ThresholdPoint p;
         p.mask = mask;
         p.target = s.target;
@@ -53,11 +67,21 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
           const uint64_t seed = s.seed + uint64_t(t);
           FitOptions fit = s.fit;
           fit.seed = seed;
-          const auto r =
-              represent_attention(threshold_input(n, seed), threshold_target(s.target, n, mask, seed), dp, mask, fit);
+          const Eigen::MatrixXd X = threshold_input(n, seed), P = threshold_target(s.target, n, mask, seed);
+          RepresentationResult r;
+          switch (s.method) {
+            case SweepMethod::Auto: r = represent_attention(X, P, dp, mask, fit); break;
+            case SweepMethod::Fit: r = fit_attention(X, P, dp, mask, fit); break;
+            case SweepMethod::Construction: try { r = construct_attention(X, P, dp, mask);
+              } catch (const std::invalid_argument&) {  // not generic: not reached
+                r.max_log_error = r.max_logit = std::numeric_limits<double>::infinity();
+              }
+              break;
+          }
           p.errors.push_back(r.max_log_error);
           logits.push_back(r.max_logit);
           if (r.max_log_error < kReachedTolerance) ++p.reached;
+          if (r.method == "construction") ++p.constructed;
         }
         std::vector<double> sorted = p.errors;
         std::sort(sorted.begin(), sorted.end());
@@ -65,6 +89,7 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
         p.worst_error = sorted.back();
         std::sort(logits.begin(), logits.end());
         p.median_max_logit = logits[logits.size() / 2];
+        p.worst_max_logit = logits.back();
         if (progress) progress(p);
         out.push_back(std::move(p));
       }

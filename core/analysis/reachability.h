@@ -27,6 +27,13 @@ Eigen::MatrixXd threshold_target(ThresholdTarget kind, int n, AttentionMask mask
 // X: d = 2n rows of N(0, 1): full column rank, so only the head size limits what is reachable.
 Eigen::MatrixXd threshold_input(int n, uint64_t seed);
 
+// How a sweep reaches each target. Auto: represent_attention (a construction where one applies,
+// else the fit). Fit: the fit alone at every d_p, the measurement independent of the proofs.
+// Construction: construct_attention alone, at the smallest d_p it allows (n - 1 full, floor(n/2)
+// causal): the proof's construction checked on drawn targets, up to n = 256.
+enum class SweepMethod { Auto, Fit, Construction };
+const char* to_string(SweepMethod m);
+
 struct ThresholdPoint {
   AttentionMask mask = AttentionMask::Full;
   ThresholdTarget target = ThresholdTarget::Random;
@@ -35,6 +42,8 @@ struct ThresholdPoint {
   int reached = 0;             // targets with error < kReachedTolerance
   double median_error = 0, worst_error = 0;
   double median_max_logit = 0;  // median over targets of the fit's largest |logit|
+  double worst_max_logit = 0;   // and the largest
+  int constructed = 0;          // targets reached by a construction, not a fit
 };
 
 // A target counts as reached when the best fit's max |log reached - log P| is below this (0.1%
@@ -46,12 +55,15 @@ struct ThresholdSweep {
   ThresholdTarget target = ThresholdTarget::Random;
   int n_min = 4, n_max = 12;
   int targets = 10;       // random targets (seeds) per (mask, n); SelfVsPast has one target
-  int d_p_max_extra = 0;  // d_p runs 1 .. n - 1 + this
+  int n_step = 1;         // n = n_min, n_min + n_step, ... <= n_max
+  int d_p_max_extra = 0;  // d_p runs 1 .. n - 1 + this (Construction: the one smallest d_p)
+  SweepMethod method = SweepMethod::Auto;
   uint64_t seed = 0;
   FitOptions fit;
 };
 
 // One point per (mask, n, d_p), in that order. progress (optional) is called after each point.
+// Construction: a target the construction refuses (not generic) counts as not reached, error +inf.
 std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& sweep,
                                             const std::function<void(const ThresholdPoint&)>& progress = {});
 

@@ -15,6 +15,10 @@ namespace headroom::core {
 namespace {
 
 constexpr double kColumnSumTolerance = 1e-6;
+// A construction below n - 1 is kept when it reaches P this closely (max |log reached - log P|):
+// exact to rounding unless its block is nearly singular; a column of P may sum to 1 within
+// kColumnSumTolerance only (a target that went through float), which the softmax cannot follow.
+constexpr double kConstructionTolerance = 1e-5;
 
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kFloat64).contiguous();
@@ -117,36 +121,107 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
   return std::nullopt;
 }
 
+namespace {
+
+// X^+ = (X^T X)^{-1} X^T (n x d), so X^+ X = I_n; throws unless X has full column rank n.
+Eigen::MatrixXd left_inverse(const Eigen::MatrixXd& X) {
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
+  if (qr.rank() < X.cols()) throw std::invalid_argument("the construction needs X of full column rank n (LRB Thm 1)");
+  return (X.transpose() * X).ldlt().solve(X.transpose());
+}
+
+// The logits' log-ratios D[i, j] = log P[i, j] - log P[0, j] on the keys query j sees, 0 elsewhere:
+// the logits of P once each query's constant is chosen so that key 0's logit is 0 (LRB's
+// D_0 = diag(1 / P[0, :])).
+Eigen::MatrixXd log_ratios(const Eigen::MatrixXd& P, AttentionMask mask) {
+  const Eigen::Index n = P.rows();
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 1; i < n; ++i)
+      if (sees(mask, i, j)) D(i, j) = std::log(P(i, j)) - std::log(P(0, j));
+  return D;
+}
+
+// Weights whose logits are A = U V^T (U: n x k, one row per key; V: n x k, one per query), k <= d_p:
+// W~_k = [U^T; 0], W~_q = sqrt(d_p) [V^T; 0] (d_p x n), then W = W~ X^+ (LRB eq. 4), so that
+// (W_k X)^T (W_q X) / sqrt(d_p) = W~_k^T W~_q / sqrt(d_p) = U V^T.
+RepresentationResult weights_for_logits(const Eigen::MatrixXd& U, const Eigen::MatrixXd& V, int d_p,
+                                        const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, AttentionMask mask) {
+  const Eigen::MatrixXd X_pinv = left_inverse(X);
+  const Eigen::Index n = X.cols(), k = U.cols();
+  Eigen::MatrixXd Wk_t = Eigen::MatrixXd::Zero(d_p, n), Wq_t = Eigen::MatrixXd::Zero(d_p, n);
+  Wk_t.topRows(k) = U.transpose();
+  Wq_t.topRows(k) = std::sqrt(double(d_p)) * V.transpose();
+  RepresentationResult r;
+  r.method = "construction";
+  r.construction_rank = static_cast<int>(k);
+  r.W_k = Wk_t * X_pinv;
+  r.W_q = Wq_t * X_pinv;
+  return finish(std::move(r), X, P, mask);
+}
+
+// Any P at d_p >= n - 1: with key 0's logits at 0, the rest is D itself, of rank <= n - 1:
+// U picks keys 1..n-1 (u_0 = 0, u_i = e_i), V holds their log-ratios.
+RepresentationResult construct_rank_n_minus_1(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                              AttentionMask mask) {
+  const Eigen::Index n = X.cols();
+  const Eigen::MatrixXd D = log_ratios(P, mask);
+  Eigen::MatrixXd U = Eigen::MatrixXd::Zero(n, n - 1);
+  U.bottomRows(n - 1).setIdentity();
+  const Eigen::MatrixXd V = D.bottomRows(n - 1).transpose();
+  return weights_for_logits(U, V, d_p, X, P, mask);
+}
+
+// Below this reciprocal condition number (smallest / largest singular value) the block counts as
+// singular: P is not generic.
+constexpr double kGenericBlockRcond = 1e-12;
+
+// Causal P at d_p >= r = floor(n/2), docs/causal_threshold.md ("a construction at floor(n/2)").
+// With u_0 = 0, query j needs u_i . v_j = D[i, j] for the keys 1 <= i <= j. Keys 1..r get the unit
+// vectors u_i = e_i, so each query's vector holds its own log-ratios: v_j[i] = D[i, j] for
+// i <= min(j, r), 0 beyond (those keys are masked for it). A later key i > r is seen only by the
+// queries i..n-1, all among the last r, C = n-r..n-1, whose vectors are the columns of the block
+// B = D[1..r, C] (every query in C sees every key in 1..r); when B is invertible they are
+// independent and u_i solves the at most r - 1 equations u_i . v_j = D[i, j], j = i..n-1.
+RepresentationResult construct_causal_half(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p) {
+  const Eigen::Index n = X.cols(), r = n / 2;
+  const Eigen::MatrixXd D = log_ratios(P, AttentionMask::Causal);
+  const Eigen::MatrixXd B = D.block(1, n - r, r, r);
+  const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(B).singularValues();
+  const double rcond = sv(0) > 0 ? sv(r - 1) / sv(0) : 0;  // 1 / its condition number
+  if (!(rcond > kGenericBlockRcond)) {
+    std::ostringstream m;
+    m << "this causal P is not generic: its log-ratios log(P[i,j] / P[0,j]) on keys 1.." << r << " and queries "
+      << n - r << ".." << n - 1 << " (floor(n/2) = " << r << " of each) form a singular block (reciprocal condition "
+      << rcond << "), so the construction at d_p = " << d_p << " < n - 1 = " << n - 1
+      << " does not apply; patterns with ties, such as 'self against a uniform past', are like that. "
+         "d_p >= n - 1 constructs every causal P; below it, fit (represent_attention)";
+    throw std::invalid_argument(m.str());
+  }
+  Eigen::MatrixXd U = Eigen::MatrixXd::Zero(n, r), V = Eigen::MatrixXd::Zero(n, r);
+  for (Eigen::Index i = 1; i <= r; ++i) U(i, i - 1) = 1;
+  for (Eigen::Index j = 1; j < n; ++j)
+    for (Eigen::Index i = 1; i <= std::min(j, r); ++i) V(j, i - 1) = D(i, j);
+  for (Eigen::Index i = r + 1; i < n; ++i) {
+    const Eigen::MatrixXd seen_by = V.middleRows(i, n - i);  // v_j^T, j = i..n-1: rows of B^T
+    const Eigen::VectorXd wanted = D.row(i).segment(i, n - i).transpose();
+    U.row(i) = seen_by.completeOrthogonalDecomposition().solve(wanted).transpose();
+  }
+  return weights_for_logits(U, V, d_p, X, P, AttentionMask::Causal);
+}
+
+}  // namespace
+
 RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask) {
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const Eigen::Index n = X.cols();
-  if (d_p < n - 1)
-    throw std::invalid_argument("the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)");
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
-  if (qr.rank() < n) throw std::invalid_argument("the construction needs X of full column rank n (LRB Thm 1)");
-
-  // Left inverse X^+ = (X^T X)^{-1} X^T (n x d), so X^+ X = I_n.
-  const Eigen::MatrixXd X_pinv = (X.transpose() * X).ldlt().solve(X.transpose());
-  // Eq. 6: W~_kq = sqrt(d_p) log(P D_0) with D_0 = diag(1 / P[0, :]): each query's logits are
-  // shifted so that key 0's is 0 (softmax ignores the shift), and row 0 of W~_kq vanishes.
-  // Causal: the logits of keys a query does not see are masked; set them to 0 too.
-  Eigen::MatrixXd W_kq = Eigen::MatrixXd::Zero(n, n);
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 1; i < n; ++i)
-      if (sees(mask, i, j)) W_kq(i, j) = std::sqrt(double(d_p)) * (std::log(P(i, j)) - std::log(P(0, j)));
-  // Factor W~_kq = W~_k^T W~_q with inner dimension n - 1: W~_k picks rows 1..n-1 (W~_k[r, r+1] = 1),
-  // W~_q holds them; both zero-padded to d_p rows.
-  Eigen::MatrixXd Wk_t = Eigen::MatrixXd::Zero(d_p, n), Wq_t = Eigen::MatrixXd::Zero(d_p, n);
-  for (Eigen::Index r = 0; r + 1 < n; ++r) {
-    Wk_t(r, r + 1) = 1;
-    Wq_t.row(r) = W_kq.row(r + 1);
-  }
-  RepresentationResult r;
-  r.method = "construction";
-  r.W_k = Wk_t * X_pinv;  // eq. 4: W_k = W~_k X^+
-  r.W_q = Wq_t * X_pinv;  //        W_q = W~_q X^+
-  return finish(std::move(r), X, P, mask);
+  if (d_p >= n - 1) return construct_rank_n_minus_1(X, P, d_p, mask);
+  if (mask == AttentionMask::Causal && d_p >= n / 2) return construct_causal_half(X, P, d_p);
+  throw std::invalid_argument(
+      mask == AttentionMask::Causal
+          ? "the construction needs d_p >= floor(n/2) for causal attention (almost every P; n - 1 for every P)"
+          : "the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)");
 }
 
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
@@ -217,9 +292,16 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
                                          AttentionMask mask, const FitOptions& options) {
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const Eigen::Index n = X.cols();
-  if (d_p >= n - 1) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(X);
-    if (qr.rank() == n) return construct_attention(X, P, d_p, mask);
+  const bool constructible = d_p >= n - 1 || (mask == AttentionMask::Causal && d_p >= n / 2);
+  if (constructible && Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(X).rank() == n) {
+    try {
+      // Exact to rounding; a nearly singular block (causal, below n - 1) could lose digits, and the
+      // fit then does at least as well.
+      RepresentationResult r = construct_attention(X, P, d_p, mask);
+      if (d_p >= n - 1 || r.max_log_error < kConstructionTolerance) return r;
+    } catch (const std::invalid_argument&) {
+      // not generic (causal, below n - 1): fit instead
+    }
   }
   return fit_attention(X, P, d_p, mask, options);
 }

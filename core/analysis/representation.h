@@ -12,7 +12,9 @@
 //   - causal attention: every causal P is reachable exactly iff d_p >= n - 1 too (the pattern
 //     "self against a uniform past" needs n - 1), but almost every causal P is reachable iff
 //     d_p >= floor(n / 2), and every one to any precision from there (with growing weights).
-//     So the causal bottleneck starts at n / 2.
+//     So the causal bottleneck starts at n / 2. Both thresholds are constructive: this file
+//     builds the weights at n - 1 (every P) and at floor(n/2) (causal P whose block of log-ratios
+//     is invertible: almost every one).
 #pragma once
 
 #include <Eigen/Core>
@@ -29,13 +31,14 @@ enum class AttentionMask { Full, Causal };
 const char* to_string(AttentionMask mask);
 
 struct RepresentationResult {
-  std::string method;        // "construction" (LRB eqs. 4-7) or "fit" (L-BFGS in float64, lbfgs.h)
-  Eigen::MatrixXd W_q, W_k;  // d_p x d
-  Eigen::MatrixXd reached;   // n x n: the (masked) column softmax the weights produce
-  double max_abs_error = 0;  // max |reached - P| over the entries a query sees
-  double max_log_error = 0;  // max |log reached - log P| over the same: relative, fair to small entries
-  double max_logit = 0;      // max |logit| over all n x n entries, seen or masked: how far the weights went
-  int iterations = 0;        // optimiser iterations (fit only)
+  std::string method;         // "construction" (LRB eqs. 4-7) or "fit" (L-BFGS in float64, lbfgs.h)
+  Eigen::MatrixXd W_q, W_k;   // d_p x d
+  Eigen::MatrixXd reached;    // n x n: the (masked) column softmax the weights produce
+  double max_abs_error = 0;   // max |reached - P| over the entries a query sees
+  double max_log_error = 0;   // max |log reached - log P| over the same: relative, fair to small entries
+  double max_logit = 0;       // max |logit| over all n x n entries, seen or masked: how far the weights went
+  int iterations = 0;         // optimiser iterations (fit only)
+  int construction_rank = 0;  // the constructed logits' rank: n - 1, or floor(n/2) (causal); 0 for a fit
 };
 
 struct FitOptions {
@@ -64,13 +67,17 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
                                                        AttentionMask mask = AttentionMask::Full);
 
 // Throws std::invalid_argument with check_representation_inputs' message on bad input.
-// Uses the construction when d_p >= n - 1 and rank(X) = n, else fits.
+// Uses a construction when rank(X) = n and either d_p >= n - 1 or (causal) d_p >= floor(n/2) with
+// P generic (construct_attention), else fits.
 RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full, const FitOptions& options = {});
 
-// The construction alone: LRB eqs. 4-7 with the column constants chosen so that the first key's
-// logits are 0 (D_0 = diag(1 / P[0, :])), which leaves a rank n - 1 logit matrix. Requires
-// d_p >= n - 1 and rank(X) = n.
+// A construction alone; requires rank(X) = n. d_p >= n - 1: LRB eqs. 4-7 with the column
+// constants chosen so that the first key's logits are 0 (D_0 = diag(1 / P[0, :])), which leaves a
+// rank n - 1 logit matrix; every P. Causal, floor(n/2) <= d_p < n - 1: logits of rank floor(n/2)
+// (docs/causal_threshold.md, "A construction at floor(n/2)"), for every causal P whose log-ratios
+// log(P[i,j] / P[0,j]) on keys 1..floor(n/2) and the last floor(n/2) queries form an invertible
+// block: almost every P. Throws std::invalid_argument saying which condition fails.
 RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full);
 

@@ -128,6 +128,98 @@ TEST(Representation, ConstructionIsExactFromNMinusOneForFullAndCausal) {
                std::invalid_argument);
 }
 
+// ---- Causal heads: a construction at floor(n/2) (docs/causal_threshold.md) ----
+
+TEST(Representation, CausalConstructionIsExactFromHalfNWithLogitsOfThatRank) {
+  for (int n = 2; n <= 64; ++n) {
+    for (uint64_t seed : {3u, 4u}) {
+      const auto X = threshold_input(n, seed);
+      const auto P = threshold_target(ThresholdTarget::Random, n, AttentionMask::Causal, seed);
+      const int dp = n / 2;
+      const auto r = construct_attention(X, P, dp, AttentionMask::Causal);
+      EXPECT_EQ(r.method, "construction");
+      EXPECT_EQ(r.construction_rank, n >= 3 ? n / 2 : 1) << "n=" << n;
+      EXPECT_LT(r.max_log_error, 1e-9) << "n=" << n << " seed=" << seed;
+      // Recomputed from the weights: the causal softmax is P, and the logits have rank floor(n/2)
+      // (the singular values past it are rounding).
+      const Eigen::MatrixXd logits = (r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(double(dp));
+      EXPECT_LT((column_softmax(logits, AttentionMask::Causal) - P).cwiseAbs().maxCoeff(), 1e-9) << "n=" << n;
+      const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(logits).singularValues();
+      if (n >= 4) {
+        EXPECT_LT(sv(n / 2) / sv(0), 1e-12) << "n=" << n;
+      }
+      // A wider head holds the same logits (zero rows).
+      if (dp + 3 < n - 1) {
+        const auto wide = construct_attention(X, P, dp + 3, AttentionMask::Causal);
+        EXPECT_EQ(wide.construction_rank, n / 2);
+        EXPECT_LT(wide.max_log_error, 1e-9) << "n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Representation, CausalConstructionRefusesBelowHalfNAndPatternsThatAreNotGeneric) {
+  const int n = 8;
+  const auto X = threshold_input(n, 1);
+  const auto P = threshold_target(ThresholdTarget::Random, n, AttentionMask::Causal, 1);
+  try {
+    construct_attention(X, P, n / 2 - 1, AttentionMask::Causal);
+    ADD_FAILURE() << "constructed below floor(n/2)";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("floor(n/2)"), std::string::npos) << e.what();
+  }
+  // Full attention has no such construction below n - 1.
+  EXPECT_THROW(construct_attention(X, threshold_target(ThresholdTarget::Random, n, AttentionMask::Full, 1), n / 2),
+               std::invalid_argument);
+  // Self against a uniform past ties every past key: its block of log-ratios is 0 off the
+  // diagonal, singular, and the pattern needs n - 1 exactly.
+  const auto self = threshold_target(ThresholdTarget::SelfVsPast, n, AttentionMask::Causal, 0);
+  try {
+    construct_attention(X, self, n / 2, AttentionMask::Causal);
+    ADD_FAILURE() << "constructed self-vs-past below n - 1";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not generic"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("keys 1..4 and queries 4..7"), std::string::npos) << e.what();
+  }
+  // represent_attention constructs the random target and fits the other.
+  FitOptions fit;
+  fit.restarts = 1;
+  fit.max_iterations = 50;
+  const auto generic = represent_attention(X, P, n / 2, AttentionMask::Causal, fit);
+  EXPECT_EQ(generic.method, "construction");
+  EXPECT_EQ(generic.construction_rank, n / 2);
+  EXPECT_LT(generic.max_log_error, 1e-9);
+  const auto fitted = represent_attention(X, self, n / 2, AttentionMask::Causal, fit);
+  EXPECT_EQ(fitted.method, "fit");
+  EXPECT_EQ(fitted.construction_rank, 0);
+  EXPECT_GT(fitted.max_log_error, 1e-6);
+}
+
+TEST(Representation, ConstructionSweepChecksTheProofAtTheSmallestHead) {
+  ThresholdSweep s;
+  s.method = SweepMethod::Construction;
+  s.n_min = 8;
+  s.n_max = 64;
+  s.n_step = 28;  // n = 8, 36, 64
+  s.targets = 3;
+  s.seed = 70;
+  const auto points = sweep_threshold(s);
+  ASSERT_EQ(points.size(), 6u);  // one d_p per (mask, n)
+  for (const auto& p : points) {
+    EXPECT_EQ(p.d_p, p.mask == AttentionMask::Causal ? p.n / 2 : p.n - 1);
+    EXPECT_EQ(p.reached, 3) << to_string(p.mask) << " n=" << p.n;
+    EXPECT_EQ(p.constructed, 3);
+    EXPECT_LT(p.worst_error, 1e-8) << to_string(p.mask) << " n=" << p.n;
+    EXPECT_GE(p.worst_max_logit, p.median_max_logit);
+  }
+  s.target = ThresholdTarget::SelfVsPast;  // not generic: the causal construction refuses it
+  s.masks = {AttentionMask::Causal};
+  for (const auto& p : sweep_threshold(s)) {
+    EXPECT_EQ(p.reached, 0) << "n=" << p.n;
+    EXPECT_EQ(p.constructed, 0);
+  }
+}
+
 TEST(Representation, CausalSoftmaxSeesOnlyThePast) {
   Eigen::MatrixXd logits = Eigen::MatrixXd::Constant(3, 3, 2.0);
   const auto s = column_softmax(logits, AttentionMask::Causal);
@@ -166,6 +258,7 @@ TEST(Representation, ThresholdsFullNeedsNMinusOneCausalGenericHalf) {
 
 TEST(Representation, RandomCausalTargetsAreReachedFromHalfNAndNotBelow) {
   ThresholdSweep s;
+  s.method = SweepMethod::Fit;  // the fit alone: evidence independent of the construction
   s.masks = {AttentionMask::Causal};
   s.n_min = 6;
   s.n_max = 8;

@@ -107,6 +107,10 @@ TEST(TheoremDemo, CausalRandomTargetIsReachedFromHalfNAndSelfVsPastExactlyFromNM
   EXPECT_TRUE(s->causal);
   EXPECT_EQ(s->generic_threshold, 4);
   EXPECT_EQ(s->every_pattern_threshold, 7);
+  // A random target is generic: constructed at floor(n/2), its logits of that rank.
+  EXPECT_EQ(s->method, "construction");
+  EXPECT_EQ(s->construction_rank, 4);
+  EXPECT_LT(s->max_abs_error, 1e-6);  // the target went through float
   for (size_t i = 0; i < s->curve_dp.size(); ++i) {
     if (s->curve_dp[i] >= 4) EXPECT_LT(s->curve_error[i], 1e-3) << "d_p " << s->curve_dp[i];
     else EXPECT_GT(s->curve_error[i], 1e-3) << "d_p " << s->curve_dp[i];
@@ -118,5 +122,12 @@ TEST(TheoremDemo, CausalRandomTargetIsReachedFromHalfNAndSelfVsPastExactlyFromNM
   auto hard = wait_complete(demo, demo.post(r));
   ASSERT_TRUE(hard);
   EXPECT_EQ(hard->method, "construction");
+  EXPECT_EQ(hard->construction_rank, 5);
   EXPECT_LT(hard->max_abs_error, 1e-6);  // the target went through float
+  // Below n - 1 it has ties: no construction, the fit.
+  r.d_p = 3;
+  auto tied = wait_complete(demo, demo.post(r));
+  ASSERT_TRUE(tied);
+  EXPECT_EQ(tied->method, "fit");
+  EXPECT_EQ(tied->construction_rank, 0);
 }

@@ -87,6 +87,69 @@ TEST(RepresentCli, CausalTargetIsReachedAtNMinusOneAndRefusedIfItSeesTheFuture) 
   EXPECT_NE(r.err.find("P[2,1]"), std::string::npos) << r.err;
 }
 
+TEST(RepresentCli, CausalRandomTargetIsConstructedAtHalfNAndATiedOneIsNot) {
+  // n = 6 tokens, d = 6; a random causal target (query j's weights over keys 0..j).
+  const auto x = temp_path("Xh.csv"), p = temp_path("Ph.csv"), tied = temp_path("Ptied.csv");
+  write_text(x,
+             "1,0.5,-1,0.2,0,0.3\n0,2,1,-0.5,0.4,0\n0.3,0,1,1,-1,0.2\n0.1,0.2,0.3,2,0.5,-0.7\n"
+             "-0.4,0.1,0,0.3,1.5,0.6\n0.2,-0.3,0.5,0,0.1,1.2\n");
+  write_text(p,
+             "1,0.3,0.2,0.1,0.4,0.05\n0,0.7,0.5,0.2,0.1,0.25\n0,0,0.3,0.3,0.2,0.1\n0,0,0,0.4,0.1,0.3\n"
+             "0,0,0,0,0.2,0.2\n0,0,0,0,0,0.1\n");
+  auto r = run_worker({"represent", "--causal", "--input", x, "--target", p, "--head-size", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "construction");
+  EXPECT_EQ(j["construction_rank"], 3);
+  EXPECT_LT(j["max_abs_error"].get<double>(), 1e-9);
+  EXPECT_NE(j["theorem"].get<std::string>().find("rank floor(n/2)"), std::string::npos) << j["theorem"];
+  // Forcing the fit still runs it.
+  r = run_worker(
+      {"represent", "--causal", "--input", x, "--target", p, "--head-size", "3", "--method", "fit", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["method"], "fit");
+  // Ties in the past (queries 3..5 spread evenly over their past): the block of log-ratios is
+  // singular, so no construction at 3 < n - 1; auto fits, construction says why.
+  write_text(tied,
+             "1,0.5,0.25,0.2,0.1,0.1\n0,0.5,0.25,0.2,0.1,0.1\n0,0,0.5,0.2,0.1,0.1\n0,0,0,0.4,0.1,0.1\n"
+             "0,0,0,0,0.6,0.1\n0,0,0,0,0,0.5\n");
+  r = run_worker(
+      {"represent", "--causal", "--input", x, "--target", tied, "--head-size", "3", "--method", "construction"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not generic"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("d_p >= n - 1 constructs every causal P"), std::string::npos) << r.err;
+  r = run_worker({"represent", "--causal", "--input", x, "--target", tied, "--head-size", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["method"], "fit");
+  r = run_worker({"represent", "--causal", "--input", x, "--target", p, "--head-size", "3", "--method", "proof"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("use auto"), std::string::npos) << r.err;
+}
+
+TEST(RepresentCli, ConstructionSweepRunsToLargeContextsAtTheSmallestHead) {
+  const auto csv = temp_path("construct.csv");
+  auto r = run_worker(
+      {"represent", "--sweep", "8:64:28", "--method", "construction", "--targets", "3", "--json", "--csv", csv});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "construction");
+  ASSERT_EQ(j["thresholds"].size(), 6u);  // n = 8, 36, 64 for each mask
+  for (const auto& t : j["thresholds"]) {
+    EXPECT_EQ(t["d_p"], t["theory_generic"]) << t.dump();
+    EXPECT_EQ(t["reached"], 3) << t.dump();
+  }
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("mask,pattern,method,n,d_p,targets,reached,constructed,", 0), 0u) << header;
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    EXPECT_NE(line.find(",construction,"), std::string::npos) << line;
+  }
+  EXPECT_EQ(lines, 6);  // one d_p per (mask, n)
+}
+
 TEST(RepresentCli, SweepMeasuresTheCausalAndFullThresholds) {
   const auto csv = temp_path("sweep.csv");
   auto r = run_worker({"represent", "--sweep", "5:6", "--targets", "2", "--json", "--csv", csv});
@@ -113,6 +176,11 @@ TEST(RepresentCli, SweepAndMissingArgumentsAreExplained) {
   std::vector<Case> cases = {
       {{"represent", "--sweep", "9:4"}, "N_MIN:N_MAX"},
       {{"represent", "--sweep", "1:4"}, "2 <= N_MIN"},
+      {{"represent", "--sweep", "4:8:0"}, "STEP >= 1"},
+      {{"represent", "--sweep", "4:8x"}, "N_MIN:N_MAX:STEP"},
+      {{"represent", "--sweep", "4:60"}, "256 with --method construction"},
+      {{"represent", "--sweep", "4:300", "--method", "construction"}, "N_MAX <= 256"},
+      {{"represent", "--sweep", "4:5", "--method", "exact"}, "use auto"},
       {{"represent", "--sweep", "4:5", "--masks", "full,sideways"}, "'sideways' is not a mask"},
       {{"represent", "--sweep", "4:5", "--pattern", "stripes"}, "use random or self-vs-past"},
       {{"represent", "--input", temp_path("X.csv")}, "give --input X.csv, --target P.csv and --head-size"},

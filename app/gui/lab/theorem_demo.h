@@ -33,6 +33,7 @@ struct TheoremSnapshot {
   Matrix target, reached, difference;
   double max_abs_error = 0;
   std::string method;                        // "construction" or "fit"
+  int construction_rank = 0;                 // the constructed logits' rank (n - 1, or floor(n/2) causal)
   std::vector<float> curve_dp, curve_error;  // error vs head size, filled in progressively
   bool curve_complete = false;
   std::string error;  // a bad request, explained

@@ -59,9 +59,9 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
       "LRB Theorem 1: if d_p >= n, any positive column-stochastic P is Softmax((W_k X)^T (W_q X)/sqrt(d_p)) for "
       "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
       "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
-      "every target is reached exactly from d_p = floor(n/2); 'self vs past' only approximately, with ever "
-      "larger weights, until n - 1. Below, the best fit (L-BFGS, float64). Proof and measurements: "
-      "docs/causal_threshold.md.");
+      "every target is constructed exactly from d_p = floor(n/2), with logits of rank floor(n/2); 'self vs "
+      "past' and other patterns with ties only approximately, with ever larger weights, until n - 1. Where no "
+      "construction applies, the best fit (L-BFGS, float64). Proofs and measurements: docs/causal_threshold.md.");
   auto t = demo_.snapshot();
   drawn_ = t;
   if (!t->error.empty()) {
@@ -73,16 +73,26 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     return;
   }
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s", t->causal ? "causal" : "full",
-              t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
+  if (t->method == "construction")
+    ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction (logits of rank %d)",
+                t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
+  else
+    ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s",
+                t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
   if (t->d_p >= t->every_pattern_threshold)
     ImGui::TextDisabled(
         "d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
         t->every_pattern_threshold, t->causal ? "causal " : "");
+  else if (t->causal && t->d_p >= t->generic_threshold && t->method == "construction")
+    ImGui::TextDisabled(
+        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly, this one too; "
+        "structured ones like 'self vs past' only approximately, with ever larger weights.",
+        t->generic_threshold, t->every_pattern_threshold);
   else if (t->causal && t->d_p >= t->generic_threshold)
     ImGui::TextDisabled(
-        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly; structured "
-        "ones like 'self vs past' only approximately, with ever larger weights.",
+        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly, but this one has "
+        "ties (its log-ratios' block is singular), so the construction does not apply: the fit's best is shown; "
+        "exact for certain from n - 1.",
         t->generic_threshold, t->every_pattern_threshold);
   else
     ImGui::TextDisabled(
