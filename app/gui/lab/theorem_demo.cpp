@@ -119,8 +119,12 @@ struct TheoremDemo::Impl {
       const auto thresholds = core::reachability_thresholds(req.n, mask);
       s.every_pattern_threshold = thresholds.every_pattern;
       s.generic_threshold = thresholds.generic;
-      if (req.n < 2 || req.n > 48 || req.d_p < 1 || req.d_p > 96) {
-        s.error = "use 2 <= n <= 48 and 1 <= d_p <= 96 (fits take longer as n grows)";
+      if (req.n < 2 || req.n > kTheoremMaxN || req.d_p < 1 || req.d_p > kTheoremMaxHeadSize) {
+        s.error = "n = " + std::to_string(req.n) + " tokens and d_p = " + std::to_string(req.d_p) +
+                  ": the Theorem 1 tab takes n from 2 to " + std::to_string(kTheoremMaxN) + " and d_p from 1 to " +
+                  std::to_string(kTheoremMaxHeadSize) +
+                  (req.pattern == TargetPattern::HeadMap ? " (a head's map has as many tokens as the input: shorten it)"
+                                                         : "");
         publish(s);
         continue;
       }

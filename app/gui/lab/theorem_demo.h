@@ -22,6 +22,11 @@ struct TheoremRequest {
   Matrix head_map;  // for HeadMap: an n x n map, rows = queries (as the lab draws it)
 };
 
+// What the tab computes: constructions are instant at any such size; the error-vs-d_p curve fits
+// every head size below the constructions' (about 0.5 s a fit at n = 128, in the background).
+inline constexpr int kTheoremMaxN = 128;  // the lab's longest context
+inline constexpr int kTheoremMaxHeadSize = 256;
+
 struct TheoremSnapshot {
   uint64_t request_id = 0;
   bool ready = false;

@@ -45,12 +45,12 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   } else {
     same_line_if_fits(labelled_width(160 * ctx.ui_scale, "n"));
     ImGui::SetNextItemWidth(160 * ctx.ui_scale);
-    ImGui::SliderInt("n##thm", &c.theorem_n, 2, 24);
+    ImGui::SliderInt("n##thm", &c.theorem_n, 2, 64);
     highlight_item("theorem_n");
   }
   same_line_if_fits(labelled_width(200 * ctx.ui_scale, "d_p"));
   ImGui::SetNextItemWidth(200 * ctx.ui_scale);
-  ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 32);
+  ImGui::SliderInt("d_p##thm", &c.theorem_dp, 1, 64);
   highlight_item("theorem_dp");
   same_line_if_fits(ImGui::GetFrameHeight() + labelled_width(0, "causal") + ImGui::GetFrameHeight());
   ImGui::Checkbox("causal##thm", &c.theorem_causal);
