@@ -64,6 +64,25 @@ std::string format_number(double v, const char* fmt) {
   return buf;
 }
 
+std::string elide_middle(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  auto boundary = [&](std::size_t i) {
+    return i >= text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  };
+  // Keep `keep` characters' worth of bytes, split between the ends (the start gets the odd one).
+  std::string best = "...";
+  for (std::size_t keep = 1; keep < text.size(); ++keep) {
+    std::size_t head = (keep + 1) / 2, tail = keep / 2;
+    while (head > 0 && !boundary(head)) --head;
+    std::size_t tail_start = text.size() - tail;
+    while (tail_start < text.size() && !boundary(tail_start)) ++tail_start;
+    std::string candidate = text.substr(0, head) + "..." + text.substr(tail_start);
+    if (ImGui::CalcTextSize(candidate.c_str()).x > width) break;
+    best = std::move(candidate);
+  }
+  return best;
+}
+
 void same_line_if_fits(float width) {
   const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
   float limit = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;

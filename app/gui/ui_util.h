@@ -42,4 +42,9 @@ std::string human_count(double v);
 // printf with one number; "-" for NaN and infinities.
 std::string format_number(double v, const char* fmt);
 
+// `text` as it fits `width` pixels in the current font: whole, or its start and end with "..."
+// between them (run names differ at both ends: a suite's prefix, a config's tail). ASCII-safe
+// cuts: a UTF-8 character is never split.
+std::string elide_middle(const std::string& text, float width);
+
 }  // namespace headroom::gui

@@ -335,8 +335,8 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
     ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch);
-    // The numbers keep their width on a narrow window (a projector); the label gives way (its
-    // tooltip has it whole).
+    // The numbers keep their width on a narrow window (a projector); the label gives way, cut in
+    // the middle so that both ends (suite, arm's context or size) stay (its tooltip has it whole).
     const std::pair<const char*, const char*> numbers[] = {{"seeds", "000"},   {"mean", "+0.0000"},
                                                            {"sd", "0.0000"},   {"std err", "0.0000"},
                                                            {"weight", "0.00"}, {"farthest", "#00: +00.0 se"}};
@@ -363,7 +363,7 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
       ImGui::TableNextColumn();
       ImGui::Text("%zu", i + 1);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(pins_[i].label.c_str());
+      ImGui::TextUnformatted(elide_middle(pins_[i].label, ImGui::GetContentRegionAvail().x).c_str());
       tooltip(pins_[i].detail);
       cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
       ImGui::TableNextColumn();
