@@ -30,6 +30,7 @@ struct RepresentOptions {
   bool json = false;
   bool causal = false;
   std::string method = "auto";  // auto | fit | construction
+  double perturbation = 0;      // > 0: approach_attention with this eps (causal)
   // --sweep
   std::string sweep;  // "N_MIN:N_MAX[:STEP]"
   std::string masks = "full,causal";
@@ -229,14 +230,19 @@ int run_represent(const RepresentOptions& o) {
   fit.max_iterations = o.max_iter;
   core::RepresentationResult r;
   try {
-    switch (method) {
-      case core::SweepMethod::Auto: r = core::represent_attention(X, P, o.head_size, mask, fit); break;
-      case core::SweepMethod::Fit: r = core::fit_attention(X, P, o.head_size, mask, fit); break;
-      case core::SweepMethod::Construction: r = core::construct_attention(X, P, o.head_size, mask); break;
+    if (o.perturbation > 0) {
+      if (!o.causal) throw std::invalid_argument("it applies to causal attention only (--causal)");
+      r = core::approach_attention(X, P, o.head_size, o.perturbation);
+    } else {
+      switch (method) {
+        case core::SweepMethod::Auto: r = core::represent_attention(X, P, o.head_size, mask, fit); break;
+        case core::SweepMethod::Fit: r = core::fit_attention(X, P, o.head_size, mask, fit); break;
+        case core::SweepMethod::Construction: r = core::construct_attention(X, P, o.head_size, mask); break;
+      }
     }
   } catch (const std::invalid_argument& e) {  // the construction does not apply here
-    std::cerr << "headroom-worker represent: --method construction: " << e.what() << " (X from " << o.input
-              << ", P from " << o.target << ")\n";
+    std::cerr << "headroom-worker represent: " << (o.perturbation > 0 ? "--perturbation: " : "--method construction: ")
+              << e.what() << " (X from " << o.input << ", P from " << o.target << ")\n";
     return kExitBadInput;
   }
   const int n = static_cast<int>(X.cols());
@@ -244,8 +250,11 @@ int run_represent(const RepresentOptions& o) {
 
   nlohmann::ordered_json out;
   out["method"] = r.method;
-  if (r.method == "construction") out["construction_rank"] = r.construction_rank;
+  if (r.construction_rank > 0) out["construction_rank"] = r.construction_rank;
+  if (r.perturbation > 0) out["perturbation"] = r.perturbation;
   out["max_abs_error"] = r.max_abs_error;
+  out["max_log_error"] = r.max_log_error;
+  out["max_logit"] = r.max_logit;
   out["mask"] = core::to_string(mask);
   out["d"] = X.rows();
   out["n"] = n;
@@ -261,8 +270,9 @@ int run_represent(const RepresentOptions& o) {
     return kExitOk;
   }
   std::cout << "method: " << r.method;
-  if (r.method == "construction") std::cout << " (logits of rank " << r.construction_rank << ")";
-  std::cout << "\nmax_abs_error: " << r.max_abs_error << "\n"
+  if (r.construction_rank > 0) std::cout << " (logits of rank " << r.construction_rank << ")";
+  if (r.perturbation > 0) std::cout << " of a pattern within " << r.perturbation << " of P";
+  std::cout << "\nmax_abs_error: " << r.max_abs_error << "\nmax_logit: " << r.max_logit << "\n"
             << out["theorem"].get<std::string>() << "\nreached (columns are queries):\n"
             << r.reached << "\n";
   return kExitOk;
@@ -286,6 +296,11 @@ Command register_represent(CLI::App& root) {
   app->add_option("--method", o->method,
                   "auto (default: a construction where one applies, else the fit), fit (the fit alone) or "
                   "construction (refused where none applies; --sweep: only at the smallest d_p it allows)");
+  app->add_option("--perturbation", o->perturbation,
+                  "Causal, floor(n/2) <= d_p: construct the pattern P mixed with noise of this relative size "
+                  "(P's entries times exp(eps z)) and measure against P: every causal P to any precision, with "
+                  "logits growing as eps shrinks")
+      ->check(CLI::Range(1e-12, 1.0));
   app->add_option("--sweep", o->sweep,
                   "Measure instead: for n in N_MIN:N_MAX[:STEP] and d_p = 1..n, reach drawn targets on X with d = 2n "
                   "rows");

@@ -39,6 +39,7 @@ struct RepresentationResult {
   double max_logit = 0;       // max |logit| over all n x n entries, seen or masked: how far the weights went
   int iterations = 0;         // optimiser iterations (fit only)
   int construction_rank = 0;  // the constructed logits' rank: n - 1, or floor(n/2) (causal); 0 for a fit
+  double perturbation = 0;    // "perturbed construction": the relative size of the noise P was mixed with
 };
 
 struct FitOptions {
@@ -68,7 +69,8 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
 
 // Throws std::invalid_argument with check_representation_inputs' message on bad input.
 // Uses a construction when rank(X) = n and either d_p >= n - 1 or (causal) d_p >= floor(n/2) with
-// P generic (construct_attention), else fits.
+// P generic (construct_attention); for a causal P that is not generic there, the better of
+// approach_attention and the fit; else fits.
 RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full, const FitOptions& options = {});
 
@@ -80,6 +82,15 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
 // block: almost every P. Throws std::invalid_argument saying which condition fails.
 RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full);
+
+// Causal, floor(n/2) <= d_p < n - 1, any P (one with ties too): the construction for a nearby
+// generic pattern, P's entries times exp(eps z) with z ~ N(0, 1) (a fixed seed), measured
+// against P itself (method "perturbed construction"). Every causal P is reached to any precision
+// this way (docs/causal_threshold.md), at the price of logits that grow as eps shrinks. perturbation
+// > 0: that eps; 0: the best of 1e-2 .. 1e-7 (rounding grows with the logits). Throws
+// std::invalid_argument when no eps gives an invertible block or d_p is out of that range.
+RepresentationResult approach_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                        double perturbation = 0);
 
 // The fit alone: minimises sum_j KL(P_:j || Softmax_:j) over W_q, W_k in float64.
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,

@@ -189,10 +189,36 @@ TEST(Representation, CausalConstructionRefusesBelowHalfNAndPatternsThatAreNotGen
   EXPECT_EQ(generic.method, "construction");
   EXPECT_EQ(generic.construction_rank, n / 2);
   EXPECT_LT(generic.max_log_error, 1e-9);
-  const auto fitted = represent_attention(X, self, n / 2, AttentionMask::Causal, fit);
-  EXPECT_EQ(fitted.method, "fit");
-  EXPECT_EQ(fitted.construction_rank, 0);
-  EXPECT_GT(fitted.max_log_error, 1e-6);
+  // The other is approached: the construction for a nearby pattern beats the fit.
+  const auto near = represent_attention(X, self, n / 2, AttentionMask::Causal, fit);
+  EXPECT_EQ(near.method, "perturbed construction");
+  EXPECT_EQ(near.construction_rank, n / 2);
+  EXPECT_LT(near.max_log_error, fit_attention(X, self, n / 2, AttentionMask::Causal, fit).max_log_error);
+}
+
+TEST(Representation, EveryCausalPatternIsApproachedFromHalfNWithGrowingLogits) {
+  // Self against a uniform past needs n - 1 exactly, but from floor(n/2) the construction for a
+  // pattern within eps of it reaches it to ~eps, with logits ~1/eps (docs/causal_threshold.md).
+  for (int n : {6, 8, 9}) {
+    const auto X = threshold_input(n, 2);
+    const auto P = threshold_target(ThresholdTarget::SelfVsPast, n, AttentionMask::Causal, 0);
+    double previous_error = 1e9, previous_logit = 0;
+    for (double eps : {1e-2, 1e-4, 1e-6}) {
+      const auto r = approach_attention(X, P, n / 2, eps);
+      EXPECT_EQ(r.method, "perturbed construction");
+      EXPECT_EQ(r.perturbation, eps);
+      EXPECT_LT(r.max_log_error, 10 * eps) << "n=" << n << " eps=" << eps;
+      EXPECT_LT(r.max_log_error, previous_error / 10) << "n=" << n << " eps=" << eps;
+      EXPECT_GT(r.max_logit, previous_logit) << "n=" << n << " eps=" << eps;
+      previous_error = r.max_log_error;
+      previous_logit = r.max_logit;
+    }
+    EXPECT_GT(previous_logit, 1e3) << "n=" << n << ": the price is large logits";
+    EXPECT_LT(approach_attention(X, P, n / 2).max_log_error, 1e-5) << "n=" << n << ": the best eps";
+  }
+  EXPECT_THROW(approach_attention(threshold_input(8, 2),
+                                  threshold_target(ThresholdTarget::SelfVsPast, 8, AttentionMask::Causal, 0), 3),
+               std::invalid_argument);
 }
 
 TEST(Representation, ConstructionSweepChecksTheProofAtTheSmallestHead) {

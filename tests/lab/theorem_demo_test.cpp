@@ -165,10 +165,17 @@ TEST(TheoremDemo, CausalRandomTargetIsReachedFromHalfNAndSelfVsPastExactlyFromNM
   EXPECT_EQ(hard->method, "construction");
   EXPECT_EQ(hard->construction_rank, 5);
   EXPECT_LT(hard->max_abs_error, 1e-6);  // the target went through float
-  // Below n - 1 it has ties: no construction, the fit.
+  // Below n - 1 it has ties: no exact construction, but one for a nearby pattern, with large logits.
   r.d_p = 3;
   auto tied = wait_complete(demo, demo.post(r));
   ASSERT_TRUE(tied);
-  EXPECT_EQ(tied->method, "fit");
-  EXPECT_EQ(tied->construction_rank, 0);
+  EXPECT_EQ(tied->method, "perturbed construction");
+  EXPECT_GT(tied->perturbation, 0.0);
+  EXPECT_GT(tied->max_logit, 100.0);
+  EXPECT_LT(tied->max_abs_error, 1e-4);
+  r.d_p = 2;  // below floor(n/2): the fit
+  auto below = wait_complete(demo, demo.post(r));
+  ASSERT_TRUE(below);
+  EXPECT_EQ(below->method, "fit");
+  EXPECT_EQ(below->construction_rank, 0);
 }

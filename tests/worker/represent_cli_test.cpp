@@ -120,7 +120,33 @@ TEST(RepresentCli, CausalRandomTargetIsConstructedAtHalfNAndATiedOneIsNot) {
   EXPECT_NE(r.err.find("d_p >= n - 1 constructs every causal P"), std::string::npos) << r.err;
   r = run_worker({"represent", "--causal", "--input", x, "--target", tied, "--head-size", "3", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out)["method"], "fit");
+  j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "perturbed construction");  // a nearby pattern's construction beats the fit
+  EXPECT_GT(j["perturbation"].get<double>(), 0.0);
+  EXPECT_LT(j["max_log_error"].get<double>(), 1e-3);
+  EXPECT_GT(j["max_logit"].get<double>(), 100.0);
+  // One size of the nearby pattern by hand: closer costs larger logits.
+  double logit_before = 0;
+  for (const char* eps : {"1e-2", "1e-5"}) {
+    r = run_worker(
+        {"represent", "--causal", "--input", x, "--target", tied, "--head-size", "3", "--perturbation", eps, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = json::parse(r.out);
+    EXPECT_EQ(j["perturbation"].get<double>(), std::stod(eps));
+    EXPECT_LT(j["max_log_error"].get<double>(), 10 * std::stod(eps)) << eps;
+    EXPECT_GT(j["max_logit"].get<double>(), logit_before) << eps;
+    logit_before = j["max_logit"].get<double>();
+  }
+  const auto uniform = temp_path("Puniform.csv");  // a full-attention target
+  std::string rows;
+  for (int i = 0; i < 6; ++i)
+    rows +=
+        "0.1666666666666667,0.1666666666666667,0.1666666666666667,0.1666666666666667,"
+        "0.1666666666666667,0.1666666666666667\n";
+  write_text(uniform, rows);
+  r = run_worker({"represent", "--input", x, "--target", uniform, "--head-size", "3", "--perturbation", "1e-3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("causal attention only"), std::string::npos) << r.err;
   r = run_worker({"represent", "--causal", "--input", x, "--target", p, "--head-size", "3", "--method", "proof"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("use auto"), std::string::npos) << r.err;

@@ -150,6 +150,8 @@ struct TheoremDemo::Impl {
         s.max_abs_error = r.max_abs_error;
         s.method = r.method;
         s.construction_rank = r.construction_rank;
+        s.perturbation = r.perturbation;
+        s.max_logit = r.max_logit;
         s.ready = true;
         const int top = req.n + 2;
         auto fill_curve = [&] {

@@ -39,6 +39,8 @@ struct TheoremSnapshot {
   double max_abs_error = 0;
   std::string method;                        // "construction" or "fit"
   int construction_rank = 0;                 // the constructed logits' rank (n - 1, or floor(n/2) causal)
+  double perturbation = 0;                   // "perturbed construction": the noise's relative size
+  double max_logit = 0;                      // the largest |logit| the weights make
   std::vector<float> curve_dp, curve_error;  // error vs head size, filled in progressively
   bool curve_complete = false;
   std::string error;  // a bad request, explained

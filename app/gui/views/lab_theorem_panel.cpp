@@ -78,6 +78,12 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   if (t->method == "construction")
     ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction (logits of rank %d)",
                 t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
+  else if (t->method == "perturbed construction")
+    ImGui::Text(
+        "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction for a pattern within "
+        "%.0e of it (logits of rank %d, up to %.2g)",
+        t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->perturbation,
+        t->construction_rank, t->max_logit);
   else
     ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s",
                 t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
@@ -93,8 +99,9 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   else if (t->causal && t->d_p >= t->generic_threshold)
     ImGui::TextDisabled(
         "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly, but this one has "
-        "ties (its log-ratios' block is singular), so the construction does not apply: the fit's best is shown; "
-        "exact for certain from n - 1.",
+        "ties (its log-ratios' block is singular), so the construction does not apply to it. Every causal pattern "
+        "is approached as closely as wished, at the price of ever larger logits (the best of a construction for "
+        "a nearby pattern and the fit is shown); exact for certain from n - 1.",
         t->generic_threshold, t->every_pattern_threshold);
   else
     ImGui::TextDisabled(
