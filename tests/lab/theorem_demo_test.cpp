@@ -9,25 +9,21 @@
 using namespace headroom::gui;
 
 namespace {
+// The snapshot answering request `id` once it has an error, or its answer at the request's own d_p
+// (complete = false), or its whole error-vs-d_p curve too (complete = true).
+std::shared_ptr<const TheoremSnapshot> wait_for(const TheoremDemo& d, uint64_t id, bool complete) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    auto s = d.snapshot();
+    if (s->request_id == id && ((complete ? s->curve_complete : s->ready) || !s->error.empty())) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return nullptr;
+}
 std::shared_ptr<const TheoremSnapshot> wait_complete(const TheoremDemo& d, uint64_t id) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until) {
-    auto s = d.snapshot();
-    if (s->request_id == id && (s->curve_complete || !s->error.empty())) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return nullptr;
+  return wait_for(d, id, true);
 }
-// The answer at the request's own d_p, before the curve is complete.
-std::shared_ptr<const TheoremSnapshot> wait_ready(const TheoremDemo& d, uint64_t id) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until) {
-    auto s = d.snapshot();
-    if (s->request_id == id && (s->ready || !s->error.empty())) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return nullptr;
-}
+std::shared_ptr<const TheoremSnapshot> wait_ready(const TheoremDemo& d, uint64_t id) { return wait_for(d, id, false); }
 }  // namespace
 
 TEST(TheoremDemo, TargetsArePositiveAndColumnStochastic) {
