@@ -15,8 +15,10 @@
 namespace headroom::gui {
 namespace {
 
-// Hard patterns are smoothed towards uniform: Theorem 1 needs every entry positive.
+// Hard patterns are smoothed towards uniform: Theorem 1 needs every entry positive. A head's map
+// is a softmax already (positive but for float underflow), so it is barely touched.
 constexpr double kSmoothing = 0.05;
+constexpr double kHeadMapSmoothing = 1e-3;
 
 Eigen::MatrixXd to_eigen(const Matrix& m) {
   Eigen::MatrixXd e(m.rows, m.cols);
@@ -65,12 +67,13 @@ Matrix make_target(const TheoremRequest& r) {
       break;
   }
   // Smoothed over the keys each query sees; causal: the future stays exactly 0.
+  const double smoothing = r.pattern == TargetPattern::HeadMap ? kHeadMapSmoothing : kSmoothing;
   for (int j = 0; j < n; ++j) {
     const int seen = r.causal ? j + 1 : n;
     P.col(j).tail(n - seen).setZero();
     if (P.col(j).head(seen).sum() <= 0) P.col(j).head(seen).setConstant(1.0);
     P.col(j).head(seen) /= P.col(j).head(seen).sum();
-    P.col(j).head(seen) = (1 - kSmoothing) * P.col(j).head(seen).array() + kSmoothing / seen;
+    P.col(j).head(seen) = (1 - smoothing) * P.col(j).head(seen).array() + smoothing / seen;
   }
   return to_matrix(P);
 }

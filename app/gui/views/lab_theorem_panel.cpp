@@ -61,8 +61,9 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
       "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
       "every target is constructed exactly from d_p = floor(n/2), with logits of rank floor(n/2); 'self vs "
       "past' and other patterns with ties only approximately, with ever larger weights, until n - 1. Where no "
-      "construction applies, the best fit (L-BFGS, float64). Every target is mixed 5% with uniform first, so "
-      "that every entry a query sees is positive, as the theorem needs. X is d = 2n x n, Gaussian. Proofs and "
+      "construction applies, the best fit (L-BFGS, float64). Every target is mixed with uniform first (5%; a "
+      "head's map, a softmax already, 0.1%), so that every entry a query sees is positive, as the theorem needs. X is "
+      "d = 2n x n, Gaussian. Proofs and "
       "measurements: docs/causal_threshold.md.");
   auto t = demo_.snapshot();
   drawn_ = t;
