@@ -79,6 +79,11 @@ bool parse_method(const std::string& text, core::SweepMethod* method) {
 }
 
 int run_sweep(const RepresentOptions& o) {
+  if (o.perturbation > 0) {
+    std::cerr << "headroom-worker represent: --perturbation applies to one target (--input, --target), not to "
+                 "--sweep\n";
+    return kExitBadInput;
+  }
   core::ThresholdSweep s;
   if (!parse_method(o.method, &s.method)) return kExitBadInput;
   // Fits cost ~n^3 per iteration over every d_p; the construction runs once per target.
@@ -228,6 +233,11 @@ int run_represent(const RepresentOptions& o) {
   core::FitOptions fit;
   fit.seed = o.seed;
   fit.max_iterations = o.max_iter;
+  if (o.perturbation > 0 && method != core::SweepMethod::Auto) {
+    std::cerr << "headroom-worker represent: --perturbation constructs a nearby pattern, --method " << o.method
+              << " asks for something else; give one of them\n";
+    return kExitBadInput;
+  }
   core::RepresentationResult r;
   try {
     if (o.perturbation > 0) {

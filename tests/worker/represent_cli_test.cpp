@@ -147,6 +147,10 @@ TEST(RepresentCli, CausalRandomTargetIsConstructedAtHalfNAndATiedOneIsNot) {
   r = run_worker({"represent", "--input", x, "--target", uniform, "--head-size", "3", "--perturbation", "1e-3"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("causal attention only"), std::string::npos) << r.err;
+  r = run_worker({"represent", "--causal", "--input", x, "--target", tied, "--head-size", "3", "--perturbation", "1e-3",
+                  "--method", "fit"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give one of them"), std::string::npos) << r.err;
   r = run_worker({"represent", "--causal", "--input", x, "--target", p, "--head-size", "3", "--method", "proof"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("use auto"), std::string::npos) << r.err;
@@ -207,6 +211,7 @@ TEST(RepresentCli, SweepAndMissingArgumentsAreExplained) {
       {{"represent", "--sweep", "4:60"}, "256 with --method construction"},
       {{"represent", "--sweep", "4:300", "--method", "construction"}, "N_MAX <= 256"},
       {{"represent", "--sweep", "4:5", "--method", "exact"}, "use auto"},
+      {{"represent", "--sweep", "4:5", "--perturbation", "1e-3"}, "not to --sweep"},
       {{"represent", "--sweep", "4:5", "--masks", "full,sideways"}, "'sideways' is not a mask"},
       {{"represent", "--sweep", "4:5", "--pattern", "stripes"}, "use random or self-vs-past"},
       {{"represent", "--input", temp_path("X.csv")}, "give --input X.csv, --target P.csv and --head-size"},
