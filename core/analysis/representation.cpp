@@ -178,13 +178,14 @@ RepresentationResult construct_rank_n_minus_1(const Eigen::MatrixXd& X, const Ei
 // singular: P is not generic.
 constexpr double kGenericBlockRcond = 1e-12;
 
-// Causal P at d_p >= r = floor(n/2), docs/causal_threshold.md ("a construction at floor(n/2)").
+// Causal P at d_p >= r = floor(n/2), docs/causal_threshold.md ("Enough, by construction").
 // With u_0 = 0, query j needs u_i . v_j = D[i, j] for the keys 1 <= i <= j. Keys 1..r get the unit
 // vectors u_i = e_i, so each query's vector holds its own log-ratios: v_j[i] = D[i, j] for
 // i <= min(j, r), 0 beyond (those keys are masked for it). A later key i > r is seen only by the
 // queries i..n-1, all among the last r, C = n-r..n-1, whose vectors are the columns of the block
 // B = D[1..r, C] (every query in C sees every key in 1..r); when B is invertible they are
-// independent and u_i solves the at most r - 1 equations u_i . v_j = D[i, j], j = i..n-1.
+// independent and u_i solves the at most r equations u_i . v_j = D[i, j], j = i..n-1 (r for odd n,
+// r - 1 for even n: least-norm).
 RepresentationResult construct_causal_half(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p) {
   const Eigen::Index n = X.cols(), r = n / 2;
   const Eigen::MatrixXd D = log_ratios(P, AttentionMask::Causal);

@@ -77,7 +77,7 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
 // A construction alone; requires rank(X) = n. d_p >= n - 1: LRB eqs. 4-7 with the column
 // constants chosen so that the first key's logits are 0 (D_0 = diag(1 / P[0, :])), which leaves a
 // rank n - 1 logit matrix; every P. Causal, floor(n/2) <= d_p < n - 1: logits of rank floor(n/2)
-// (docs/causal_threshold.md, "A construction at floor(n/2)"), for every causal P whose log-ratios
+// (docs/causal_threshold.md, "Enough, by construction"), for every causal P whose log-ratios
 // log(P[i,j] / P[0,j]) on keys 1..floor(n/2) and the last floor(n/2) queries form an invertible
 // block: almost every P. Throws std::invalid_argument saying which condition fails.
 RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
