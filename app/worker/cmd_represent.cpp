@@ -244,11 +244,7 @@ int run_represent(const RepresentOptions& o) {
       if (!o.causal) throw std::invalid_argument("it applies to causal attention only (--causal)");
       r = core::approach_attention(X, P, o.head_size, o.perturbation);
     } else {
-      switch (method) {
-        case core::SweepMethod::Auto: r = core::represent_attention(X, P, o.head_size, mask, fit); break;
-        case core::SweepMethod::Fit: r = core::fit_attention(X, P, o.head_size, mask, fit); break;
-        case core::SweepMethod::Construction: r = core::construct_attention(X, P, o.head_size, mask); break;
-      }
+      r = core::reach_attention(X, P, o.head_size, mask, method, fit);
     }
   } catch (const std::invalid_argument& e) {  // the construction does not apply here
     std::cerr << "headroom-worker represent: " << (o.perturbation > 0 ? "--perturbation: " : "--method construction: ")

@@ -47,6 +47,16 @@ Eigen::MatrixXd threshold_input(int n, uint64_t seed) {
   return X;
 }
 
+RepresentationResult reach_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
+                                     SweepMethod method, const FitOptions& fit) {
+  switch (method) {
+    case SweepMethod::Fit: return fit_attention(X, P, d_p, mask, fit);
+    case SweepMethod::Construction: return construct_attention(X, P, d_p, mask);
+    case SweepMethod::Auto: break;
+  }
+  return represent_attention(X, P, d_p, mask, fit);
+}
+
 std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
                                             const std::function<void(const ThresholdPoint&)>& progress) {
   std::vector<ThresholdPoint> out;
@@ -69,14 +79,10 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
           fit.seed = seed;
           const Eigen::MatrixXd X = threshold_input(n, seed), P = threshold_target(s.target, n, mask, seed);
           RepresentationResult r;
-          switch (s.method) {
-            case SweepMethod::Auto: r = represent_attention(X, P, dp, mask, fit); break;
-            case SweepMethod::Fit: r = fit_attention(X, P, dp, mask, fit); break;
-            case SweepMethod::Construction: try { r = construct_attention(X, P, dp, mask);
-              } catch (const std::invalid_argument&) {  // not generic: not reached
-                r.max_log_error = r.max_logit = std::numeric_limits<double>::infinity();
-              }
-              break;
+          try {
+            r = reach_attention(X, P, dp, mask, s.method, fit);
+          } catch (const std::invalid_argument&) {  // Construction, P not generic: not reached
+            r.max_log_error = r.max_logit = std::numeric_limits<double>::infinity();
           }
           p.errors.push_back(r.max_log_error);
           logits.push_back(r.max_logit);

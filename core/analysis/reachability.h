@@ -34,6 +34,11 @@ Eigen::MatrixXd threshold_input(int n, uint64_t seed);
 enum class SweepMethod { Auto, Fit, Construction };
 const char* to_string(SweepMethod m);
 
+// One target, reached the way `method` says (represent_attention, fit_attention or
+// construct_attention; the last throws std::invalid_argument where no construction applies).
+RepresentationResult reach_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
+                                     SweepMethod method, const FitOptions& fit = {});
+
 struct ThresholdPoint {
   AttentionMask mask = AttentionMask::Full;
   ThresholdTarget target = ThresholdTarget::Random;

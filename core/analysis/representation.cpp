@@ -299,20 +299,21 @@ RepresentationResult approach_attention(const Eigen::MatrixXd& X, const Eigen::M
   if (perturbation > 0) sizes = {perturbation};
   else
     for (double e = 1e-2; e >= 1e-7; e /= 10) sizes.push_back(e);
+  // One direction of noise for every size, from a fixed seed: the same P is approached the same
+  // way every time.
+  std::mt19937_64 rng(0x5eedULL + static_cast<std::uint64_t>(n));
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Eigen::MatrixXd noise = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i <= j; ++i) noise(i, j) = normal(rng);
   RepresentationResult best;
   best.max_log_error = std::numeric_limits<double>::infinity();
   std::string refused;
   for (const double eps : sizes) {
     // P mixed with noise of relative size eps on every entry a query sees, columns normalised
-    // again: a generic pattern (with probability 1) within ~eps of P. A fixed seed: the same P
-    // is approached the same way every time.
-    std::mt19937_64 rng(0x5eedULL + static_cast<std::uint64_t>(n));
-    std::normal_distribution<double> noise(0.0, 1.0);
-    Eigen::MatrixXd near = P;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      for (Eigen::Index i = 0; i <= j; ++i) near(i, j) *= std::exp(eps * noise(rng));
-      near.col(j) /= near.col(j).sum();
-    }
+    // again: a generic pattern (with probability 1) within ~eps of P.
+    Eigen::MatrixXd near = P.array() * (eps * noise).array().exp();
+    for (Eigen::Index j = 0; j < n; ++j) near.col(j) /= near.col(j).sum();
     try {
       RepresentationResult r = construct_attention(X, near, d_p, AttentionMask::Causal);
       r = finish(std::move(r), X, P, AttentionMask::Causal);  // measured against P itself
