@@ -262,7 +262,8 @@ Suite parse_suite(const std::string& text, const std::string& path, const std::s
       for (auto it = grid.begin(); it != grid.end(); ++it)
         if (is_per_scale(it.value()) && !it.value().contains("paper")) keys += (keys.empty() ? "" : ", ") + it.key();
       if (!keys.empty())
-        missing.push_back("grid[" + std::to_string(g) + "] (label \"" + grid.value("label", std::string("?")) +
+        missing.push_back("grid[" + std::to_string(g) + "] (label \"" +
+                          (grid.contains("label") ? value_text(grid["label"]) : std::string("?")) +
                           "\") has no paper value for " + keys);
     }
     if (!missing.empty()) {

@@ -264,6 +264,15 @@ label = "lacks"
                       ": --scale paper: this suite has no paper scale: grid[1] (label \"lacks\") has no paper "
                       "value for model.depth, model.width (give every per-scale value a paper = ... entry, or "
                       "run it at quick or full)");
+  // A label that is not a string (a fuzz finding: it escaped as a JSON type error and aborted)
+  // gets the same one message, the label written as it was given.
+  TempSuite odd(std::string(kBase) + R"(
+[[grid]]
+label = { a = 1 }
+"model.width" = { quick = [32], full = [64] }
+)");
+  const std::string msg3 = message_of(odd.path(), "paper");
+  EXPECT_NE(msg3.find("has no paper scale"), std::string::npos) << msg3;
   // The same file at full loads, and paper values replace the others at paper scale when present.
   EXPECT_NO_THROW(load_suite(t.path(), "full"));
 }
