@@ -67,8 +67,8 @@ std::string theorem_sentence(int d_p, int n, core::AttentionMask mask) {
 }
 
 // --method: auto, fit or construction; false (and a message) for anything else.
-bool parse_method(const std::string& text, core::SweepMethod* method) {
-  for (auto m : {core::SweepMethod::Auto, core::SweepMethod::Fit, core::SweepMethod::Construction})
+bool parse_method(const std::string& text, core::ReachMethod* method) {
+  for (auto m : {core::ReachMethod::Auto, core::ReachMethod::Fit, core::ReachMethod::Construction})
     if (text == core::to_string(m)) {
       *method = m;
       return true;
@@ -87,7 +87,7 @@ int run_sweep(const RepresentOptions& o) {
   core::ThresholdSweep s;
   if (!parse_method(o.method, &s.method)) return kExitBadInput;
   // Fits cost ~n^3 per iteration over every d_p; the construction runs once per target.
-  const int n_limit = s.method == core::SweepMethod::Construction ? 256 : 48;
+  const int n_limit = s.method == core::ReachMethod::Construction ? 256 : 48;
   std::vector<int> parts;  // N_MIN, N_MAX, STEP; empty when a part is not a whole number
   std::stringstream ns(o.sweep);
   for (std::string part; std::getline(ns, part, ':');) {
@@ -107,7 +107,7 @@ int run_sweep(const RepresentOptions& o) {
   if (parts.size() != 3 || parts[0] < 2 || parts[1] < parts[0] || parts[1] > n_limit || parts[2] < 1) {
     std::cerr << "headroom-worker represent: --sweep " << o.sweep
               << ": give the token counts as N, N_MIN:N_MAX or N_MIN:N_MAX:STEP with 2 <= N_MIN <= N_MAX <= " << n_limit
-              << (s.method == core::SweepMethod::Construction ? "" : " (256 with --method construction)")
+              << (s.method == core::ReachMethod::Construction ? "" : " (256 with --method construction)")
               << " and STEP >= 1, e.g. --sweep 4:12\n";
     return kExitBadInput;
   }
@@ -169,7 +169,7 @@ int run_sweep(const RepresentOptions& o) {
   });
   // A construction sweep tries one d_p per (mask, n): it says how many targets that d_p reached,
   // not a smallest d_p.
-  const bool constructing = s.method == core::SweepMethod::Construction;
+  const bool constructing = s.method == core::ReachMethod::Construction;
   nlohmann::ordered_json thresholds = nlohmann::json::array();
   for (auto mask : s.masks)
     for (int n = s.n_min; n <= s.n_max; n += s.n_step) {
@@ -228,12 +228,12 @@ int run_represent(const RepresentOptions& o) {
     std::cerr << "headroom-worker represent: " << *err << " (X from " << o.input << ", P from " << o.target << ")\n";
     return kExitBadInput;
   }
-  core::SweepMethod method;
+  core::ReachMethod method;
   if (!parse_method(o.method, &method)) return kExitBadInput;
   core::FitOptions fit;
   fit.seed = o.seed;
   fit.max_iterations = o.max_iter;
-  if (o.perturbation > 0 && method != core::SweepMethod::Auto) {
+  if (o.perturbation > 0 && method != core::ReachMethod::Auto) {
     std::cerr << "headroom-worker represent: --perturbation constructs a nearby pattern, --method " << o.method
               << " asks for something else; give one of them\n";
     return kExitBadInput;

@@ -10,11 +10,11 @@ namespace headroom::core {
 
 const char* to_string(ThresholdTarget t) { return t == ThresholdTarget::SelfVsPast ? "self-vs-past" : "random"; }
 
-const char* to_string(SweepMethod m) {
+const char* to_string(ReachMethod m) {
   switch (m) {
-    case SweepMethod::Fit: return "fit";
-    case SweepMethod::Construction: return "construction";
-    case SweepMethod::Auto: break;
+    case ReachMethod::Fit: return "fit";
+    case ReachMethod::Construction: return "construction";
+    case ReachMethod::Auto: break;
   }
   return "auto";
 }
@@ -48,11 +48,11 @@ Eigen::MatrixXd threshold_input(int n, uint64_t seed) {
 }
 
 RepresentationResult reach_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
-                                     SweepMethod method, const FitOptions& fit) {
+                                     ReachMethod method, const FitOptions& fit) {
   switch (method) {
-    case SweepMethod::Fit: return fit_attention(X, P, d_p, mask, fit);
-    case SweepMethod::Construction: return construct_attention(X, P, d_p, mask);
-    case SweepMethod::Auto: break;
+    case ReachMethod::Fit: return fit_attention(X, P, d_p, mask, fit);
+    case ReachMethod::Construction: return construct_attention(X, P, d_p, mask);
+    case ReachMethod::Auto: break;
   }
   return represent_attention(X, P, d_p, mask, fit);
 }
@@ -64,8 +64,8 @@ std::vector<ThresholdPoint> sweep_threshold(const ThresholdSweep& s,
   for (AttentionMask mask : s.masks) {
     for (int n = std::max(2, s.n_min); n <= s.n_max; n += std::max(1, s.n_step)) {
       const int first_dp =
-          s.method == SweepMethod::Construction ? std::max(1, reachability_thresholds(n, mask).generic) : 1;
-      const int last_dp = s.method == SweepMethod::Construction ? first_dp : n - 1 + s.d_p_max_extra;
+          s.method == ReachMethod::Construction ? std::max(1, reachability_thresholds(n, mask).generic) : 1;
+      const int last_dp = s.method == ReachMethod::Construction ? first_dp : n - 1 + s.d_p_max_extra;
       for (int dp = first_dp; dp <= last_dp; ++dp) {
         ThresholdPoint p;
         p.mask = mask;

@@ -27,17 +27,18 @@ Eigen::MatrixXd threshold_target(ThresholdTarget kind, int n, AttentionMask mask
 // X: d = 2n rows of N(0, 1): full column rank, so only the head size limits what is reachable.
 Eigen::MatrixXd threshold_input(int n, uint64_t seed);
 
-// How a sweep reaches each target. Auto: represent_attention (a construction where one applies,
-// else the fit). Fit: the fit alone at every d_p, the measurement independent of the proofs.
-// Construction: construct_attention alone, at the smallest d_p it allows (n - 1 full, floor(n/2)
-// causal): the proof's construction checked on drawn targets, up to n = 256.
-enum class SweepMethod { Auto, Fit, Construction };
-const char* to_string(SweepMethod m);
+// How a target is reached (`represent --method`, and each target of a sweep). Auto:
+// represent_attention (a construction where one applies, else the fit). Fit: the fit alone at
+// every d_p, the measurement independent of the proofs. Construction: construct_attention alone,
+// at the smallest d_p it allows (n - 1 full, floor(n/2) causal): the proof's construction checked
+// on drawn targets, up to n = 256.
+enum class ReachMethod { Auto, Fit, Construction };
+const char* to_string(ReachMethod m);
 
 // One target, reached the way `method` says (represent_attention, fit_attention or
 // construct_attention; the last throws std::invalid_argument where no construction applies).
 RepresentationResult reach_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
-                                     SweepMethod method, const FitOptions& fit = {});
+                                     ReachMethod method, const FitOptions& fit = {});
 
 struct ThresholdPoint {
   AttentionMask mask = AttentionMask::Full;
@@ -62,7 +63,7 @@ struct ThresholdSweep {
   int targets = 10;       // random targets (seeds) per (mask, n); SelfVsPast has one target
   int n_step = 1;         // n = n_min, n_min + n_step, ... <= n_max
   int d_p_max_extra = 0;  // d_p runs 1 .. n - 1 + this (Construction: the one smallest d_p)
-  SweepMethod method = SweepMethod::Auto;
+  ReachMethod method = ReachMethod::Auto;
   uint64_t seed = 0;
   FitOptions fit;
 };

@@ -223,7 +223,7 @@ TEST(Representation, EveryCausalPatternIsApproachedFromHalfNWithGrowingLogits) {
 
 TEST(Representation, ConstructionSweepChecksTheProofAtTheSmallestHead) {
   ThresholdSweep s;
-  s.method = SweepMethod::Construction;
+  s.method = ReachMethod::Construction;
   s.n_min = 8;
   s.n_max = 64;
   s.n_step = 28;  // n = 8, 36, 64
@@ -284,7 +284,7 @@ TEST(Representation, ThresholdsFullNeedsNMinusOneCausalGenericHalf) {
 
 TEST(Representation, RandomCausalTargetsAreReachedFromHalfNAndNotBelow) {
   ThresholdSweep s;
-  s.method = SweepMethod::Fit;  // the fit alone: evidence independent of the construction
+  s.method = ReachMethod::Fit;  // the fit alone: evidence independent of the construction
   s.masks = {AttentionMask::Causal};
   s.n_min = 6;
   s.n_max = 8;

@@ -3,9 +3,9 @@ cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 # Checks a lesson handout (headroom --lesson FILE --handout DIR): every step was captured settled
 # with its animations done; the step's panel was the one drawn; every control the step highlights
 # was on screen; an Explorer step's pinned comparisons are all in its table; every lab key of the
-# step's scene is what the lab shows (a swept control at its
-# end value); no SQL or decode ran on the UI thread; each step's PNG has the window's size and is
-# not blank; index.html shows every step's image.
+# step's scene is what the lab shows (a swept control at its end value; a stored run: that run,
+# its weights loaded, no problem reported); no SQL or decode ran on the UI thread; each step's PNG
+# has the window's size and is not blank; index.html shows every step's image.
 file(READ "${DIR}/lesson.json" doc)
 file(READ "${DIR}/index.html" html)
 string(JSON steps LENGTH "${doc}" steps)
@@ -71,6 +71,17 @@ foreach(i RANGE ${last})
     math(EXPR klast "${keys} - 1")
     foreach(k RANGE ${klast})
       string(JSON key MEMBER "${doc}" steps ${i} scene lab ${k})
+      if(key STREQUAL "stored_run")  # not a control: the run the lab shows, loaded and named
+        string(JSON want GET "${doc}" steps ${i} scene lab stored_run name)
+        string(JSON problem ERROR_VARIABLE no_problem GET "${doc}" steps ${i} view_state stored_run_problem)
+        string(JSON got ERROR_VARIABLE no_run GET "${doc}" steps ${i} view_state stored_run name)
+        string(JSON got_step ERROR_VARIABLE no_step GET "${doc}" steps ${i} view_state stored_run step)
+        if(NOT no_problem OR no_run OR NOT "${got}" STREQUAL "${want}" OR no_step OR got_step LESS 0)
+          message(FATAL_ERROR "${where}: the step opens the stored run ${want}; the lab shows '${got}' at step "
+                              "'${got_step}' (${problem})")
+        endif()
+        continue()
+      endif()
       string(JSON want GET "${doc}" steps ${i} scene lab ${key})
       string(JSON swept ERROR_VARIABLE not_swept GET "${doc}" steps ${i} sweeps ${key})
       if(NOT not_swept)

@@ -27,12 +27,20 @@ ex = state.get("explorer", {})
 for key in ("error", "message"):
     if ex.get(key):
         problems.append(f"explorer {key}: {ex[key]}")
-want = scene.get("explorer", {}).get("open_in_lab")
+lab = scene.get("lab", {})
+# A stored run, opened by the explorer or named in the lab's own scene (lab.stored_run).
+want = scene.get("explorer", {}).get("open_in_lab") or lab.get("stored_run", {}).get("name")
 if want:
     got = state.get("stored_run", {})
     if got.get("name") != want or got.get("step", -1) < 0 or state.get("view") != "Lab":
         problems.append(f"the lab should show the stored run {want}; state says {got}, view {state.get('view')}")
-lab = scene.get("lab", {})
+if lab.get("tab") == "theorem":  # the Theorem 1 tab answered what the scene asks
+    t = state.get("theorem") or {}
+    if t.get("error") or t.get("d_p") != lab.get("theorem_dp", t.get("d_p")) or "max_abs_error" not in t:
+        problems.append(f"the Theorem 1 tab shows {t}")
+    if lab.get("pattern") == "a head's map" and lab.get("theorem_causal") and t.get("d_p") == t.get("n", 0) // 2:
+        if t.get("method") != "construction" or not t.get("max_abs_error", 1) < 1e-6:
+            problems.append(f"a trained head's causal map at d_p = floor(n/2) should be constructed exactly: {t}")
 if lab.get("map_view") == "all layers":  # every head in the grid; a trained run's roles over its tiles
     mv = state.get("model_view", {})
     heads = state.get("model", {}).get("attention", {}).get("heads", 0)

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 using namespace headroom;
 using namespace headroom::gui;
+using json = nlohmann::json;
 
 TEST(LabControls, StandardToggleChoosesBetweenLrbEquation8AndFixedHeadSize) {
   LabControls c;
@@ -369,5 +371,43 @@ TEST(LabControls, TheRandomStartsScaleReachesTheModelOnlyWhileTheStartIsRandom) 
     EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
     EXPECT_NE(error.find("lab.pos_init_scale"), std::string::npos) << error;
     EXPECT_EQ(untouched.pos_init_scale, 1.0f);
+  }
+}
+
+TEST(LabControls, AStoredRunNamedByASceneIsReadWithItsDefaultsAndEveryMistakeNamed) {
+  std::optional<StoredRunRef> ref;
+  std::string err;
+  ASSERT_TRUE(stored_run_from_json(json{{"d", 32}}, &ref, &err)) << err;
+  EXPECT_FALSE(ref);
+  ASSERT_TRUE(stored_run_from_json(json::parse(R"({"stored_run": {"name": "th/1"}})"), &ref, &err)) << err;
+  ASSERT_TRUE(ref);
+  EXPECT_EQ(ref->name, "th/1");
+  EXPECT_EQ(ref->db, "@results");
+  EXPECT_EQ(ref->step, INT64_MAX);  // the run's last stored weights
+  ASSERT_TRUE(
+      stored_run_from_json(json::parse(R"({"stored_run": {"name": "a", "db": "/x.sqlite", "step": 40}})"), &ref, &err))
+      << err;
+  EXPECT_EQ(ref->db, "/x.sqlite");
+  EXPECT_EQ(ref->step, 40);
+  // controls_from_json leaves the key alone, and keeps reading the rest.
+  LabControls c;
+  ASSERT_TRUE(controls_from_json(json::parse(R"({"stored_run": {"name": "a"}, "theorem_dp": 27})"), &c, &err)) << err;
+  EXPECT_EQ(c.theorem_dp, 27);
+
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"stored_run": "th/1"})", "lab.stored_run: expected {\"name\""},
+      {R"({"stored_run": {}})", "lab.stored_run.name: required"},
+      {R"({"stored_run": {"name": ""}})", "lab.stored_run.name: expected a non-empty string"},
+      {R"({"stored_run": {"name": 3}})", "lab.stored_run.name: expected a non-empty string, got 3"},
+      {R"({"stored_run": {"name": "a", "db": []}})", "lab.stored_run.db: expected a non-empty string"},
+      {R"({"stored_run": {"name": "a", "step": -1}})", "lab.stored_run.step: expected a training step >= 0, got -1"},
+      {R"({"stored_run": {"name": "a", "step": 1.5}})", "lab.stored_run.step: expected a training step"},
+      {R"({"stored_run": {"name": "a", "run": "b"}})", "lab.stored_run.run: unknown key; valid keys: name, db, step"},
+  };
+  for (const auto& [text, want] : bad) {
+    err.clear();
+    EXPECT_FALSE(stored_run_from_json(json::parse(text), &ref, &err)) << text;
+    EXPECT_NE(err.find(want), std::string::npos) << text << " -> " << err;
+    EXPECT_FALSE(ref) << text;
   }
 }

@@ -362,6 +362,40 @@ TEST(LabEngine, AStoredRunThatCannotBeOpenedIsExplainedAndTheModelKept) {
   EXPECT_NE(s3->stored.error.find("does not exist"), std::string::npos) << s3->stored.error;
 }
 
+TEST(LabEngine, AStoredRunNamedByASceneIsFoundByNameWithItsTokenizerAndNeedsNoModelBefore) {
+  // A scene or a lesson step names a run (lab.stored_run): no id, no tokenizer; and it may be the
+  // engine's first request, before the lab posted any model of its own.
+  const core::ModelSpec spec = request(core::AttentionKind::MultiHead, 32, 4, 1).model;
+  const StoredRunDb db("named", {{30, weights_bytes(spec, 3)}});
+  LabEngine engine;
+  const uint64_t id = engine.open_stored(StoredCheckpoint{db.path, 0, "named", "", INT64_MAX});
+  auto s = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id; });
+  ASSERT_TRUE(s && s->valid);
+  EXPECT_TRUE(s->stored.error.empty()) << s->stored.error;
+  EXPECT_EQ(s->stored.run.run_id, db.run_id);
+  EXPECT_EQ(s->stored.run.tokenizer, "bytes");  // from the run's config
+  EXPECT_EQ(s->stored.steps, (std::vector<int64_t>{30}));
+  EXPECT_EQ(s->stored.index, 0);
+  EXPECT_EQ(s->spec, spec);
+
+  const uint64_t id2 = engine.open_stored(StoredCheckpoint{db.path, 0, "Named", "", INT64_MAX});
+  auto s2 = wait_until(engine, [&](const LabSnapshot& x) { return x.stored.request_id >= id2; });
+  ASSERT_TRUE(s2);
+  EXPECT_NE(s2->stored.error.find("there is no run named \"Named\" in " + db.path), std::string::npos)
+      << s2->stored.error;
+  EXPECT_EQ(s2->stored.index, -1);
+  EXPECT_EQ(s2->spec, spec);  // the lab keeps the stored model it had
+
+  // A run that is not there as the engine's first request: answered all the same (no model to
+  // show yet), so the lab can say why and build its own.
+  LabEngine fresh;
+  const uint64_t id3 = fresh.open_stored(StoredCheckpoint{db.path, 0, "missing", "", INT64_MAX});
+  auto s3 = wait_until(fresh, [&](const LabSnapshot& x) { return x.stored.request_id >= id3; });
+  ASSERT_TRUE(s3);
+  EXPECT_FALSE(s3->valid);
+  EXPECT_NE(s3->stored.error.find("there is no run named \"missing\""), std::string::npos) << s3->stored.error;
+}
+
 TEST(LabEngine, AVocabularyThatDoesNotMatchTheModelIsExplained) {
   LabEngine engine;
   LabRequest r = request(core::AttentionKind::MultiHead, 32, 4, 1);

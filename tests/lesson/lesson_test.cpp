@@ -198,6 +198,24 @@ TEST(LessonFile, KeepWeights) {
             "lessons/x.toml:5: step 1 (\"A\"): keep_weights: expected true or false, got 1");
 }
 
+TEST(LessonFile, AStoredRunComesThroughToTheLabsSceneAndCannotBeKept) {
+  const std::string stored = "[step.lab]\nstored_run = { name = \"th/1\", step = 40 }\n";
+  const Lesson lesson = parse_ok(one_step(stored));
+  EXPECT_EQ(lesson.steps[0].scene,
+            json::parse(R"({"view": "Lab", "lab": {"stored_run": {"name": "th/1", "step": 40}}})"));
+  // Its weights are the run's: a step that opens one has nothing of its own to keep...
+  EXPECT_EQ(parse_error(one_step("keep_weights = true\n" + stored)),
+            "lessons/x.toml:5: step 1 (\"A\"): keep_weights: this step opens a stored run (lab.stored_run), "
+            "which brings its own weights; remove keep_weights");
+  // ... and the step after it would train the lesson's seed instead of going on with them.
+  EXPECT_EQ(parse_error(one_step(stored) + "[[step]]\ntitle = \"B\"\ntext = \"u\"\nkeep_weights = true\n"),
+            "lessons/x.toml:10: step 2 (\"B\"): keep_weights: the step before opens a stored run, whose weights "
+            "this step cannot keep; open it again here (stored_run in [step.lab]) instead of keep_weights");
+  // Opened again, it is fine; and a step after one that opens none keeps weights as before.
+  parse_ok(one_step(stored) + "[[step]]\ntitle = \"B\"\ntext = \"u\"\n" + stored);
+  parse_ok(one_step("") + "[[step]]\ntitle = \"B\"\ntext = \"u\"\nkeep_weights = true\n");
+}
+
 TEST(LessonErrors, MissingTitle) {
   EXPECT_EQ(parse_error("summary = \"s\"\n[[step]]\ntitle = \"A\"\ntext = \"t\"\n"),
             "lessons/x.toml:1: title: required: the lesson's title as a non-empty string");

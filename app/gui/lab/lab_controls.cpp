@@ -243,6 +243,7 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
   LabControls c = *out;
   const auto known = to_json(c);
   for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "stored_run") continue;  // not a control: stored_run_from_json reads it
     if (!known.contains(it.key())) {
       *error = "lab." + it.key() + ": unknown key";
       return false;
@@ -454,6 +455,52 @@ TheoremRequest theorem_request_of(const LabControls& c, const LabSnapshot* snaps
   }
   if (key) *key = k;
   return t;
+}
+
+}  // namespace headroom::gui
+
+namespace headroom::gui {
+
+bool stored_run_from_json(const nlohmann::json& lab, std::optional<StoredRunRef>* out, std::string* error) {
+  out->reset();
+  if (!lab.is_object() || !lab.contains("stored_run")) return true;
+  const nlohmann::json& j = lab["stored_run"];
+  const std::string right =
+      "expected {\"name\": \"<run name>\", \"db\": \"@results\", \"step\": <step>} (db and step optional)";
+  if (!j.is_object()) {
+    *error = "lab.stored_run: " + right + ", got " + j.dump();
+    return false;
+  }
+  StoredRunRef ref;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = "lab.stored_run." + it.key();
+    const nlohmann::json& v = it.value();
+    if (it.key() == "name" || it.key() == "db") {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        *error = key + ": expected a non-empty string, got " + v.dump();
+        return false;
+      }
+      (it.key() == "name" ? ref.name : ref.db) = v.get<std::string>();
+    } else if (it.key() == "step") {
+      if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
+        *error = key + ": expected a training step >= 0, got " + v.dump();
+        return false;
+      }
+      ref.step = v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX) ? INT64_MAX
+                                                                                             : v.get<std::int64_t>();
+    } else {
+      *error = key + ": unknown key; valid keys: name, db, step";
+      return false;
+    }
+  }
+  if (ref.name.empty()) {
+    *error =
+        "lab.stored_run.name: required: the run's name, as the explorer's table shows it (e.g. "
+        "\"th-head-dims/6-24-6/seed=0\")";
+    return false;
+  }
+  *out = std::move(ref);
+  return true;
 }
 
 }  // namespace headroom::gui

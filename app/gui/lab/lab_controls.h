@@ -2,7 +2,10 @@
 // sliders edit, and how they become a LabRequest. Testable without a window or torch.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,5 +103,21 @@ TheoremRequest theorem_request_of(const LabControls& c, const LabSnapshot* snaps
 nlohmann::json to_json(const LabControls& c);
 // Reads a scene's "lab" object; unknown keys or wrong types fail with *error naming the key.
 bool controls_from_json(const nlohmann::json& j, LabControls* c, std::string* error);
+
+// A stored run that a scene or a lesson step opens in the lab, so it shows trained weights:
+//   "lab": {"stored_run": {"name": "th-head-dims/6-24-6/seed=0", "db": "@results", "step": 3000}}
+// db: a database path, "@results" (the default: the results shipped with Headroom) or
+// "@paper/<suite>"; step: the newest stored weights at or before it, else the first (default:
+// the run's last; a results-only export keeps only the last).
+// The run's weights set the model's shape; the scene's other lab keys set the rest.
+struct StoredRunRef {
+  std::string db = "@results";
+  std::string name;
+  std::int64_t step = std::numeric_limits<std::int64_t>::max();
+};
+// Reads lab.stored_run from a scene's "lab" object: *out stays empty when the key is absent;
+// false (and *error naming the key and what would be right) when it is malformed.
+// controls_from_json leaves the key to this function.
+bool stored_run_from_json(const nlohmann::json& lab, std::optional<StoredRunRef>* out, std::string* error);
 
 }  // namespace headroom::gui

@@ -548,7 +548,16 @@ struct LabEngine::Impl {
         } else if (!req && have_request && current.training) {
           train_slice(0);
         }
-        if (have_request && trainer) publish(compute());
+        if (have_request && trainer) {
+          publish(compute());
+        } else if (open) {
+          // A stored run that failed before the lab had any model (a scene's or a lesson step's
+          // first request): the answer still goes out, so the lab says why and builds its own.
+          auto s = std::make_shared<LabSnapshot>();
+          s->request_id = id;
+          s->valid = false;
+          publish(std::move(s));
+        }
       } catch (const std::exception& e) {
         auto s = std::make_shared<LabSnapshot>();
         s->request_id = id;
@@ -674,7 +683,22 @@ struct LabEngine::Impl {
     try {
       auto conn = db::Connection::open(r.db_path, db::OpenMode::ReadOnly);
       db::RunStore store(conn);
-      st.steps = store.artifact_steps(r.run_id, std::string(db::kWeightsArtifact));
+      std::optional<db::RunRecord> run;
+      if (r.run_id == 0) {  // named by a scene or a lesson: its id and tokenizer come from the DB
+        run = store.find_run(r.run_name);
+        if (!run)
+          throw std::runtime_error("there is no run named \"" + r.run_name + "\" in " + r.db_path +
+                                   " (names are case-sensitive; the explorer's table lists them)");
+        st.run.run_id = run->id;
+        st.run.tokenizer = "bytes";  // TrainSpec's default, for configs that do not say
+        const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
+        if (config.is_object() && config.contains("train") && config["train"].is_object() &&
+            config["train"].contains("tokenizer") && config["train"]["tokenizer"].is_string())
+          st.run.tokenizer = config["train"]["tokenizer"].get<std::string>();
+      } else {
+        run = store.get_run(r.run_id);
+      }
+      st.steps = store.artifact_steps(st.run.run_id, std::string(db::kWeightsArtifact));
       if (st.steps.empty()) {
         st.error = "run " + r.run_name +
                    " has no stored weights yet: the worker stores them at every checkpoint "
@@ -683,17 +707,17 @@ struct LabEngine::Impl {
         const auto after = std::upper_bound(st.steps.begin(), st.steps.end(), r.step);
         const int index = after == st.steps.begin() ? 0 : static_cast<int>(after - st.steps.begin()) - 1;
         const auto step = st.steps[static_cast<size_t>(index)];
-        const auto artifact = store.artifact_at(r.run_id, std::string(db::kWeightsArtifact), step);
+        const auto artifact = store.artifact_at(st.run.run_id, std::string(db::kWeightsArtifact), step);
         if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(step) + " are gone");
         // The run's corpus: the vocabulary badge counts the tokens that occur in it.
         std::string corpus;
-        if (const auto run = store.get_run(r.run_id)) {
+        if (run) {
           const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
           if (config.is_object() && config.contains("train") && config["train"].is_object() &&
               config["train"].contains("corpus") && config["train"]["corpus"].is_string())
             corpus = config["train"]["corpus"].get<std::string>();
         }
-        load(artifact->bytes, r.tokenizer, corpus);
+        load(artifact->bytes, st.run.tokenizer, corpus);
         st.index = index;
       }
     } catch (const std::exception& e) {

@@ -239,6 +239,15 @@ class LessonParser {
         return fail(line_of(node, steps->line), "step", "expected a [[step]] table, got " + describe(node));
       LessonStep step;
       if (!parse_step(*node.as_table(), line_of(node, steps->line), base_lab, base_lines, &step)) return false;
+      // A stored run (lab.stored_run) brings its own weights: there is nothing of the step's own to
+      // keep, and a later step cannot keep them (it would train the lesson's seed instead).
+      if (step.keep_weights && opens_stored_run(step))
+        return fail(step.key_lines.at("keep_weights"), "keep_weights",
+                    "this step opens a stored run (lab.stored_run), which brings its own weights; remove keep_weights");
+      if (step.keep_weights && !lesson.steps.empty() && opens_stored_run(lesson.steps.back()))
+        return fail(step.key_lines.at("keep_weights"), "keep_weights",
+                    "the step before opens a stored run, whose weights this step cannot keep; open it again here "
+                    "(stored_run in [step.lab]) instead of keep_weights");
       lesson.steps.push_back(std::move(step));
     }
     *out = std::move(lesson);
@@ -246,6 +255,10 @@ class LessonParser {
   }
 
  private:
+  static bool opens_stored_run(const LessonStep& step) {
+    return step.scene.contains("lab") && step.scene["lab"].is_object() && step.scene["lab"].contains("stored_run");
+  }
+
   bool fail(int line, const std::string& key, const std::string& what) {
     *error_ = one_line(path_ + ":" + std::to_string(std::max(line, 1)) + ": " +
                        (prefix_.empty() ? "" : prefix_ + ": ") + key + ": " + what);

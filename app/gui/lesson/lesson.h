@@ -20,6 +20,8 @@
 //   keep_weights = false                     # go on with the weights the previous step trained
 //   [step.lab]                               # this step's lab settings, over [lab]
 //   heads = 4
+//   stored_run = { name = "th-head-dims/6-24-6/seed=0" }   # trained weights from a DB (db = "@results",
+//                                            # step = last by default); not with keep_weights
 //   [step.explorer]                          # the explorer's scene object, passed through
 //   suite = "lrb_heads"
 //   [[step.animate]]                         # kind = sweep (control, from, to, seconds), train (steps),

@@ -27,6 +27,19 @@ bool LabTheoremPanel::answer_drawn() const {
   return drawn_ && drawn_->request_id >= posted_ && (drawn_->ready || !drawn_->error.empty());
 }
 
+nlohmann::json LabTheoremPanel::state() const {
+  if (!drawn_ || !drawn_->ready) return nullptr;
+  const TheoremSnapshot& t = *drawn_;
+  return {{"n", t.n},
+          {"d_p", t.d_p},
+          {"causal", t.causal},
+          {"method", t.method},
+          {"construction_rank", t.construction_rank},
+          {"max_abs_error", t.max_abs_error},
+          {"max_logit", t.max_logit},
+          {"error", t.error}};
+}
+
 bool LabTheoremPanel::settled() const {
   return drawn_ && drawn_->request_id >= posted_ && (drawn_->curve_complete || !drawn_->error.empty());
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "app/gui/lab/lab_controls.h"
@@ -23,6 +24,9 @@ class LabTheoremPanel {
   // The frame drawn last showed the answer to the last request: the target, the reached pattern
   // and their difference (the error curve may still be filling in).
   bool answer_drawn() const;
+  // What the last frame showed, for --state-out and lesson handouts: n, d_p, causal, method,
+  // construction_rank, max_abs_error, max_logit (null before an answer was drawn).
+  nlohmann::json state() const;
 
  private:
   TheoremDemo demo_;

@@ -39,6 +39,8 @@ bool LabView::validate_scene(const nlohmann::json& scene, std::string* error) co
   if (!scene.contains("lab")) return true;
   LabControls c;
   if (!controls_from_json(scene["lab"], &c, error)) return false;
+  std::optional<StoredRunRef> stored;
+  if (!stored_run_from_json(scene["lab"], &stored, error)) return false;
   core::ModelSpec spec;
   std::vector<core::SpecProblem> problems;
   if (model_spec_of(c, &spec, &problems)) return true;
@@ -48,9 +50,14 @@ bool LabView::validate_scene(const nlohmann::json& scene, std::string* error) co
 
 bool LabView::load_lesson_scene(const nlohmann::json& scene, std::string* error) {
   LabControls fresh;  // the defaults, not what the lecturer changed on the step before
-  if (scene.contains("lab") && !controls_from_json(scene["lab"], &fresh, error)) return false;
+  std::optional<StoredRunRef> stored;
+  if (scene.contains("lab") &&
+      (!controls_from_json(scene["lab"], &fresh, error) || !stored_run_from_json(scene["lab"], &stored, error)))
+    return false;
   c_ = fresh;
   stored_.reset();
+  stored_message_.clear();
+  if (stored) open_stored_ref(*stored);  // its weights, not the seed's (the lesson refuses keep_weights with it)
   // Fresh weights from the step's seed, so a step shown again looks as it did the first time;
   // unless the step goes on with what the step before trained.
   posted_key_.clear();
@@ -112,6 +119,8 @@ bool LabView::lesson_action(const LessonAnimation& action, std::string* error) {
 
 nlohmann::json LabView::lesson_state() const {
   nlohmann::json j = {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
+  stored_state(&j);
+  if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
   if (snap_ && snap_->valid) {  // what the step shows was trained this far, to this loss on the input
     j["training_step"] = snap_->training.step;
     j["input_loss"] = snap_->ablation.sentence_loss_all;
@@ -121,9 +130,12 @@ nlohmann::json LabView::lesson_state() const {
 
 bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
   if (!scene.contains("lab")) return true;
+  std::optional<StoredRunRef> stored;
+  if (!stored_run_from_json(scene["lab"], &stored, error)) return false;
   if (!controls_from_json(scene["lab"], &c_, error)) return false;
   select_tab_ = static_cast<int>(c_.tab);
   model_.set_text(c_.text);
+  if (stored) open_stored_ref(*stored);
   return true;
 }
 
@@ -131,6 +143,7 @@ nlohmann::json LabView::state() const {
   nlohmann::json j;
   j["lab"] = to_json(c_);
   j["lab_settled"] = settled();  // the engine has answered the last request (trained what it was asked)
+  if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
   if (snap_ && snap_->valid) {
     j["model"] = core::to_json(snap_->spec);
     j["model"]["n"] = snap_->n;
@@ -156,12 +169,7 @@ nlohmann::json LabView::state() const {
                        {"ranks", ranks},         {"rank_cap", snap_->layers.empty() ? 0 : snap_->layers[0].rank_cap},
                        {"open_ms", r.open_ms},   {"compute_ms", snap_->compute_ms}};
   }
-  if (stored_) {
-    const bool loaded = stored_->index >= 0 && stored_->index < static_cast<int>(stored_->steps.size());
-    j["stored_run"] = {{"name", stored_->run.run_name},
-                       {"step", loaded ? stored_->steps[static_cast<size_t>(stored_->index)] : -1}};
-  }
-  if (!stored_message_.empty()) j["stored_run_problem"] = stored_message_;
+  stored_state(&j);
   if (maps_drawn_.model.drawn) {
     const ModelViewDrawn& m = maps_drawn_.model;
     j["model_view"] = {{"rows", m.rows}, {"cols", m.cols}, {"tile", m.tile}, {"roles_shown", m.roles_shown}};
@@ -223,6 +231,7 @@ bool LabView::settled() const {
 
 bool LabView::lesson_step_drawn() const {
   if (c_.tab != LabTab::Theorem || !problems_.empty()) return settled();
+  if (stored_posted_ > stored_seen_) return false;  // the step's stored run is still being read
   return snap_ && snap_->request_id >= last_posted_ && frames_shown_ >= 1 && theorem_.answer_drawn();
 }
 
@@ -241,6 +250,25 @@ std::string LabView::request_key(const core::ModelSpec& spec) const {
          std::to_string(int(c_.task)) + std::to_string(c_.synthetic_n) + "|" + std::to_string(c_.seed) + "|" +
          std::to_string(c_.training) + "|" + std::to_string(c_.lr) + "|" + nlohmann::json(c_.heads_off).dump() +
          (c_.importance ? "|importance" + std::to_string(c_.layer) : "");
+}
+
+void LabView::stored_state(nlohmann::json* j) const {
+  if (stored_) {
+    const bool loaded = stored_->index >= 0 && stored_->index < static_cast<int>(stored_->steps.size());
+    (*j)["stored_run"] = {{"name", stored_->run.run_name},
+                          {"step", loaded ? stored_->steps[static_cast<size_t>(stored_->index)] : -1}};
+  }
+  if (!stored_message_.empty()) (*j)["stored_run_problem"] = stored_message_;
+}
+
+void LabView::open_stored_ref(const StoredRunRef& ref) {
+  std::string why;
+  const std::string path = explorer::resolve_db_name(ref.db, &why);
+  if (path.empty()) {
+    stored_message_ = "lab.stored_run.db: " + why;  // the lab shows its own model instead
+    return;
+  }
+  open_stored(StoredCheckpoint{path, 0, ref.name, "", ref.step});  // run_id 0: found by name
 }
 
 void LabView::open_stored(const StoredCheckpoint& checkpoint) {
@@ -351,7 +379,10 @@ void LabView::sync() {
   }
   if (std::exchange(context_.request_open_model, false)) real_.focus_path();
   core::ModelSpec spec;
-  if (model_spec_of(c_, &spec, &problems_)) {
+  // While a stored run is being read, its answer sets the controls: a model posted meanwhile (a
+  // lesson step's defaults) would be built and then thrown away, or replace the stored weights.
+  const bool stored_pending = stored_posted_ > stored_seen_;
+  if (!stored_pending && model_spec_of(c_, &spec, &problems_)) {
     const std::string key = request_key(spec);
     if (key != posted_key_) {
       // A control that changes the model's shapes leaves the stored run (its weights are gone).
@@ -415,6 +446,9 @@ void LabView::draw_controls_column(float width) {
 void LabView::draw_focused_panel() {
   const std::string& p = focus_.panel;
   drawn_panel_ = p;
+  // The step's stored run could not be opened: the panel shows the lab's own model, and says why
+  // (the controls column that usually says so is hidden while a panel is focused).
+  if (!stored_message_.empty()) problem_text(stored_message_ + "; showing the lab's own model instead");
   if (p == "summary") return draw_lab_summary(*snap_);
   if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &maps_drawn_);
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);

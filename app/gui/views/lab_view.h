@@ -51,6 +51,10 @@ class LabView : public View {
   // Opens a stored run's weights (nearest stored step <= the wanted one): the engine reads the DB.
   void open_stored(const StoredCheckpoint& checkpoint);
   void take_stored(const LabSnapshot& s);  // a snapshot answering open_stored updates the controls
+  // A stored run a scene or a lesson step names (lab.stored_run): its DB name resolved here, the
+  // run found by name on the engine thread; a DB that cannot be found is told inline.
+  void open_stored_ref(const StoredRunRef& ref);
+  void stored_state(nlohmann::json* j) const;  // "stored_run" and "stored_run_problem" for --state-out
   void draw_stored_run();
   void draw_untrained_offer();
   void open_model(const std::string& dir);  // a real checkpoint: the engine reads it
@@ -59,7 +63,7 @@ class LabView : public View {
   // A lesson step's panel alone, filling the view (`focus_.panel`).
   void draw_focused_panel();
 
-  // The stored run shown, when one was opened from the explorer.
+  // The stored run shown, when one was opened from the explorer, a scene or a lesson step.
   std::optional<StoredRunState> stored_;
   uint64_t stored_posted_ = 0, stored_seen_ = 0;  // the newest open_stored request, the newest answered
   int stored_scrub_ = 0;                          // the step slider (ahead of stored_->index while loading)
