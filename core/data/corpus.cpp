@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -143,30 +144,54 @@ std::string extract_linux_docs(const std::string& tarball) {
   return text;
 }
 
-void split_train_validation(const std::string& text, std::string* train, std::string* validation) {
-  train->clear();
-  validation->clear();
+namespace {
+
+// The train / validation split as byte ranges of `text`, in order: every kValidationEvery-th block
+// of ~kBlockBytes (cut at a line end) is validation; a text too short to have one keeps its last
+// tenth for validation so it is never empty.
+struct Span {
+  size_t begin, end;
+  bool validation;
+};
+std::vector<Span> split_spans(const std::string& text) {
+  std::vector<Span> spans;
   size_t pos = 0;
   int block = 0;
+  bool any_validation = false;
   while (pos < text.size()) {
     size_t end = std::min(text.size(), pos + kBlockBytes);
     const size_t nl = text.find('\n', end);
     end = nl == std::string::npos ? text.size() : nl + 1;  // cut at a line end
-    (block % kValidationEvery == kValidationEvery - 1 ? validation : train)->append(text, pos, end - pos);
+    const bool validation = block % kValidationEvery == kValidationEvery - 1;
+    any_validation = any_validation || validation;
+    spans.push_back({pos, end, validation});
     pos = end;
     ++block;
   }
-  if (validation->empty() && !train->empty()) {
-    // Short texts: keep the last tenth for validation so it is never empty.
-    const size_t cut = train->size() - std::max<size_t>(1, train->size() / 10);
-    *validation = train->substr(cut);
-    train->resize(cut);
+  if (!any_validation && !text.empty()) {
+    const size_t cut = text.size() - std::max<size_t>(1, text.size() / 10);
+    spans = {{0, cut, false}, {cut, text.size(), true}};
   }
+  return spans;
 }
 
-Corpus load_corpus(const std::string& name) {
-  Corpus c;
-  c.name = name;
+}  // namespace
+
+void split_train_validation(const std::string& text, std::string* train, std::string* validation) {
+  train->clear();
+  validation->clear();
+  for (const Span& s : split_spans(text)) (s.validation ? validation : train)->append(text, s.begin, s.end - s.begin);
+}
+
+int count_train_symbols(const std::string& text) {
+  bool seen[256] = {};
+  for (const Span& s : split_spans(text))
+    if (!s.validation)
+      for (size_t i = s.begin; i < s.end; ++i) seen[static_cast<unsigned char>(text[i])] = true;
+  return static_cast<int>(std::count(std::begin(seen), std::end(seen), true));
+}
+
+std::string load_corpus_text(const std::string& name) {
   std::string text;
   if (name == "kjv") {
     const std::string cached = cache_dir() + "/kjv.txt";
@@ -202,6 +227,13 @@ Corpus load_corpus(const std::string& name) {
       throw std::invalid_argument("corpus " + name + ": not UTF-8 text (invalid byte at offset " + std::to_string(bad) +
                                   "); convert it, e.g. iconv -t UTF-8");
   }
+  return text;
+}
+
+Corpus load_corpus(const std::string& name) {
+  Corpus c;
+  c.name = name;
+  const std::string text = load_corpus_text(name);
   c.fingerprint = fnv1a64(text);
   split_train_validation(text, &c.train, &c.validation);
   return c;

@@ -35,6 +35,8 @@ std::string cache_dir();
 // (cache_dir()) after the first time. Throws std::invalid_argument with a message that says what
 // to do (install bible-kjv / linux-source-6.1, fix the path, the file is not UTF-8 / empty ...).
 Corpus load_corpus(const std::string& name_or_path);
+// The whole text load_corpus splits (same names, caches and errors), unsplit and unhashed.
+std::string load_corpus_text(const std::string& name_or_path);
 
 // The linux-docs corpus's tarball: $HEADROOM_LINUX_SOURCE, else Debian's path.
 std::string linux_source_tarball();
@@ -44,6 +46,9 @@ bool is_builtin_corpus(const std::string& name);
 
 // Splits text as load_corpus does (exposed for tests).
 void split_train_validation(const std::string& text, std::string* train, std::string* validation);
+// How many distinct bytes occur in the training part of that split, without copying it (the lab's
+// vocabulary badge: the symbols a byte-level model trained on).
+int count_train_symbols(const std::string& text);
 
 // FNV-1a 64-bit hash.
 uint64_t fnv1a64(const std::string& bytes);

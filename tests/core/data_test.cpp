@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -53,6 +54,37 @@ TEST(Corpus, TextFilesAndTheirErrors) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("UTF-8"), std::string::npos);
   }
+}
+
+TEST(Corpus, TrainSymbolsAreCountedOverTheTrainSplitAlone) {
+  auto train_symbols = [](const std::string& train) {
+    bool seen[256] = {};
+    for (unsigned char ch : train) seen[ch] = true;
+    return static_cast<int>(std::count(std::begin(seen), std::end(seen), true));
+  };
+  auto split_then_count = [&](const std::string& text) {
+    std::string train, validation;
+    split_train_validation(text, &train, &validation);
+    return train_symbols(train);
+  };
+  // Short: its last tenth (here the final "\n") is held out, the rest is train.
+  EXPECT_EQ(count_train_symbols("abc\nabd\nxyz\n"), 8);  // a b c d x y z and "\n"
+  EXPECT_EQ(count_train_symbols("abc\nabd\nxyz\n"), split_then_count("abc\nabd\nxyz\n"));
+  // Long: every 20th block is validation; a byte that occurs only there does not count.
+  std::string text;
+  for (int line = 0; line < 40000; ++line) text += "line " + std::to_string(line) + "\n";
+  std::string marked = text;
+  marked[text.find("line", 19 * 8192 + 4000)] = '#';  // inside block 19 (blocks are ~8 KiB)
+  std::string train, validation;
+  split_train_validation(marked, &train, &validation);
+  ASSERT_NE(validation.find('#'), std::string::npos) << "the marked byte should fall in a validation block";
+  EXPECT_EQ(count_train_symbols(marked), split_then_count(marked));
+  EXPECT_EQ(count_train_symbols(marked), count_train_symbols(text));
+  // KJV: load_corpus_text is the text load_corpus splits (its fingerprint), and the count is the train split's.
+  const auto c = load_corpus("kjv");
+  const std::string kjv = load_corpus_text("kjv");
+  EXPECT_EQ(fnv1a64(kjv), c.fingerprint);
+  EXPECT_EQ(count_train_symbols(kjv), train_symbols(c.train));
 }
 
 namespace {

@@ -183,10 +183,8 @@ struct LabEngine::Impl {
     if (it == corpus_symbols.end()) {
       int count = 0;
       try {
-        const auto corpus = core::load_corpus(trained_on);
-        bool seen[256] = {};
-        for (unsigned char ch : corpus.train) seen[ch] = true;
-        count = static_cast<int>(std::count(std::begin(seen), std::end(seen), true));
+        // The text alone, unsplit and unhashed (a stored run's first snapshot waits for this).
+        count = core::count_train_symbols(core::load_corpus_text(trained_on));
       } catch (const std::exception&) {
         count = 0;  // the corpus is not here: fall back to V
       }

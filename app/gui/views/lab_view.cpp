@@ -404,7 +404,10 @@ void LabView::sync() {
     if (s->real.request_id >= real_posted_) real_.opened();
   }
 
-  theorem_.update(c_, snap_.get());
+  // A head's map comes from the snapshot: while a newer model or a stored run is on its way, the
+  // map shown is about to go, and a fit of it would hold up the one asked for.
+  const bool snapshot_behind = stored_posted_ > stored_seen_ || !snap_ || snap_->request_id < last_posted_;
+  if (c_.pattern != TargetPattern::HeadMap || !snapshot_behind) theorem_.update(c_, snap_.get());
 }
 
 // ImGui 1.86 names few keys; the GLFW backend indexes io.KeysDown by GLFW key codes.
