@@ -253,6 +253,7 @@ int run_represent(const RepresentOptions& o) {
   }
   const int n = static_cast<int>(X.cols());
   const auto t = core::reachability_thresholds(n, mask);
+  const int smallest = core::minimal_head_size(P, mask);  // P was checked above: positive where seen
 
   nlohmann::ordered_json out;
   out["method"] = r.method;
@@ -267,6 +268,7 @@ int run_represent(const RepresentOptions& o) {
   out["head_size"] = o.head_size;
   out["every_pattern_threshold"] = t.every_pattern;
   out["generic_threshold"] = t.generic;
+  out["minimal_head_size"] = smallest;
   out["theorem"] = theorem_sentence(o.head_size, n, mask);
   out["reached"] = matrix_json(r.reached);
   out["W_q"] = matrix_json(r.W_q);
@@ -279,7 +281,8 @@ int run_represent(const RepresentOptions& o) {
   if (r.construction_rank > 0) std::cout << " (logits of rank " << r.construction_rank << ")";
   if (r.perturbation > 0) std::cout << " of a pattern within " << r.perturbation << " of P";
   std::cout << "\nmax_abs_error: " << r.max_abs_error << "\nmax_logit: " << r.max_logit << "\n"
-            << out["theorem"].get<std::string>() << "\nreached (columns are queries):\n"
+            << out["theorem"].get<std::string>() << "\nthis P exactly: from d_p = " << smallest
+            << " (the least rank of its logits)\nreached (columns are queries):\n"
             << r.reached << "\n";
   return kExitOk;
 }

@@ -63,6 +63,38 @@ ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask) {
   return t;
 }
 
+int minimal_head_size(const Eigen::MatrixXd& P, AttentionMask mask, double rtol) {
+  const Eigen::Index n = P.rows();
+  if (P.cols() != n) throw std::invalid_argument("minimal_head_size: P must be n x n");
+  if (n < 2) return 0;
+  const bool causal = mask == AttentionMask::Causal;
+  // D: rows = keys 1..n-1, columns = queries; for causal P only j >= i is given (the rest stays 0
+  // and is never read).
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n - 1, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 1; i < (causal ? j + 1 : n); ++i) {
+      if (!(P(i, j) > 0) || !(P(0, j) > 0) || !std::isfinite(P(i, j)) || !std::isfinite(P(0, j)))
+        throw std::invalid_argument("minimal_head_size: P must be positive and finite where a query sees a key");
+      D(i - 1, j) = std::log(P(i, j)) - std::log(P(0, j));
+    }
+  const double tol = rtol * std::max(1.0, D.cwiseAbs().maxCoeff());
+  auto rank = [tol](const Eigen::MatrixXd& block) -> int {
+    if (block.size() == 0) return 0;
+    const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXd>(block).singularValues();
+    return static_cast<int>((sv.array() > tol).count());
+  };
+  if (!causal) return rank(D);
+  // Keys k = 1..m (m = n - 1) and queries 1..m. The maximal given rectangles are keys 1..k x
+  // queries k..m; consecutive ones overlap in keys 1..k x queries k+1..m.
+  const Eigen::Index m = n - 1;
+  int total = 0;
+  for (Eigen::Index k = 1; k <= m; ++k) {
+    total += rank(D.block(0, k, k, m - k + 1));             // keys 1..k (rows 0..k-1), queries k..m
+    if (k < m) total -= rank(D.block(0, k + 1, k, m - k));  // keys 1..k, queries k+1..m
+  }
+  return total;
+}
+
 Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits, AttentionMask mask) {
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(logits.rows(), logits.cols());
   for (Eigen::Index j = 0; j < logits.cols(); ++j) {

@@ -57,6 +57,21 @@ struct ReachabilityThresholds {
 };
 ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask);
 
+// The smallest head size whose logits make this P exactly (X of rank n, d >= n): the least rank of
+// a logit matrix with P's masked column softmax. With D[i, j] = log P[i, j] - log P[0, j], the
+// log-ratios of keys 1..n-1 (one free constant per query removes key 0):
+//   full:   rank D (keys 1..n-1 x every query): n - 1 for almost every P;
+//   causal: D is given only on the triangle 1 <= i <= j <= n - 1 and free elsewhere, and the least
+//           rank of its completions is Woerdeman's formula (docs/causal_threshold.md, "The exact
+//           smallest head of any pattern"): sum over k = 1..n-1 of rank D[1..k, k..n-1] minus sum over
+//           k = 1..n-2 of rank D[1..k, k+1..n-1]. floor(n/2) for almost every P; n - 1 for a token
+//           against a uniform past (identity mixed with uniform is one); n - 2 for the previous
+//           token against a uniform rest; 1 for the first token against a uniform rest; 0 for
+//           uniform.
+// Ranks are numerical: singular values above rtol x max(1, max |D|). P must be positive where a
+// query sees a key (check_representation_inputs); throws std::invalid_argument otherwise.
+int minimal_head_size(const Eigen::MatrixXd& P, AttentionMask mask, double rtol = 1e-9);
+
 // Column-wise softmax (LRB: each column is one query's distribution over keys). Causal: column j
 // over rows 0..j, the rest exactly 0.
 Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits, AttentionMask mask = AttentionMask::Full);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <random>
 
 #include "core/analysis/reachability.h"
@@ -345,4 +346,113 @@ TEST(Representation, SelfAgainstUniformPastIsExactOnlyFromNMinusOneButApproached
     previous_error = err;
   }
   EXPECT_LT(previous_error, 0.01);
+}
+
+namespace {
+
+// Query j's weights: `top` on one key (key_of(j), among those it sees), the rest equal.
+Eigen::MatrixXd one_key_against_uniform(int n, AttentionMask mask, int (*key_of)(int), double top = 0.7) {
+  Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);
+  for (int j = 0; j < n; ++j) {
+    const int seen = mask == AttentionMask::Causal ? j + 1 : n;
+    if (seen == 1) {
+      P(0, j) = 1;
+      continue;
+    }
+    for (int i = 0; i < seen; ++i) P(i, j) = (1 - top) / (seen - 1);
+    P(key_of(j), j) = top;
+  }
+  return P;
+}
+
+int self_key(int j) { return j; }
+int previous_key(int j) { return std::max(0, j - 1); }
+int first_key(int) { return 0; }
+
+}  // namespace
+
+TEST(Representation, TheExactSmallestHeadIsWoerdemansMinimalRankForEveryPattern) {
+  std::mt19937 rng(7);
+  for (int n = 2; n <= 12; ++n) {
+    Eigen::MatrixXd P = random_stochastic(n, rng);
+    EXPECT_EQ(minimal_head_size(P, AttentionMask::Full), n - 1) << "random full, n=" << n;
+    for (int j = 0; j < n; ++j) {  // the same weights, causal: each query's past renormalised
+      P.col(j).tail(n - j - 1).setZero();
+      P.col(j) /= P.col(j).sum();
+    }
+    EXPECT_EQ(minimal_head_size(P, AttentionMask::Causal), n / 2) << "random causal, n=" << n;
+  }
+  for (int n = 3; n <= 12; ++n) {
+    for (AttentionMask mask : {AttentionMask::Full, AttentionMask::Causal}) {
+      const char* m = to_string(mask);
+      EXPECT_EQ(minimal_head_size(one_key_against_uniform(n, mask, self_key), mask), n - 1) << m << " n=" << n;
+      EXPECT_EQ(minimal_head_size(one_key_against_uniform(n, mask, first_key), mask), 1) << m << " n=" << n;
+    }
+    EXPECT_EQ(minimal_head_size(Eigen::MatrixXd::Constant(n, n, 1.0 / n), AttentionMask::Full), 0);
+    EXPECT_EQ(minimal_head_size(threshold_target(ThresholdTarget::SelfVsPast, n, AttentionMask::Causal, 0),
+                                AttentionMask::Causal),
+              n - 1);
+    // Previous token against a uniform rest: causal n - 2 (the sum telescopes to m - 1), full n - 1.
+    EXPECT_EQ(minimal_head_size(one_key_against_uniform(n, AttentionMask::Causal, previous_key), AttentionMask::Causal),
+              n - 2)
+        << "n=" << n;
+    EXPECT_EQ(minimal_head_size(one_key_against_uniform(n, AttentionMask::Full, previous_key), AttentionMask::Full),
+              n - 1)
+        << "n=" << n;
+  }
+  EXPECT_THROW(minimal_head_size(Eigen::MatrixXd::Identity(3, 3), AttentionMask::Full), std::invalid_argument);
+}
+
+TEST(Representation, TheExactSmallestHeadIsWhereTheFitReachesStructuredCausalPatterns) {
+  // The number is a theorem applied to P (Woerdeman's formula); the fit, which knows nothing of it,
+  // reaches each pattern exactly at that head size with small logits. One size below it only
+  // approaches it (every causal P is approached from floor(n/2)), with logits that grow: measured
+  // here, previous token at n = 7: 1.8e-7 with logits of 2.4 at d_p = 5, 7.8e-4 with 131 at d_p = 4.
+  const int n = 7;
+  const auto X = threshold_input(n, 3);
+  FitOptions fit;
+  fit.restarts = 6;
+  fit.max_iterations = 2000;
+  for (int (*key_of)(int) : {previous_key, first_key}) {
+    const auto P = one_key_against_uniform(n, AttentionMask::Causal, key_of);
+    const int r = minimal_head_size(P, AttentionMask::Causal);
+    const auto at = fit_attention(X, P, r, AttentionMask::Causal, fit);
+    EXPECT_LT(at.max_log_error, 1e-5) << "at d_p = " << r;
+    EXPECT_LT(at.max_logit, 10) << "at d_p = " << r;
+    if (r > 1) {
+      const auto below = fit_attention(X, P, r - 1, AttentionMask::Causal, fit);
+      EXPECT_GT(below.max_log_error, 100 * at.max_log_error) << "d_p = " << r - 1;
+      EXPECT_GT(below.max_logit, 10 * at.max_logit) << "d_p = " << r - 1;
+    }
+  }
+}
+
+TEST(Representation, PatternsWithRandomTiesAreReachedExactlyAtTheirLeastRank) {
+  // Each query's weights drawn from a few values, so ties fall anywhere: the least rank ranges
+  // widely, and wherever it lands the fit (which knows nothing of the formula) reaches P there.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> two(1, 2), three(1, 3);
+  FitOptions fit;
+  fit.restarts = 6;
+  fit.max_iterations = 3000;
+  std::vector<int> seen_ranks;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int n = 6 + trial % 3;
+    auto& level = trial < 12 ? three : two;
+    Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i <= j; ++i) P(i, j) = level(rng);
+      P.col(j) /= P.col(j).sum();
+    }
+    const int r = minimal_head_size(P, AttentionMask::Causal);
+    seen_ranks.push_back(r);
+    ASSERT_GE(r, 0);
+    ASSERT_LE(r, n - 1);
+    if (r == 0) continue;  // uniform: any head with zero weights
+    const auto at = fit_attention(threshold_input(n, trial), P, r, AttentionMask::Causal, fit);
+    EXPECT_LT(at.max_log_error, 1e-5) << "trial " << trial << ", n = " << n << ", least rank " << r;
+    EXPECT_LT(at.max_logit, 50) << "trial " << trial << ", n = " << n << ", least rank " << r;
+  }
+  // The draws include patterns whose ties lower the rank below floor(n/2) (measured: 2 2 3 ... 4).
+  EXPECT_LT(*std::min_element(seen_ranks.begin(), seen_ranks.end()), 3);
 }

@@ -112,7 +112,7 @@ TEST(TheoremDemo, AHeadsMapOfALongSentenceIsConstructedAtHalfItsLength) {
 
 TEST(TheoremDemo, CausalTargetsSeeOnlyThePast) {
   for (auto p : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
-                 TargetPattern::RandomStochastic, TargetPattern::SelfVsPast}) {
+                 TargetPattern::RandomStochastic, TargetPattern::SelfVsPast, TargetPattern::FirstToken}) {
     TheoremRequest r;
     r.pattern = p;
     r.n = 5;
@@ -174,4 +174,33 @@ TEST(TheoremDemo, CausalRandomTargetIsReachedFromHalfNAndSelfVsPastExactlyFromNM
   ASSERT_TRUE(below);
   EXPECT_EQ(below->method, "fit");
   EXPECT_EQ(below->construction_rank, 0);
+}
+
+TEST(TheoremDemo, EachTargetCarriesItsOwnExactSmallestHead) {
+  // core::minimal_head_size on the target the tab shows (mixed with uniform, through float): the
+  // ties that mixing leaves decide it, so every pattern gets its own number, not the thresholds.
+  TheoremDemo demo;
+  TheoremRequest r;
+  r.n = 8;
+  r.d_p = 4;
+  r.causal = true;
+  const std::pair<TargetPattern, int> want[] = {{TargetPattern::RandomStochastic, 4}, {TargetPattern::SelfVsPast, 7},
+                                                {TargetPattern::Identity, 7},         {TargetPattern::PreviousToken, 6},
+                                                {TargetPattern::FirstToken, 1},       {TargetPattern::Uniform, 0}};
+  for (const auto& [pattern, least] : want) {
+    r.pattern = pattern;
+    auto s = wait_ready(demo, demo.post(r));
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->error.empty()) << s->error;
+    EXPECT_EQ(s->minimal_head_size, least) << to_string(pattern);
+  }
+  r.causal = false;  // full attention: the rank of the log-ratios
+  for (const auto& [pattern, least] :
+       {std::pair{TargetPattern::RandomStochastic, 7}, std::pair{TargetPattern::FirstToken, 1},
+        std::pair{TargetPattern::PreviousToken, 7}}) {
+    r.pattern = pattern;
+    auto s = wait_ready(demo, demo.post(r));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->minimal_head_size, least) << to_string(pattern) << " full";
+  }
 }

@@ -101,6 +101,7 @@ TEST(RepresentCli, CausalRandomTargetIsConstructedAtHalfNAndATiedOneIsNot) {
   auto j = json::parse(r.out);
   EXPECT_EQ(j["method"], "construction");
   EXPECT_EQ(j["construction_rank"], 3);
+  EXPECT_EQ(j["minimal_head_size"], 3);  // this P's own least rank: floor(n/2), as a random one's
   EXPECT_LT(j["max_abs_error"].get<double>(), 1e-9);
   EXPECT_NE(j["theorem"].get<std::string>().find("rank floor(n/2)"), std::string::npos) << j["theorem"];
   // Forcing the fit still runs it.
@@ -122,6 +123,9 @@ TEST(RepresentCli, CausalRandomTargetIsConstructedAtHalfNAndATiedOneIsNot) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   j = json::parse(r.out);
   EXPECT_EQ(j["method"], "perturbed construction");  // a nearby pattern's construction beats the fit
+  // Queries 2..5 put a weight of their own on themselves against a uniform past; query 1 is
+  // uniform. The log-ratio triangle is diagonal with 4 non-zero entries: least rank 4 = n - 2.
+  EXPECT_EQ(j["minimal_head_size"], 4);
   EXPECT_GT(j["perturbation"].get<double>(), 0.0);
   EXPECT_LT(j["max_log_error"].get<double>(), 1e-3);
   EXPECT_GT(j["max_logit"].get<double>(), 100.0);

@@ -29,6 +29,7 @@ const char* to_string(TargetPattern p) {
     case TargetPattern::RandomStochastic: return "random";
     case TargetPattern::HeadMap: return "a head's map";
     case TargetPattern::SelfVsPast: return "self vs past";
+    case TargetPattern::FirstToken: return "first token";
   }
   return "?";
 }
@@ -419,10 +420,11 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
     const auto p = j["pattern"].get<std::string>();
     bool found = false;
     for (auto pat : {TargetPattern::Identity, TargetPattern::PreviousToken, TargetPattern::Uniform,
-                     TargetPattern::RandomStochastic, TargetPattern::HeadMap, TargetPattern::SelfVsPast})
+                     TargetPattern::RandomStochastic, TargetPattern::HeadMap, TargetPattern::SelfVsPast,
+                     TargetPattern::FirstToken})
       if (p == to_string(pat)) c.pattern = pat, found = true;
     if (!found) {
-      *error = "lab.pattern: use identity, previous token, uniform, random, self vs past or a head's map";
+      *error = "lab.pattern: use identity, previous token, uniform, random, self vs past, first token or a head's map";
       return false;
     }
   }

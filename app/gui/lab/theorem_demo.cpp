@@ -48,6 +48,7 @@ Matrix make_target(const TheoremRequest& r) {
       for (int j = 0; j < n; ++j) P(std::max(0, j - 1), j) = 1;
       break;
     case TargetPattern::Uniform: P.setConstant(1.0 / n); break;
+    case TargetPattern::FirstToken: P.row(0).setOnes(); break;  // an "attention sink"
     case TargetPattern::RandomStochastic: {
       std::mt19937_64 rng(r.seed + 1);
       std::exponential_distribution<double> E(1.0);
@@ -83,6 +84,7 @@ struct TheoremDemo::Impl {
   // error vs d_p for the current (pattern, n, seed, map): reused while only d_p moves
   std::string curve_key;
   std::map<int, core::RepresentationResult> results;
+  int minimal = 0;     // the current target's exact smallest head (core::minimal_head_size)
   std::thread thread;  // last: it starts once every member above exists
 
   Impl() : thread([this] { loop(); }) {}
@@ -145,7 +147,9 @@ struct TheoremDemo::Impl {
         if (key != curve_key) {
           curve_key = key;
           results.clear();
+          minimal = core::minimal_head_size(P, mask);
         }
+        s.minimal_head_size = minimal;
         const auto& r = result_for(req.d_p, X, P, mask);
         s.target = to_matrix(P.transpose());
         s.reached = to_matrix(r.reached.transpose());

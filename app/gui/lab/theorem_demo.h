@@ -10,7 +10,7 @@
 
 namespace headroom::gui {
 
-enum class TargetPattern { Identity, PreviousToken, Uniform, RandomStochastic, HeadMap, SelfVsPast };
+enum class TargetPattern { Identity, PreviousToken, Uniform, RandomStochastic, HeadMap, SelfVsPast, FirstToken };
 const char* to_string(TargetPattern p);
 
 struct TheoremRequest {
@@ -34,6 +34,7 @@ struct TheoremSnapshot {
   bool causal = false;
   int every_pattern_threshold = 0;  // d_p from which every target is reachable (n - 1)
   int generic_threshold = 0;        // d_p from which random targets are (n - 1 full, floor(n/2) causal)
+  int minimal_head_size = 0;        // d_p from which this target is reached exactly (core::minimal_head_size)
   // All n x n, rows = queries (LRB's P transposed, so they read like the lab's maps).
   Matrix target, reached, difference;
   double max_abs_error = 0;

@@ -35,6 +35,7 @@ nlohmann::json LabTheoremPanel::state() const {
           {"causal", t.causal},
           {"method", t.method},
           {"construction_rank", t.construction_rank},
+          {"minimal_head_size", t.minimal_head_size},
           {"max_abs_error", t.max_abs_error},
           {"max_logit", t.max_logit},
           {"error", t.error}};
@@ -45,10 +46,12 @@ bool LabTheoremPanel::settled() const {
 }
 
 void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
-  const char* patterns[] = {"identity", "previous token", "uniform", "random", "a head's map", "self vs past"};
+  // In TargetPattern's order.
+  const char* patterns[] = {"identity",     "previous token", "uniform",    "random",
+                            "a head's map", "self vs past",   "first token"};
   int p = static_cast<int>(c.pattern);
   ImGui::SetNextItemWidth(180 * ctx.ui_scale);
-  if (ImGui::Combo("target", &p, patterns, 6)) c.pattern = static_cast<TargetPattern>(p);
+  if (ImGui::Combo("target", &p, patterns, IM_ARRAYSIZE(patterns))) c.pattern = static_cast<TargetPattern>(p);
   highlight_item("pattern");
   if (c.pattern == TargetPattern::HeadMap) {
     same_line_if_fits(labelled_width(120 * ctx.ui_scale, "head"));
@@ -73,8 +76,10 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
       "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
       "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
       "every target is constructed exactly from d_p = floor(n/2), with logits of rank floor(n/2); 'self vs "
-      "past' and other patterns with ties only approximately, with ever larger weights, until n - 1. Where no "
-      "construction applies, the best fit (L-BFGS, float64). Every target is mixed with uniform first (5%; a "
+      "past' and other patterns with ties only approximately, with ever larger weights, until n - 1. Each "
+      "pattern's own exact smallest head is the least rank of its logits (Woerdeman's minimal-rank completion of "
+      "its log-ratios; ties can raise it, to n - 1 for 'self vs past', or lower it, to 1 for 'first token'). Where "
+      "no construction applies, the best fit (L-BFGS, float64). Every target is mixed with uniform first (5%; a "
       "head's map, a softmax already, 0.1%), so that every entry a query sees is positive, as the theorem needs. X is "
       "d = 2n x n, Gaussian. Proofs and "
       "measurements: docs/causal_threshold.md.");
@@ -101,26 +106,38 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   else
     ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s",
                 t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
-  if (t->d_p >= t->every_pattern_threshold)
+  // This pattern's own exact smallest head, then the thresholds that hold for every / almost every one.
+  const int least = t->minimal_head_size;
+  const std::string most = std::string("almost every ") + (t->causal ? "causal " : "") + "pattern";
+  const std::string generic = std::to_string(t->generic_threshold);
+  std::string line =
+      "Some head makes this pattern exactly from d_p = " + std::to_string(least) +
+      " on (the least rank of its logits, by Woerdeman's formula)" +
+      (least < t->generic_threshold   ? ": fewer than " + most + " needs (" + generic + "); its ties lower it"
+       : least > t->generic_threshold ? ": more than " + most + " needs (" + generic + "); its ties raise it"
+                                      : ", as for " + most + " (" + generic + ")");
+  if (t->d_p >= least) {
+    line += ".";
+  } else if (t->causal && t->d_p >= t->generic_threshold) {
+    line +=
+        ". Below that it is only approached, with ever larger logits (the best of a construction for a nearby "
+        "pattern and the fit is shown).";
+  } else if (least == t->generic_threshold) {
+    line += std::string(". Below ") + (t->causal ? "floor(n/2)" : "n - 1") +
+            " almost every pattern is out of reach even approximately: the fit's error stays.";
+  } else {
+    line += ". Below that none does; the fit is shown.";
+  }
+  ImGui::TextDisabled("%s", line.c_str());
+  if (t->causal)
     ImGui::TextDisabled(
-        "d_p >= n - 1 = %d: every positive %spattern is reachable, exactly (LRB Thm 1 with a constant per query).",
-        t->every_pattern_threshold, t->causal ? "causal " : "");
-  else if (t->causal && t->d_p >= t->generic_threshold && t->method == "construction")
-    ImGui::TextDisabled(
-        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly, this one too; "
-        "structured ones like 'self vs past' only approximately, with ever larger weights.",
-        t->generic_threshold, t->every_pattern_threshold);
-  else if (t->causal && t->d_p >= t->generic_threshold)
-    ImGui::TextDisabled(
-        "floor(n/2) = %d <= d_p < n - 1 = %d: almost every causal pattern is reachable exactly, but this one has "
-        "ties (its log-ratios' block is singular), so the construction does not apply to it. Every causal pattern "
-        "is approached as closely as wished, at the price of ever larger logits (the best of a construction for "
-        "a nearby pattern and the fit is shown); exact for certain from n - 1.",
-        t->generic_threshold, t->every_pattern_threshold);
+        "Causal, n = %d: every pattern exactly from d_p = n - 1 = %d; almost every one from floor(n/2) = %d, "
+        "and every one to any precision from there.",
+        t->n, t->every_pattern_threshold, t->generic_threshold);
   else
     ImGui::TextDisabled(
-        "d_p < %d = %s: almost every %spattern is out of reach, even approximately; the fit's error stays.",
-        t->generic_threshold, t->causal ? "floor(n/2)" : "n - 1", t->causal ? "causal " : "");
+        "Full, n = %d: every pattern exactly from d_p = n - 1 = %d (LRB Thm 1 with a constant per query).", t->n,
+        t->every_pattern_threshold);
   ImGui::PopTextWrapPos();
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   const Matrix* mats[] = {&t->target, &t->reached, &t->difference};
@@ -157,6 +174,9 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     // one declared inside the `if`, out of scope by EndPlot()).
     const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
     if (t->causal) widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(235, 190, 60, 255));
+    const float least_x[2] = {float(t->minimal_head_size), float(t->minimal_head_size)};
+    if (t->minimal_head_size != t->generic_threshold && t->minimal_head_size != t->every_pattern_threshold)
+      widgets::PlotLine("this P, exactly", least_x, ny, 2, IM_COL32(120, 200, 120, 255));
     widgets::EndPlot();
   }
 }
