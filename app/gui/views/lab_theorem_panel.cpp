@@ -164,6 +164,8 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   }
   if (!t->curve_dp.empty() && widgets::BeginPlot("error vs head size##thm_curve", ImVec2(-1, -1))) {
     widgets::SetupAxes("head size d_p", "max |reached - P|", widgets::PlotFlags_LogY);
+    // From d_p = 0, so that a mark at 1 (a pattern made exactly by one dimension) is not the edge.
+    widgets::SetupAxisLimitsX(0, t->n + 2, widgets::PlotCond_Always);
     std::vector<float> floor(t->curve_error.size());
     for (size_t i = 0; i < floor.size(); ++i) floor[i] = std::max(1e-12f, t->curve_error[i]);
     widgets::PlotLine("error", t->curve_dp.data(), floor.data(), static_cast<int>(floor.size()));
