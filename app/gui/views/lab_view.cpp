@@ -121,6 +121,14 @@ nlohmann::json LabView::lesson_state() const {
   nlohmann::json j = {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
   stored_state(&j);
   if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
+  // Why a step has or has not settled (the handout records it; a step that never settles says where).
+  j["wait"] = {{"last_posted", last_posted_},
+               {"snapshot_request", snap_ ? snap_->request_id : 0},
+               {"snapshot_valid", snap_ && snap_->valid},
+               {"pending_steps", snap_ ? snap_->training.pending_steps : 0},
+               {"stored_pending", stored_posted_ > stored_seen_},
+               {"frames_shown", frames_shown_},
+               {"settled", settled()}};
   if (snap_ && snap_->valid) {  // what the step shows was trained this far, to this loss on the input
     j["training_step"] = snap_->training.step;
     j["input_loss"] = snap_->ablation.sentence_loss_all;
