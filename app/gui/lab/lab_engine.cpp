@@ -672,6 +672,14 @@ struct LabEngine::Impl {
     return s;
   }
 
+  // A string of the run's config's "train" table ("" when absent or not a string).
+  static std::string train_setting(const db::RunRecord& run, const char* key) {
+    const auto config = nlohmann::json::parse(run.config_json, nullptr, false);
+    if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return "";
+    const auto& train = config["train"];
+    return train.contains(key) && train[key].is_string() ? train[key].get<std::string>() : "";
+  }
+
   // Reads a stored run's weights from its DB and loads them; a failure is told in `stored`, and
   // the lab keeps the model it had.
   void open_stored(const StoredCheckpoint& r, uint64_t id) {
@@ -688,11 +696,8 @@ struct LabEngine::Impl {
           throw std::runtime_error("there is no run named \"" + r.run_name + "\" in " + r.db_path +
                                    " (names are case-sensitive; the explorer's table lists them)");
         st.run.run_id = run->id;
-        st.run.tokenizer = "bytes";  // TrainSpec's default, for configs that do not say
-        const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
-        if (config.is_object() && config.contains("train") && config["train"].is_object() &&
-            config["train"].contains("tokenizer") && config["train"]["tokenizer"].is_string())
-          st.run.tokenizer = config["train"]["tokenizer"].get<std::string>();
+        st.run.tokenizer = train_setting(*run, "tokenizer");
+        if (st.run.tokenizer.empty()) st.run.tokenizer = "bytes";  // TrainSpec's default
       } else {
         run = store.get_run(r.run_id);
       }
@@ -708,14 +713,7 @@ struct LabEngine::Impl {
         const auto artifact = store.artifact_at(st.run.run_id, std::string(db::kWeightsArtifact), step);
         if (!artifact) throw std::runtime_error("the weights at step " + std::to_string(step) + " are gone");
         // The run's corpus: the vocabulary badge counts the tokens that occur in it.
-        std::string corpus;
-        if (run) {
-          const auto config = nlohmann::json::parse(run->config_json, nullptr, false);
-          if (config.is_object() && config.contains("train") && config["train"].is_object() &&
-              config["train"].contains("corpus") && config["train"]["corpus"].is_string())
-            corpus = config["train"]["corpus"].get<std::string>();
-        }
-        load(artifact->bytes, st.run.tokenizer, corpus);
+        load(artifact->bytes, st.run.tokenizer, run ? train_setting(*run, "corpus") : std::string());
         st.index = index;
       }
     } catch (const std::exception& e) {

@@ -126,7 +126,7 @@ nlohmann::json LabView::lesson_state() const {
                {"snapshot_request", snap_ ? snap_->request_id : 0},
                {"snapshot_valid", snap_ && snap_->valid},
                {"pending_steps", snap_ ? snap_->training.pending_steps : 0},
-               {"stored_pending", stored_posted_ > stored_seen_},
+               {"stored_pending", stored_pending()},
                {"frames_shown", frames_shown_},
                {"settled", settled()}};
   if (snap_ && snap_->valid) {  // what the step shows was trained this far, to this loss on the input
@@ -228,7 +228,7 @@ bool LabView::settled() const {
   if (!problems_.empty()) return true;
   if (!snap_ || snap_->request_id < last_posted_) return false;
   if (snap_->training.pending_steps > 0) return false;      // steps asked for are still training
-  if (stored_posted_ > stored_seen_) return false;          // a stored run is still being read
+  if (stored_pending()) return false;                       // a stored run is still being read
   if (real_posted_ > snap_->real.request_id) return false;  // a real model is still being read
   // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
   // scene is drawn from the next frame on.
@@ -239,7 +239,7 @@ bool LabView::settled() const {
 
 bool LabView::lesson_step_drawn() const {
   if (c_.tab != LabTab::Theorem || !problems_.empty()) return settled();
-  if (stored_posted_ > stored_seen_) return false;  // the step's stored run is still being read
+  if (stored_pending()) return false;  // the step's stored run is still being read
   return snap_ && snap_->request_id >= last_posted_ && frames_shown_ >= 1 && theorem_.answer_drawn();
 }
 
@@ -348,7 +348,7 @@ void LabView::draw_stored_run() {
     stored_posted_ = engine_.open_stored(at);  // latest wins: scrubbing fast loads what it lands on
   }
   tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
-  if (stored_posted_ > stored_seen_)
+  if (stored_pending())
     ImGui::TextDisabled("loading step %lld...",
                         static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
   else
@@ -365,7 +365,7 @@ void LabView::sync() {
   // and decoded on the engine thread) instead.
   // (A lesson benchmarks its own steps: the lab leaves the controls to it.)
   if (context_.options && context_.options->bench_frames > 0 && !focus_.active && ++bench_frame_ % 6 == 0) {
-    if (stored_ && stored_->steps.size() > 1 && stored_posted_ <= stored_seen_) {  // the next step once one loaded
+    if (stored_ && stored_->steps.size() > 1 && !stored_pending()) {  // the next step once one loaded
       stored_scrub_ = (stored_scrub_ + 1) % static_cast<int>(stored_->steps.size());
       StoredCheckpoint at = stored_->run;
       at.step = stored_->steps[static_cast<size_t>(stored_scrub_)];
@@ -389,8 +389,7 @@ void LabView::sync() {
   core::ModelSpec spec;
   // While a stored run is being read, its answer sets the controls: a model posted meanwhile (a
   // lesson step's defaults) would be built and then thrown away, or replace the stored weights.
-  const bool stored_pending = stored_posted_ > stored_seen_;
-  if (!stored_pending && model_spec_of(c_, &spec, &problems_)) {
+  if (!stored_pending() && model_spec_of(c_, &spec, &problems_)) {
     const std::string key = request_key(spec);
     if (key != posted_key_) {
       // A control that changes the model's shapes leaves the stored run (its weights are gone).
@@ -414,7 +413,7 @@ void LabView::sync() {
 
   // A head's map comes from the snapshot: while a newer model or a stored run is on its way, the
   // map shown is about to go, and a fit of it would hold up the one asked for.
-  const bool snapshot_behind = stored_posted_ > stored_seen_ || !snap_ || snap_->request_id < last_posted_;
+  const bool snapshot_behind = stored_pending() || !snap_ || snap_->request_id < last_posted_;
   if (c_.pattern != TargetPattern::HeadMap || !snapshot_behind) theorem_.update(c_, snap_.get());
 }
 

@@ -54,7 +54,10 @@ class LabView : public View {
   // A stored run a scene or a lesson step names (lab.stored_run): its DB name resolved here, the
   // run found by name on the engine thread; a DB that cannot be found is told inline.
   void open_stored_ref(const StoredRunRef& ref);
-  void stored_state(nlohmann::json* j) const;  // "stored_run" and "stored_run_problem" for --state-out
+  void stored_state(nlohmann::json* j) const;
+  bool stored_pending() const {
+    return stored_posted_ > stored_seen_;
+  }  // a stored run is being read  // "stored_run" and "stored_run_problem" for --state-out
   void draw_stored_run();
   void draw_untrained_offer();
   void open_model(const std::string& dir);  // a real checkpoint: the engine reads it
