@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,9 @@ constexpr double kColumnSumTolerance = 1e-6;
 // exact to rounding unless its block is nearly singular; a column of P may sum to 1 within
 // kColumnSumTolerance only (a target that went through float), which the softmax cannot follow.
 constexpr double kConstructionTolerance = 1e-5;
+// Singular values above this x max(1, max |log-ratio|) count towards a pattern's least rank
+// (minimal_head_size's default).
+constexpr double kLeastRankRtol = 1e-9;
 
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kFloat64).contiguous();
@@ -63,14 +67,36 @@ ReachabilityThresholds reachability_thresholds(int n, AttentionMask mask) {
   return t;
 }
 
-int minimal_head_size(const Eigen::MatrixXd& P, AttentionMask mask, double rtol) {
+namespace {
+
+// The least-rank logits of P (keys x queries, key 0's logits at 0), Woerdeman's minimal-rank
+// completion built row by row (docs/causal_threshold.md, "The exact smallest head of any
+// pattern"). D holds the log-ratios of keys 1..n-1; key i is given on the queries G_i (full: all of
+// them; causal: i..n-1), and G_i only shrinks as i grows, so every earlier key is given wherever key
+// i is. Key i either adds a dimension (its given log-ratios are no combination of the earlier keys'
+// on G_i) or is completed as that combination on every query, which keeps the rank. The dimensions
+// added are sum_i rank D[1..i, G_i] - rank D[1..i-1, G_i]: causal, exactly the blocks of Woerdeman's
+// formula (the maximal given rectangles and their overlaps), full, a telescoping sum = rank D. So
+// greedy completion reaches the least rank whatever combination it takes, and the rank it counts is
+// the formula's, block for block.
+struct LeastRankLogits {
+  int rank = 0;
+  Eigen::MatrixXd U, V;  // n x rank (factor only): logits U V^T, rows of U keys, rows of V queries
+};
+
+LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, double rtol, bool factor) {
   const Eigen::Index n = P.rows();
   if (P.cols() != n) throw std::invalid_argument("minimal_head_size: P must be n x n");
-  if (n < 2) return 0;
+  LeastRankLogits out;
+  if (n < 2) {
+    out.U = out.V = Eigen::MatrixXd::Zero(n, 0);
+    return out;
+  }
   const bool causal = mask == AttentionMask::Causal;
   // D: rows = keys 1..n-1, columns = queries; for causal P only j >= i is given (the rest stays 0
-  // and is never read).
-  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n - 1, n);
+  // and is never read as data).
+  const Eigen::Index m = n - 1;
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(m, n);
   for (Eigen::Index j = 0; j < n; ++j)
     for (Eigen::Index i = 1; i < (causal ? j + 1 : n); ++i) {
       if (!(P(i, j) > 0) || !(P(0, j) > 0) || !std::isfinite(P(i, j)) || !std::isfinite(P(0, j)))
@@ -83,16 +109,54 @@ int minimal_head_size(const Eigen::MatrixXd& P, AttentionMask mask, double rtol)
     const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXd>(block).singularValues();
     return static_cast<int>((sv.array() > tol).count());
   };
-  if (!causal) return rank(D);
-  // Keys k = 1..m (m = n - 1) and queries 1..m. The maximal given rectangles are keys 1..k x
-  // queries k..m; consecutive ones overlap in keys 1..k x queries k+1..m.
-  const Eigen::Index m = n - 1;
-  int total = 0;
-  for (Eigen::Index k = 1; k <= m; ++k) {
-    total += rank(D.block(0, k, k, m - k + 1));             // keys 1..k (rows 0..k-1), queries k..m
-    if (k < m) total -= rank(D.block(0, k + 1, k, m - k));  // keys 1..k, queries k+1..m
+  // Factors: completed rows = C * B, the basis rows B (one per added dimension) and every key's
+  // coefficients on them.
+  Eigen::MatrixXd done, B, C;
+  if (factor) {
+    done = Eigen::MatrixXd::Zero(m, n);
+    B = Eigen::MatrixXd::Zero(m, n);
+    C = Eigen::MatrixXd::Zero(m, m);
   }
-  return total;
+  for (Eigen::Index i = 1; i <= m; ++i) {
+    const Eigen::Index q0 = causal ? i : 0, w = n - q0;  // G_i = queries q0..n-1
+    const bool adds = rank(D.block(0, q0, i, w)) > rank(D.block(0, q0, i - 1, w));
+    if (!factor) {
+      out.rank += adds;
+      continue;
+    }
+    if (adds) {  // a new basis row: the given log-ratios, 0 on the queries that do not see key i
+      B.row(out.rank).tail(w) = D.row(i - 1).tail(w);
+      C(i - 1, out.rank) = 1;
+      ++out.rank;
+      done.row(i - 1) = B.row(out.rank - 1);
+      continue;
+    }
+    if (i == 1) continue;  // key 1's log-ratios are 0 (to rounding): its row of zeros adds nothing
+    // The least-norm combination of the earlier (completed) keys that gives key i on G_i,
+    // singular values at or below tol dropped, as the rank test does.
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(done.block(0, q0, i - 1, w).transpose(),
+                                             Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::VectorXd s = svd.singularValues();
+    Eigen::VectorXd inv = Eigen::VectorXd::Zero(s.size());
+    for (Eigen::Index k = 0; k < s.size(); ++k)
+      if (s(k) > tol) inv(k) = 1 / s(k);
+    const Eigen::VectorXd alpha =
+        svd.matrixV() * inv.asDiagonal() * (svd.matrixU().transpose() * D.row(i - 1).tail(w).transpose());
+    C.row(i - 1) = alpha.transpose() * C.topRows(i - 1);
+    done.row(i - 1) = alpha.transpose() * done.topRows(i - 1);
+  }
+  if (factor) {
+    out.U = Eigen::MatrixXd::Zero(n, out.rank);  // key 0's logits are 0
+    out.U.bottomRows(m) = C.leftCols(out.rank);
+    out.V = B.topRows(out.rank).transpose();
+  }
+  return out;
+}
+
+}  // namespace
+
+int minimal_head_size(const Eigen::MatrixXd& P, AttentionMask mask, double rtol) {
+  return least_rank_logits(P, mask, rtol, false).rank;
 }
 
 Eigen::MatrixXd column_softmax(const Eigen::MatrixXd& logits, AttentionMask mask) {
@@ -218,7 +282,8 @@ constexpr double kGenericBlockRcond = 1e-12;
 // B = D[1..r, C] (every query in C sees every key in 1..r); when B is invertible they are
 // independent and u_i solves the at most r equations u_i . v_j = D[i, j], j = i..n-1 (r for odd n,
 // r - 1 for even n: least-norm).
-RepresentationResult construct_causal_half(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p) {
+std::optional<RepresentationResult> construct_causal_half(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                                          std::string* refused) {
   const Eigen::Index n = X.cols(), r = n / 2;
   const Eigen::MatrixXd D = log_ratios(P, AttentionMask::Causal);
   const Eigen::MatrixXd B = D.block(1, n - r, r, r);
@@ -230,8 +295,9 @@ RepresentationResult construct_causal_half(const Eigen::MatrixXd& X, const Eigen
       << n - r << ".." << n - 1 << " (floor(n/2) = " << r << " of each) form a singular block (reciprocal condition "
       << rcond << "), so the construction at d_p = " << d_p << " < n - 1 = " << n - 1
       << " does not apply; patterns with ties, such as 'self against a uniform past', are like that. "
-         "d_p >= n - 1 constructs every causal P; below it, fit (represent_attention)";
-    throw std::invalid_argument(m.str());
+         "d_p >= n - 1 constructs every causal P";
+    *refused = m.str();
+    return std::nullopt;
   }
   Eigen::MatrixXd U = Eigen::MatrixXd::Zero(n, r), V = Eigen::MatrixXd::Zero(n, r);
   for (Eigen::Index i = 1; i <= r; ++i) U(i, i - 1) = 1;
@@ -252,11 +318,26 @@ RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const Eigen::Index n = X.cols();
   if (d_p >= n - 1) return construct_rank_n_minus_1(X, P, d_p, mask);
-  if (mask == AttentionMask::Causal && d_p >= n / 2) return construct_causal_half(X, P, d_p);
-  throw std::invalid_argument(
-      mask == AttentionMask::Causal
-          ? "the construction needs d_p >= floor(n/2) for causal attention (almost every P; n - 1 for every P)"
-          : "the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)");
+  const bool causal = mask == AttentionMask::Causal;
+  std::string not_generic;
+  if (causal && d_p >= n / 2)
+    if (auto r = construct_causal_half(X, P, d_p, &not_generic)) return *r;
+  // Below the thresholds, or a pattern with ties: its own least rank may still fit in d_p.
+  const LeastRankLogits least = least_rank_logits(P, mask, kLeastRankRtol, true);
+  if (d_p >= least.rank) {
+    RepresentationResult r = weights_for_logits(least.U, least.V, d_p, X, P, mask);
+    r.method = "least-rank construction";
+    return r;
+  }
+  std::ostringstream m;
+  if (!not_generic.empty()) m << not_generic;
+  else if (causal)
+    m << "the construction needs d_p >= floor(n/2) for causal attention (almost every P; n - 1 for every P)";
+  else m << "the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)";
+  m << "; this pattern's own smallest head is d_p = " << least.rank
+    << " (the least rank of its logits, minimal_head_size), above d_p = " << d_p
+    << "; below it, fit (represent_attention)";
+  throw std::invalid_argument(m.str());
 }
 
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
@@ -364,19 +445,19 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
                                          AttentionMask mask, const FitOptions& options) {
   if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
   const Eigen::Index n = X.cols();
-  const bool constructible = d_p >= n - 1 || (mask == AttentionMask::Causal && d_p >= n / 2);
-  if (!constructible || Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(X).rank() < n)
-    return fit_attention(X, P, d_p, mask, options);
+  if (Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(X).rank() < n) return fit_attention(X, P, d_p, mask, options);
   try {
-    // Exact to rounding; a nearly singular block (causal, below n - 1) could lose digits.
+    // Exact to rounding; below n - 1 a nearly singular block or an ill-conditioned completion could
+    // lose digits.
     RepresentationResult r = construct_attention(X, P, d_p, mask);
     if (d_p >= n - 1 || r.max_log_error < kConstructionTolerance) return r;
   } catch (const std::invalid_argument&) {
-    // not generic (causal, below n - 1)
+    // below this pattern's least rank
   }
-  // Causal, floor(n/2) <= d_p < n - 1, P not generic: the better of a nearby generic pattern's
-  // construction and the fit.
   RepresentationResult fit = fit_attention(X, P, d_p, mask, options);
+  if (mask != AttentionMask::Causal || d_p < n / 2) return fit;
+  // Causal, floor(n/2) <= d_p below this P's least rank: the better of a nearby generic pattern's
+  // construction and the fit.
   try {
     RepresentationResult near = approach_attention(X, P, d_p);
     if (near.max_log_error < fit.max_log_error) return near;

@@ -15,6 +15,7 @@
 //     So the causal bottleneck starts at n / 2. Both thresholds are constructive: this file
 //     builds the weights at n - 1 (every P) and at floor(n/2) (causal P whose block of log-ratios
 //     is invertible: almost every one).
+//   - each pattern's own smallest head (minimal_head_size: ties move it both ways), constructive too.
 #pragma once
 
 #include <Eigen/Core>
@@ -31,14 +32,15 @@ enum class AttentionMask { Full, Causal };
 const char* to_string(AttentionMask mask);
 
 struct RepresentationResult {
-  std::string method;         // "construction" (LRB eqs. 4-7) or "fit" (L-BFGS in float64, lbfgs.h)
+  std::string method;         // "construction" (LRB eqs. 4-7; causal floor(n/2)), "least-rank construction",
+                              // "perturbed construction" or "fit" (L-BFGS in float64, lbfgs.h)
   Eigen::MatrixXd W_q, W_k;   // d_p x d
   Eigen::MatrixXd reached;    // n x n: the (masked) column softmax the weights produce
   double max_abs_error = 0;   // max |reached - P| over the entries a query sees
   double max_log_error = 0;   // max |log reached - log P| over the same: relative, fair to small entries
   double max_logit = 0;       // max |logit| over all n x n entries, seen or masked: how far the weights went
   int iterations = 0;         // optimiser iterations (fit only)
-  int construction_rank = 0;  // the constructed logits' rank: n - 1, or floor(n/2) (causal); 0 for a fit
+  int construction_rank = 0;  // the constructed logits' rank: n - 1, floor(n/2) (causal) or P's least; 0 for a fit
   double perturbation = 0;    // "perturbed construction": the relative size of the noise P was mixed with
 };
 
@@ -83,9 +85,9 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
                                                        AttentionMask mask = AttentionMask::Full);
 
 // Throws std::invalid_argument with check_representation_inputs' message on bad input.
-// Uses a construction when rank(X) = n and either d_p >= n - 1 or (causal) d_p >= floor(n/2) with
-// P generic (construct_attention); for a causal P that is not generic there, the better of
-// approach_attention and the fit; else fits.
+// Uses a construction (construct_attention) when rank(X) = n and one applies: d_p >= n - 1, or
+// (causal) d_p >= floor(n/2) with P generic, or d_p >= P's own least rank; for a causal P below its
+// least rank but d_p >= floor(n/2), the better of approach_attention and the fit; else fits.
 RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full, const FitOptions& options = {});
 
@@ -94,7 +96,11 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
 // rank n - 1 logit matrix; every P. Causal, floor(n/2) <= d_p < n - 1: logits of rank floor(n/2)
 // (docs/causal_threshold.md, "Enough, by construction"), for every causal P whose log-ratios
 // log(P[i,j] / P[0,j]) on keys 1..floor(n/2) and the last floor(n/2) queries form an invertible
-// block: almost every P. Throws std::invalid_argument saying which condition fails.
+// block: almost every P. Otherwise, wherever d_p >= minimal_head_size(P): method "least-rank
+// construction", logits of exactly that rank (Woerdeman's minimal-rank completion built key by
+// key: docs/causal_threshold.md, "The exact smallest head of any pattern"), so a pattern whose ties
+// lower its least rank (previous token, first token, full or causal) is made exactly below the
+// thresholds. Throws std::invalid_argument saying which condition fails and the pattern's least rank.
 RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
                                          AttentionMask mask = AttentionMask::Full);
 

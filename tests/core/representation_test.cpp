@@ -456,3 +456,84 @@ TEST(Representation, PatternsWithRandomTiesAreReachedExactlyAtTheirLeastRank) {
   // The draws include patterns whose ties lower the rank below floor(n/2) (measured: 2 2 3 ... 4).
   EXPECT_LT(*std::min_element(seen_ranks.begin(), seen_ranks.end()), 3);
 }
+
+namespace {
+
+// The rank of the logits a construction's weights make, recomputed from the weights (singular
+// values past the rank are rounding).
+int logit_rank(const RepresentationResult& r, const Eigen::MatrixXd& X) {
+  const Eigen::MatrixXd logits = (r.W_k * X).transpose() * (r.W_q * X) / std::sqrt(double(r.W_q.rows()));
+  const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(logits).singularValues();
+  if (sv.size() == 0 || sv(0) < 1e-12) return 0;
+  return static_cast<int>((sv.array() > 1e-10 * sv(0)).count());
+}
+
+}  // namespace
+
+TEST(Representation, EveryPatternIsConstructedExactlyAtItsLeastRankAndRefusedBelow) {
+  // Woerdeman's proof is constructive (docs/causal_threshold.md): completing the log-ratios key by
+  // key reaches the least rank. Patterns with random ties (full and causal, least ranks anywhere
+  // from 1 to n - 1) are made at exactly minimal_head_size, with logits of that rank, and refused
+  // one below, naming it.
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> two(1, 2), three(1, 3);
+  std::vector<int> below_threshold;  // least ranks below the thresholds' constructions
+  for (int trial = 0; trial < 40; ++trial) {
+    const AttentionMask mask = trial % 2 ? AttentionMask::Causal : AttentionMask::Full;
+    const int n = 5 + trial % 7;
+    Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, n);
+    if (mask == AttentionMask::Causal) {  // each query's weights drawn from a few values
+      auto& level = trial < 20 ? three : two;
+      for (int j = 0; j < n; ++j) {
+        for (int i = 0; i <= j; ++i) P(i, j) = level(rng);
+        P.col(j) /= P.col(j).sum();
+      }
+    } else {  // full: queries that share one of a few random columns
+      const Eigen::MatrixXd kinds = random_stochastic(n, rng);
+      std::uniform_int_distribution<int> kind(0, trial % 5);
+      for (int j = 0; j < n; ++j) P.col(j) = kinds.col(kind(rng));
+    }
+    const int r = minimal_head_size(P, mask);
+    const auto X = threshold_input(n, trial);
+    const std::string where = std::string(to_string(mask)) + " trial " + std::to_string(trial) +
+                              ", n = " + std::to_string(n) + ", least rank " + std::to_string(r);
+    const auto at = construct_attention(X, P, std::max(r, 1), mask);
+    EXPECT_LT(at.max_log_error, 1e-9) << where;
+    EXPECT_EQ(logit_rank(at, X), r) << where;
+    if (r < (mask == AttentionMask::Causal ? n / 2 : n - 1)) {
+      below_threshold.push_back(r);
+      EXPECT_EQ(at.method, "least-rank construction") << where;
+      EXPECT_EQ(at.construction_rank, r) << where;
+    }
+    if (r > 1) {
+      try {
+        construct_attention(X, P, r - 1, mask);
+        ADD_FAILURE() << "constructed below the least rank: " << where;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("own smallest head is d_p = " + std::to_string(r)), std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  ASSERT_GE(below_threshold.size(), 20u) << "the draws should include ties that lower the rank";
+  // Structured patterns below the thresholds, and through represent_attention (what the lab and
+  // `represent` call): the first token (an attention sink) at d_p = 1, the previous token at n - 2.
+  for (int n : {8, 16, 33}) {
+    const auto X = threshold_input(n, 9);
+    for (AttentionMask mask : {AttentionMask::Full, AttentionMask::Causal}) {
+      const auto sink = represent_attention(X, one_key_against_uniform(n, mask, first_key), 1, mask);
+      EXPECT_EQ(sink.method, "least-rank construction") << to_string(mask) << " n=" << n;
+      EXPECT_LT(sink.max_log_error, 1e-9) << to_string(mask) << " n=" << n;
+      EXPECT_LT(sink.max_logit, 10) << to_string(mask) << " n=" << n;
+    }
+    const auto previous = one_key_against_uniform(n, AttentionMask::Causal, previous_key);
+    const auto prev = represent_attention(X, previous, n - 2, AttentionMask::Causal);
+    EXPECT_LT(prev.max_log_error, 1e-9) << "n=" << n;
+    EXPECT_EQ(logit_rank(prev, X), n - 2) << "n=" << n;
+  }
+  // Uniform attention is rank 0: a head with zero weights.
+  const auto uniform = construct_attention(threshold_input(6, 1), Eigen::MatrixXd::Constant(6, 6, 1.0 / 6), 1);
+  EXPECT_EQ(uniform.construction_rank, 0);
+  EXPECT_EQ(uniform.max_logit, 0.0);
+  EXPECT_LT(uniform.max_abs_error, 1e-15);
+}

@@ -204,3 +204,26 @@ TEST(TheoremDemo, EachTargetCarriesItsOwnExactSmallestHead) {
     EXPECT_EQ(s->minimal_head_size, least) << to_string(pattern) << " full";
   }
 }
+
+TEST(TheoremDemo, APatternWhoseTiesLowerItsLeastRankIsBuiltThere) {
+  // The first token against a uniform rest needs logits of rank 1 whatever n: the tab builds it at
+  // d_p = 1 (full and causal), far below both thresholds, and its curve is flat from there.
+  TheoremDemo demo;
+  TheoremRequest r;
+  r.pattern = TargetPattern::FirstToken;
+  r.n = 10;
+  r.d_p = 1;
+  for (bool causal : {true, false}) {
+    r.causal = causal;
+    auto s = wait_complete(demo, demo.post(r));
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->error.empty()) << s->error;
+    EXPECT_EQ(s->method, "least-rank construction") << (causal ? "causal" : "full");
+    EXPECT_EQ(s->construction_rank, 1);
+    EXPECT_LT(s->max_abs_error, 1e-6);  // the target went through float
+    ASSERT_FALSE(s->curve_dp.empty());
+    for (size_t i = 0; i < s->curve_dp.size(); ++i) {
+      EXPECT_LT(s->curve_error[i], 1e-6) << "d_p " << s->curve_dp[i];  // the curve starts at d_p = 1
+    }
+  }
+}

@@ -226,3 +226,33 @@ TEST(RepresentCli, SweepAndMissingArgumentsAreExplained) {
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr lacks '" << c.expect << "': " << r.err;
   }
 }
+
+TEST(RepresentCli, AnAttentionSinkIsConstructedAtItsLeastRankOne) {
+  // The first token (0.7) against a uniform rest, causal, n = 5: its logits need rank 1, far below
+  // floor(n/2) = 2, and `--method construction` builds it there; the full version too.
+  const auto x = temp_path("Xs.csv"), p = temp_path("Ps.csv"), full = temp_path("Pf.csv");
+  write_text(x,
+             "1,0.5,-1,0.2,0\n0,2,1,-0.5,0.4\n0.3,0,1,1,-1\n0.1,0.2,0.3,2,0.5\n-0.4,0.1,0,0.3,1.5\n"
+             "0.2,-0.3,0.5,0,0.1\n");
+  write_text(p, "1,0.7,0.7,0.7,0.7\n0,0.3,0.15,0.1,0.075\n0,0,0.15,0.1,0.075\n0,0,0,0.1,0.075\n0,0,0,0,0.075\n");
+  auto r = run_worker(
+      {"represent", "--causal", "--input", x, "--target", p, "--head-size", "1", "--method", "construction", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["method"], "least-rank construction");
+  EXPECT_EQ(j["construction_rank"], 1);
+  EXPECT_EQ(j["minimal_head_size"], 1);
+  EXPECT_LT(j["max_abs_error"].get<double>(), 1e-9);
+  write_text(full,
+             "0.7,0.7,0.7,0.7,0.7\n0.075,0.075,0.075,0.075,0.075\n0.075,0.075,0.075,0.075,0.075\n"
+             "0.075,0.075,0.075,0.075,0.075\n0.075,0.075,0.075,0.075,0.075\n");
+  r = run_worker({"represent", "--input", x, "--target", full, "--head-size", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("method: least-rank construction (logits of rank 1)"), std::string::npos) << r.out;
+  // A random causal target below its least rank: refused, naming it.
+  write_text(p, "1,0.3,0.2,0.1,0.4\n0,0.7,0.5,0.2,0.1\n0,0,0.3,0.3,0.2\n0,0,0,0.4,0.1\n0,0,0,0,0.2\n");
+  r = run_worker(
+      {"represent", "--causal", "--input", x, "--target", p, "--head-size", "1", "--method", "construction"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("own smallest head is d_p = 2"), std::string::npos) << r.err;
+}

@@ -76,10 +76,11 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
       "some W_q, W_k (the construction, eqs. 4-7). Softmax ignores a constant added to a query's logits, so "
       "d_p = n - 1 already suffices (the construction here uses it). Causal (query j sees keys 0..j): almost "
       "every target is constructed exactly from d_p = floor(n/2), with logits of rank floor(n/2); 'self vs "
-      "past' and other patterns with ties only approximately, with ever larger weights, until n - 1. Each "
-      "pattern's own exact smallest head is the least rank of its logits (Woerdeman's minimal-rank completion of "
-      "its log-ratios; ties can raise it, to n - 1 for 'self vs past', or lower it, to 1 for 'first token'). Where "
-      "no construction applies, the best fit (L-BFGS, float64). Every target is mixed with uniform first (5%; a "
+      "past' only approximately, with ever larger weights, until n - 1. Each pattern's own exact smallest head "
+      "is the least rank of its logits (Woerdeman's minimal-rank completion of its log-ratios; ties can raise "
+      "it, to n - 1 for 'self vs past', or lower it, to 1 for 'first token'), and the weights are built there "
+      "too, by completing the log-ratios key by key. Where no construction applies, the best fit (L-BFGS, float64). "
+      "Every target is mixed with uniform first (5%; a "
       "head's map, a softmax already, 0.1%), so that every entry a query sees is positive, as the theorem needs. X is "
       "d = 2n x n, Gaussian. Proofs and "
       "measurements: docs/causal_threshold.md.");
@@ -97,6 +98,11 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   if (t->method == "construction")
     ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction (logits of rank %d)",
                 t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
+  else if (t->method == "least-rank construction")
+    ImGui::Text(
+        "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction at this pattern's least "
+        "rank (its log-ratios completed key by key; logits of rank %d)",
+        t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
   else if (t->method == "perturbed construction")
     ImGui::Text(
         "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction for a pattern within "
