@@ -80,11 +80,14 @@ namespace {
 // greedy completion reaches the least rank whatever combination it takes, and the rank it counts is
 // the formula's, block for block.
 struct LeastRankLogits {
-  int rank = 0;
+  int rank = 0;          // the least rank; with stop_above, stop_above + 1 means "more than stop_above"
   Eigen::MatrixXd U, V;  // n x rank (factor only): logits U V^T, rows of U keys, rows of V queries
 };
 
-LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, double rtol, bool factor) {
+// factor: also build the logits (else count only). stop_above >= 0: stop as soon as the rank
+// exceeds it (a head of that size cannot make P; the rest of the count is not needed).
+LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, double rtol, bool factor,
+                                  int stop_above = -1) {
   const Eigen::Index n = P.rows();
   if (P.cols() != n) throw std::invalid_argument("minimal_head_size: P must be n x n");
   LeastRankLogits out;
@@ -120,6 +123,11 @@ LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, 
   for (Eigen::Index i = 1; i <= m; ++i) {
     const Eigen::Index q0 = causal ? i : 0, w = n - q0;  // G_i = queries q0..n-1
     const bool adds = rank(D.block(0, q0, i, w)) > rank(D.block(0, q0, i - 1, w));
+    if (adds && stop_above >= 0 && out.rank + 1 > stop_above) {
+      out.rank = stop_above + 1;
+      factor = false;  // no logits to build
+      break;
+    }
     if (!factor) {
       out.rank += adds;
       continue;
@@ -313,9 +321,12 @@ std::optional<RepresentationResult> construct_causal_half(const Eigen::MatrixXd&
 
 }  // namespace
 
-RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
-                                         AttentionMask mask) {
-  if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
+namespace {
+
+// construct_attention without its input check; explain = false skips the work that only the
+// refusal's message needs (the exact least rank of a pattern out of reach).
+RepresentationResult construct_checked(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
+                                       bool explain) {
   const Eigen::Index n = X.cols();
   if (d_p >= n - 1) return construct_rank_n_minus_1(X, P, d_p, mask);
   const bool causal = mask == AttentionMask::Causal;
@@ -323,21 +334,30 @@ RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::
   if (causal && d_p >= n / 2)
     if (auto r = construct_causal_half(X, P, d_p, &not_generic)) return *r;
   // Below the thresholds, or a pattern with ties: its own least rank may still fit in d_p.
-  const LeastRankLogits least = least_rank_logits(P, mask, kLeastRankRtol, true);
-  if (d_p >= least.rank) {
+  const LeastRankLogits least = least_rank_logits(P, mask, kLeastRankRtol, true, d_p);
+  if (least.rank <= d_p) {
     RepresentationResult r = weights_for_logits(least.U, least.V, d_p, X, P, mask);
     r.method = "least-rank construction";
     return r;
   }
+  if (!explain) throw std::invalid_argument("below this pattern's least rank");
   std::ostringstream m;
   if (!not_generic.empty()) m << not_generic;
   else if (causal)
     m << "the construction needs d_p >= floor(n/2) for causal attention (almost every P; n - 1 for every P)";
   else m << "the construction needs d_p >= n - 1 (LRB Thm 1, with a constant per query)";
-  m << "; this pattern's own smallest head is d_p = " << least.rank
+  m << "; this pattern's own smallest head is d_p = " << minimal_head_size(P, mask, kLeastRankRtol)
     << " (the least rank of its logits, minimal_head_size), above d_p = " << d_p
     << "; below it, fit (represent_attention)";
   throw std::invalid_argument(m.str());
+}
+
+}  // namespace
+
+RepresentationResult construct_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p,
+                                         AttentionMask mask) {
+  if (auto err = check_representation_inputs(X, P, d_p, mask)) throw std::invalid_argument(*err);
+  return construct_checked(X, P, d_p, mask, true);
 }
 
 RepresentationResult fit_attention(const Eigen::MatrixXd& X, const Eigen::MatrixXd& P, int d_p, AttentionMask mask,
@@ -449,7 +469,7 @@ RepresentationResult represent_attention(const Eigen::MatrixXd& X, const Eigen::
   try {
     // Exact to rounding; below n - 1 a nearly singular block or an ill-conditioned completion could
     // lose digits.
-    RepresentationResult r = construct_attention(X, P, d_p, mask);
+    RepresentationResult r = construct_checked(X, P, d_p, mask, false);
     if (d_p >= n - 1 || r.max_log_error < kConstructionTolerance) return r;
   } catch (const std::invalid_argument&) {
     // below this pattern's least rank
