@@ -34,7 +34,8 @@ std::shared_ptr<const LabSnapshot> wait_for(const LabEngine& e, uint64_t id, dou
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
     auto s = e.snapshot();
-    if (s->request_id >= id && s->training.pending_steps == 0) return s;  // the answer, not a progress snapshot
+    // The answer: not a progress snapshot, nor the partial first answer its measurements follow.
+    if (s->request_id >= id && s->training.pending_steps == 0 && !s->partial) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   return nullptr;
@@ -100,6 +101,39 @@ struct StoredRunDb {
 };
 
 }  // namespace
+
+TEST(LabEngine, ARequestsMapsGoOutBeforeItsSpectra) {
+  // Each request is answered twice: first the maps and factors (what a slider or a lesson step
+  // waits for), then the same with the spectra, measured ranks and bottleneck report. A training
+  // slice of a request already answered is answered once, in full.
+  LabEngine engine;
+  std::vector<std::shared_ptr<const LabSnapshot>> seen;
+  const uint64_t id = engine.post(request(core::AttentionKind::MultiHead, 64, 16));
+  auto full = wait_until(engine, [&](const LabSnapshot& s) {
+    if (seen.empty() || seen.back()->version != s.version) seen.push_back(engine.snapshot());
+    return s.request_id >= id && !s.partial;
+  });
+  ASSERT_TRUE(full);
+  // The partial answer was published just before (versions count every publish).
+  EXPECT_EQ(full->version, 2u) << "expected the partial answer as version 1";
+  for (const auto& s : seen) {
+    if (!s->partial) continue;
+    EXPECT_EQ(s->request_id, id);
+    ASSERT_EQ(s->layers.size(), 2u);
+    EXPECT_EQ(s->layers[0].W.size(), 16u);
+    EXPECT_EQ(s->layers[0].A.size(), 16u);
+    EXPECT_TRUE(s->layers[0].spectra.empty());
+    EXPECT_TRUE(s->bottlenecks.empty());
+  }
+  ASSERT_EQ(full->layers[0].spectra.size(), 16u);
+  EXPECT_FALSE(full->bottlenecks.empty());
+  // Another input for the same model: partial, then full again.
+  auto r = request(core::AttentionKind::MultiHead, 64, 16);
+  r.text = "And the earth was without form";
+  auto again = wait_for(engine, engine.post(r));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->version, full->version + 2);
+}
 
 TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
   LabEngine engine;

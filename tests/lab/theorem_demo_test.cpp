@@ -24,6 +24,16 @@ std::shared_ptr<const TheoremSnapshot> wait_complete(const TheoremDemo& d, uint6
   return wait_for(d, id, true);
 }
 std::shared_ptr<const TheoremSnapshot> wait_ready(const TheoremDemo& d, uint64_t id) { return wait_for(d, id, false); }
+// The answer with the target's least rank, which follows the answer itself.
+std::shared_ptr<const TheoremSnapshot> wait_least(const TheoremDemo& d, uint64_t id) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    auto s = d.snapshot();
+    if (s->request_id == id && (s->minimal_head_size >= 0 || !s->error.empty())) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return nullptr;
+}
 }  // namespace
 
 TEST(TheoremDemo, TargetsArePositiveAndColumnStochastic) {
@@ -189,7 +199,7 @@ TEST(TheoremDemo, EachTargetCarriesItsOwnExactSmallestHead) {
                                                 {TargetPattern::FirstToken, 1},       {TargetPattern::Uniform, 0}};
   for (const auto& [pattern, least] : want) {
     r.pattern = pattern;
-    auto s = wait_ready(demo, demo.post(r));
+    auto s = wait_least(demo, demo.post(r));
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->error.empty()) << s->error;
     EXPECT_EQ(s->minimal_head_size, least) << to_string(pattern);
@@ -199,7 +209,7 @@ TEST(TheoremDemo, EachTargetCarriesItsOwnExactSmallestHead) {
        {std::pair{TargetPattern::RandomStochastic, 7}, std::pair{TargetPattern::FirstToken, 1},
         std::pair{TargetPattern::PreviousToken, 7}}) {
     r.pattern = pattern;
-    auto s = wait_ready(demo, demo.post(r));
+    auto s = wait_least(demo, demo.post(r));
     ASSERT_TRUE(s);
     EXPECT_EQ(s->minimal_head_size, least) << to_string(pattern) << " full";
   }

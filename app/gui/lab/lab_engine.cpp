@@ -156,6 +156,7 @@ struct LabEngine::Impl {
   // Engine-thread state.
   LabRequest current;
   uint64_t current_id = 0;
+  uint64_t answered_id = 0;  // the request compute() last answered (a new one gets a partial snapshot first)
   bool have_request = false;
   std::unique_ptr<core::Trainer> trainer;
   std::shared_ptr<const core::DataSource> task_data;
@@ -336,6 +337,7 @@ struct LabEngine::Impl {
     double ms_maps = 0, ms_spectra = 0, ms_input = 0;
 
     const auto& a = s->spec.attention;
+    std::vector<core::LogitFactors> factors;
     for (size_t l = 0; l < trace.attention.size(); ++l) {
       const auto& t = trace.attention[l];
       LayerView lv;
@@ -345,19 +347,13 @@ struct LabEngine::Impl {
       lv.W = per_head(t.W);
       lv.U = t.U.is_same(t.W) ? lv.W : per_head(t.U);
       lv.roles = roles_of(lv.W, a.causal);
-      auto c1 = Clock::now();
       auto* block = model->blocks[l]->as<core::TransformerBlockImpl>();
       const auto& attn = *block->attn;
-      const auto factors = core::logit_factors(attn, trace.attention_in[l][0]);
-      lv.spectra = core::factored_spectra(factors.A, factors.B);
-      lv.A = per_head(factors.A.unsqueeze(0));
-      lv.B = per_head(factors.B.unsqueeze(0));
-      auto c2 = Clock::now();
+      factors.push_back(core::logit_factors(attn, trace.attention_in[l][0]));
+      lv.A = per_head(factors.back().A.unsqueeze(0));
+      lv.B = per_head(factors.back().B.unsqueeze(0));
       lv.rank_cap = core::logit_rank_cap(a, s->n, s->n);
-      auto c3 = Clock::now();
-      ms_maps += std::chrono::duration<double, std::milli>(c1 - c0).count();
-      ms_spectra += std::chrono::duration<double, std::milli>(c2 - c1).count();
-      ms_input += std::chrono::duration<double, std::milli>(c3 - c2).count();
+      ms_maps += std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
       if (attn.p_l.defined()) {
         lv.has_P_l = true;
         lv.P_l = projection(attn.p_l);
@@ -369,6 +365,29 @@ struct LabEngine::Impl {
       if (lv.has_P_l && lv.has_P_w) lv.P_lw = projection(torch::matmul(attn.p_l, attn.p_w));
       s->layers.push_back(std::move(lv));
     }
+    s->costs = core::attention_costs(a, s->n, s->n);
+    s->parameters = model->num_parameters();
+    // Layer 0's input is LN(token + position): its rank is at most r + r_pos, plus one for
+    // LayerNorm's bias (centring can also remove one).
+    s->input_rank_cap =
+        std::min({s->n, s->spec.width, core::effective_embed_rank(s->spec) + core::effective_pos_rank(s->spec) + 1});
+    s->training = curve;
+    s->training.running = current.training;
+    s->training.task = core::to_string(current.task);
+    if (current_id != answered_id) {
+      // A request's first answer goes out now, before the measurements below (a stored run's first
+      // snapshot: ~40 of its ~50 ms, several times that on a loaded machine): the maps are what a
+      // step or a slider change is waiting for. The full snapshot follows.
+      auto partial = std::make_shared<LabSnapshot>(*s);
+      partial->partial = true;
+      partial->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      publish(std::move(partial));
+    }
+    answered_id = current_id;
+    const auto t_layers = Clock::now();
+    for (size_t l = 0; l < factors.size(); ++l)
+      s->layers[l].spectra = core::factored_spectra(factors[l].A, factors[l].B);
+    ms_spectra = std::chrono::duration<double, std::milli>(Clock::now() - t_layers).count();
     {  // every layer's input rank at once
       std::vector<torch::Tensor> inputs;
       for (const auto& x : trace.attention_in) inputs.push_back(x[0]);
@@ -377,9 +396,9 @@ struct LabEngine::Impl {
       for (size_t l = 0; l < ranks.size(); ++l) s->layers[l].input_rank = ranks[l].rank;
       ms_input = std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
     }
+    const auto t_spectra = Clock::now();
     s->bottlenecks = core::model_bottlenecks(s->spec, s->n, vocabulary_use());
-    s->costs = core::attention_costs(a, s->n, s->n);
-    s->parameters = model->num_parameters();
+    const auto t_bottlenecks = Clock::now();
     // The embedding only changes when the weights do: reuse its rank between inputs.
     if (embedding_rank_step != curve.step || embedding_rank_generation != model_generation) {
       embedding_rank = core::batched_spectra(model->token_embedding_matrix().unsqueeze(0))[0].rank;
@@ -387,17 +406,16 @@ struct LabEngine::Impl {
       embedding_rank_generation = model_generation;
     }
     s->embedding_rank = embedding_rank;
-    // Layer 0's input is LN(token + position): its rank is at most r + r_pos, plus one for
-    // LayerNorm's bias (centring can also remove one).
-    s->input_rank_cap =
-        std::min({s->n, s->spec.width, core::effective_embed_rank(s->spec) + core::effective_pos_rank(s->spec) + 1});
-    s->training = curve;
-    s->training.running = current.training;
-    s->training.task = core::to_string(current.task);
+    const auto t_embedding = Clock::now();
     s->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (std::getenv("HEADROOM_LAB_PROFILE"))
-      std::fprintf(stderr, "lab compute %.1f ms: forward %.1f maps %.1f spectra %.1f input-rank %.1f\n", s->compute_ms,
-                   std::chrono::duration<double, std::milli>(t_forward - t0).count(), ms_maps, ms_spectra, ms_input);
+      std::fprintf(stderr,
+                   "lab compute %.1f ms: forward %.1f maps+factors %.1f (first answer at %.1f) spectra %.1f input-rank "
+                   "%.1f bottlenecks %.1f embedding %.1f\n",
+                   s->compute_ms, std::chrono::duration<double, std::milli>(t_forward - t0).count(), ms_maps,
+                   std::chrono::duration<double, std::milli>(t_layers - t0).count(), ms_spectra, ms_input,
+                   std::chrono::duration<double, std::milli>(t_bottlenecks - t_spectra).count(),
+                   std::chrono::duration<double, std::milli>(t_embedding - t_bottlenecks).count());
     return s;
   }
 
@@ -683,6 +701,7 @@ struct LabEngine::Impl {
   // Reads a stored run's weights from its DB and loads them; a failure is told in `stored`, and
   // the lab keeps the model it had.
   void open_stored(const StoredCheckpoint& r, uint64_t id) {
+    const auto t0 = Clock::now();
     StoredRunState st;
     st.request_id = id;
     st.run = r;
@@ -720,6 +739,9 @@ struct LabEngine::Impl {
       st.error = "cannot open " + r.run_name + ": " + e.what();
       st.index = -1;
     }
+    if (std::getenv("HEADROOM_LAB_PROFILE"))
+      std::fprintf(stderr, "lab open stored %s: %.1f ms\n", r.run_name.c_str(),
+                   std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     stored = std::move(st);
   }
 
@@ -733,7 +755,11 @@ struct LabEngine::Impl {
     trained_on = corpus;
     have_request = true;
     trainer.reset();
+    const auto t0 = Clock::now();
     ensure_model(true);
+    if (std::getenv("HEADROOM_LAB_PROFILE"))
+      std::fprintf(stderr, "lab load: model built in %.1f ms\n",
+                   std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     torch::NoGradGuard g;
     for (auto& p : trainer->model()->named_parameters()) {
       auto t = core::from_st_tensor(f.at(p.key()));

@@ -140,6 +140,9 @@ struct LabSnapshot {
   StoredRunState stored;  // the stored run opened last, if any
   RealModelInfo real;     // the real model open, if any (real.dir non-empty: this snapshot is its)
   double compute_ms = 0;  // request -> snapshot on the engine thread
+  // A request's first answer: maps, factors, P_l / P_w, costs; the spectra, measured ranks and the
+  // bottleneck report are empty until the full snapshot that follows it.
+  bool partial = false;
 };
 
 }  // namespace headroom::gui

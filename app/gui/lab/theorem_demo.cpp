@@ -2,10 +2,16 @@
 
 #include <Eigen/Dense>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <random>
 #include <thread>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "app/gui/mailbox.h"
 #include "app/gui/thread_priority.h"
@@ -84,7 +90,7 @@ struct TheoremDemo::Impl {
   // error vs d_p for the current (pattern, n, seed, map): reused while only d_p moves
   std::string curve_key;
   std::map<int, core::RepresentationResult> results;
-  int minimal = 0;     // the current target's exact smallest head (core::minimal_head_size)
+  int minimal = -1;    // the current target's exact smallest head (core::minimal_head_size); -1: not yet
   std::thread thread;  // last: it starts once every member above exists
 
   Impl() : thread([this] { loop(); }) {}
@@ -109,6 +115,12 @@ struct TheoremDemo::Impl {
   void loop() {
     // Below the UI thread, like the lab engine: fits wait for frames, never the other way round.
     lower_this_thread_priority(10);
+#ifdef _OPENMP
+    // Eigen's products here are small (n <= 128): on one thread. An OpenMP team of its own spun at
+    // its barriers beside the lab engine and the software renderer on 2 cores, and a 2 ms answer
+    // (n = 54, d_p = 27) took 19-121 ms in the lesson bench.
+    omp_set_num_threads(1);
+#endif
     std::optional<Mailbox<TheoremRequest, TheoremSnapshot>::Taken> taken;
     while (box.wait(&taken)) {
       if (!taken) continue;
@@ -147,10 +159,12 @@ struct TheoremDemo::Impl {
         if (key != curve_key) {
           curve_key = key;
           results.clear();
-          minimal = core::minimal_head_size(P, mask);
+          minimal = -1;
         }
         s.minimal_head_size = minimal;
+        const auto tp0 = std::chrono::steady_clock::now();
         const auto& r = result_for(req.d_p, X, P, mask);
+        const auto tp1 = std::chrono::steady_clock::now();
         s.target = to_matrix(P.transpose());
         s.reached = to_matrix(r.reached.transpose());
         s.difference = to_matrix((r.reached - P).transpose());
@@ -169,6 +183,17 @@ struct TheoremDemo::Impl {
         };
         fill_curve();
         publish(s);
+        // The answer first (what a step or a slider waits for), then this pattern's least rank:
+        // ~2n SVDs, 11 ms at n = 54, several times that on a loaded machine.
+        if (minimal < 0) {
+          minimal = core::minimal_head_size(P, mask);
+          s.minimal_head_size = minimal;
+          publish(s);
+        }
+        if (std::getenv("HEADROOM_LAB_PROFILE"))
+          std::fprintf(stderr, "theorem n=%d: answer %.1f ms, least rank %.1f ms after it\n", req.n,
+                       std::chrono::duration<double, std::milli>(tp1 - tp0).count(),
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tp1).count());
         // Every head size up to n = 16; beyond, ~16 evenly spaced ones plus those where something
         // changes (each threshold, this pattern's least rank, one below each), so that a long
         // sentence's curve (n = 54: 26 fits below floor(n/2), ~15 s here) fills in within seconds.

@@ -34,7 +34,8 @@ struct TheoremSnapshot {
   bool causal = false;
   int every_pattern_threshold = 0;  // d_p from which every target is reachable (n - 1)
   int generic_threshold = 0;        // d_p from which random targets are (n - 1 full, floor(n/2) causal)
-  int minimal_head_size = 0;        // d_p from which this target is reached exactly (core::minimal_head_size)
+  int minimal_head_size = -1;       // d_p from which this target is reached exactly (core::minimal_head_size);
+                                    // -1 in the first answer, known in the next snapshot
   // All n x n, rows = queries (LRB's P transposed, so they read like the lab's maps).
   Matrix target, reached, difference;
   double max_abs_error = 0;

@@ -84,6 +84,10 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   }
   const auto& l = s.layers[c.layer];
   const auto& a = s.spec.attention;
+  if (s.partial) {  // the first answer to a change: its spectra are a moment behind
+    ImGui::TextDisabled("Measuring the heads' spectra...");
+    return;
+  }
   // Wrapped: at a lesson's or a projector's type size these lines are wider than the panel.
   ImGui::PushTextWrapPos(0.0f);
   if (!s.real.dir.empty()) {

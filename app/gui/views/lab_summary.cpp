@@ -44,7 +44,8 @@ void draw_lab_summary(const LabSnapshot& s) {
     ImGui::SameLine();
     ImGui::TextWrapped("%s", b.message.c_str());
   }
-  if (s.bottlenecks.empty())
+  if (s.partial) ImGui::TextDisabled("Measuring the heads' spectra...");
+  else if (s.bottlenecks.empty())
     ImGui::TextDisabled(
         "No bottleneck at this n: every head reaches every attention pattern (rank cap >= n - 1, LRB Thm 1).");
 }

@@ -35,7 +35,7 @@ nlohmann::json LabTheoremPanel::state() const {
           {"causal", t.causal},
           {"method", t.method},
           {"construction_rank", t.construction_rank},
-          {"minimal_head_size", t.minimal_head_size},
+          {"minimal_head_size", t.minimal_head_size >= 0 ? nlohmann::json(t.minimal_head_size) : nlohmann::json()},
           {"max_abs_error", t.max_abs_error},
           {"max_logit", t.max_logit},
           {"error", t.error}};
@@ -117,12 +117,16 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   const std::string most = std::string("almost every ") + (t->causal ? "causal " : "") + "pattern";
   const std::string generic = std::to_string(t->generic_threshold);
   std::string line =
-      "Some head makes this pattern exactly from d_p = " + std::to_string(least) +
-      " on (the least rank of its logits, by Woerdeman's formula)" +
-      (least < t->generic_threshold   ? ": fewer than " + most + " needs (" + generic + "); its ties lower it"
-       : least > t->generic_threshold ? ": more than " + most + " needs (" + generic + "); its ties raise it"
-                                      : ", as for " + most + " (" + generic + ")");
-  if (t->d_p >= least) {
+      least < 0
+          ? "Measuring this pattern's own smallest head..."
+          : "Some head makes this pattern exactly from d_p = " + std::to_string(least) +
+                " on (the least rank of its logits, by Woerdeman's formula)" +
+                (least < t->generic_threshold   ? ": fewer than " + most + " needs (" + generic + "); its ties lower it"
+                 : least > t->generic_threshold ? ": more than " + most + " needs (" + generic + "); its ties raise it"
+                                                : ", as for " + most + " (" + generic + ")");
+  if (least < 0) {
+    // the answer went out first; the least rank follows in a moment
+  } else if (t->d_p >= least) {
     line += ".";
   } else if (t->causal && t->d_p >= t->generic_threshold) {
     line +=
@@ -183,7 +187,8 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     const float generic[2] = {float(t->generic_threshold), float(t->generic_threshold)};
     if (t->causal) widgets::PlotLine("floor(n/2) (causal)", generic, ny, 2, IM_COL32(235, 190, 60, 255));
     const float least_x[2] = {float(t->minimal_head_size), float(t->minimal_head_size)};
-    if (t->minimal_head_size != t->generic_threshold && t->minimal_head_size != t->every_pattern_threshold)
+    if (t->minimal_head_size >= 0 && t->minimal_head_size != t->generic_threshold &&
+        t->minimal_head_size != t->every_pattern_threshold)
       widgets::PlotLine("this P, exactly", least_x, ny, 2, IM_COL32(120, 200, 120, 255));
     widgets::EndPlot();
   }

@@ -227,6 +227,7 @@ nlohmann::json LabView::bench_metrics() const {
 bool LabView::settled() const {
   if (!problems_.empty()) return true;
   if (!snap_ || snap_->request_id < last_posted_) return false;
+  if (snap_->partial) return false;                         // the spectra and ranks are still measured
   if (snap_->training.pending_steps > 0) return false;      // steps asked for are still training
   if (stored_pending()) return false;                       // a stored run is still being read
   if (real_posted_ > snap_->real.request_id) return false;  // a real model is still being read
