@@ -93,9 +93,10 @@ class LabView : public View {
   int select_tab_ = -1;          // a tab to select programmatically in the next frame
   int projections_cut_off_ = 0;  // P_l / P_w maps drawn past the panel's bottom in the last frame
   LessonFocus focus_;
-  bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
-  std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
-  MapsDrawn maps_drawn_;          // the lines or model view, as the last frame drew it (state())
+  bool reset_next_post_ = false;     // a lesson step was loaded: its first request re-initialises the weights
+  std::string drawn_panel_;          // the panel the last frame drew (lesson checks)
+  std::string drawn_panel_problem_;  // the message that panel drew above it (a stored run that failed)
+  MapsDrawn maps_drawn_;             // the lines or model view, as the last frame drew it (state())
   std::vector<std::string> highlights_drawn_;
 };
 
