@@ -78,7 +78,8 @@ namespace {
 // added are sum_i rank D[1..i, G_i] - rank D[1..i-1, G_i]: causal, exactly the blocks of Woerdeman's
 // formula (the maximal given rectangles and their overlaps), full, a telescoping sum = rank D. So
 // greedy completion reaches the least rank whatever combination it takes, and the rank it counts is
-// the formula's, block for block.
+// the formula's, block for block. Full attention has nothing to complete and takes D's truncated
+// SVD instead (one SVD rather than two per key).
 struct LeastRankLogits {
   int rank = 0;          // the least rank; with stop_above, stop_above + 1 means "more than stop_above"
   Eigen::MatrixXd U, V;  // n x rank (factor only): logits U V^T, rows of U keys, rows of V queries
@@ -112,6 +113,17 @@ LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, 
     const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXd>(block).singularValues();
     return static_cast<int>((sv.array() > tol).count());
   };
+  if (!causal) {  // D is given everywhere: its rank, and its SVD truncated there (one SVD, not 2n)
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(D, factor ? Eigen::ComputeThinU | Eigen::ComputeThinV : 0);
+    const Eigen::VectorXd sv = svd.singularValues();
+    out.rank = static_cast<int>((sv.array() > tol).count());
+    if (factor) {
+      out.U = Eigen::MatrixXd::Zero(n, out.rank);  // key 0's logits are 0
+      out.U.bottomRows(m) = svd.matrixU().leftCols(out.rank) * sv.head(out.rank).asDiagonal();
+      out.V = svd.matrixV().leftCols(out.rank);
+    }
+    return out;
+  }
   // Factors: completed rows = C * B, the basis rows B (one per added dimension) and every key's
   // coefficients on them.
   Eigen::MatrixXd done, B, C;
@@ -121,7 +133,7 @@ LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, 
     C = Eigen::MatrixXd::Zero(m, m);
   }
   for (Eigen::Index i = 1; i <= m; ++i) {
-    const Eigen::Index q0 = causal ? i : 0, w = n - q0;  // G_i = queries q0..n-1
+    const Eigen::Index q0 = i, w = n - q0;  // G_i = queries i..n-1
     const bool adds = rank(D.block(0, q0, i, w)) > rank(D.block(0, q0, i - 1, w));
     if (adds && stop_above >= 0 && out.rank + 1 > stop_above) {
       out.rank = stop_above + 1;
