@@ -9,30 +9,28 @@
 using namespace headroom::gui;
 
 namespace {
-// The snapshot answering request `id` once it has an error, or its answer at the request's own d_p
-// (complete = false), or its whole error-vs-d_p curve too (complete = true).
-std::shared_ptr<const TheoremSnapshot> wait_for(const TheoremDemo& d, uint64_t id, bool complete) {
+// The snapshot answering request `id` once it has an error or `done` holds for it.
+template <class Done>
+std::shared_ptr<const TheoremSnapshot> wait_for(const TheoremDemo& d, uint64_t id, Done done) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < until) {
     auto s = d.snapshot();
-    if (s->request_id == id && ((complete ? s->curve_complete : s->ready) || !s->error.empty())) return s;
+    if (s->request_id == id && (done(*s) || !s->error.empty())) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return nullptr;
 }
+// Its whole error-vs-d_p curve.
 std::shared_ptr<const TheoremSnapshot> wait_complete(const TheoremDemo& d, uint64_t id) {
-  return wait_for(d, id, true);
+  return wait_for(d, id, [](const TheoremSnapshot& s) { return s.curve_complete; });
 }
-std::shared_ptr<const TheoremSnapshot> wait_ready(const TheoremDemo& d, uint64_t id) { return wait_for(d, id, false); }
+// Its answer at the request's own d_p.
+std::shared_ptr<const TheoremSnapshot> wait_ready(const TheoremDemo& d, uint64_t id) {
+  return wait_for(d, id, [](const TheoremSnapshot& s) { return s.ready; });
+}
 // The answer with the target's least rank, which follows the answer itself.
 std::shared_ptr<const TheoremSnapshot> wait_least(const TheoremDemo& d, uint64_t id) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until) {
-    auto s = d.snapshot();
-    if (s->request_id == id && (s->minimal_head_size >= 0 || !s->error.empty())) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return nullptr;
+  return wait_for(d, id, [](const TheoremSnapshot& s) { return s.minimal_head_size >= 0; });
 }
 }  // namespace
 
