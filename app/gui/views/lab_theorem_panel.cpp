@@ -139,6 +139,12 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     line += ". Below that none does; the fit is shown.";
   }
   ImGui::TextDisabled("%s", line.c_str());
+  // One click to the head size where this pattern is made exactly (a lecturer's next question).
+  if (least >= 1 && least != c.theorem_dp && least <= kTheoremMaxHeadSize) {
+    const std::string go = "go to d_p = " + std::to_string(least) + "##theorem_least";
+    if (ImGui::SmallButton(go.c_str())) c.theorem_dp = least;
+    tooltip("Set the head size to this pattern's own smallest head, where it is made exactly.");
+  }
   if (t->causal)
     ImGui::TextDisabled(
         "Causal, n = %d: every pattern exactly from d_p = n - 1 = %d; almost every one from floor(n/2) = %d, "
