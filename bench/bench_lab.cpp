@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/lab/lab_engine.h"
+#include "core/train/blas_threads.h"
 
 using namespace headroom;
 using Clock = std::chrono::steady_clock;
@@ -50,6 +51,7 @@ nlohmann::json measure(int L, int d, int h, int n, int samples) {
     }
   }
   return {{"L", L},
+          {"openblas_core", core::openblas_core_name()},
           {"d", d},
           {"h", h},
           {"n", n},

@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
                         {"mixing", mixing},
                         {"fused_core", !no_fused && core::fused_attention_unavailable_reason().empty()},
                         {"torch", core::torch_build_summary()},
+                        {"openblas_core", core::openblas_core_name()},
                         {"tokens_per_s", tok_s},
                         {"step_ms", secs / steps * 1e3},
                         {"flops_per_token", flops_per_token},

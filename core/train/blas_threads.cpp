@@ -14,4 +14,11 @@ bool set_openblas_threads(int threads) {
   return true;
 }
 
+std::string openblas_core_name() {
+  using CoreName = char* (*)();
+  auto fn = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = fn ? fn() : nullptr;
+  return name ? std::string(name) : std::string();
+}
+
 }  // namespace headroom::core

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/train/blas_threads.h"
 #include "core/attention/attention_layer.h"
 #include "core/train/device.h"
 #include "core/train/trainer.h"
@@ -237,5 +238,17 @@ TEST(Cuda, Bf16TrainsOnTheGpuWithFloat32MasterWeights) {
   for (const auto& p : bf16.model()->parameters()) {
     EXPECT_EQ(p.scalar_type(), torch::kFloat32);
     EXPECT_TRUE(p.device().is_cuda());
+  }
+}
+
+TEST(OpenBlas, WhereItIsLoadedItNamesTheKernelsItChose) {
+  // The benchmarks print the name beside their figures (OpenBLAS's oldest kernels, "Prescott", on
+  // a CPU it does not recognise, run several times slower than its AVX-512 ones).
+  const bool loaded = headroom::core::set_openblas_threads(1);
+  const std::string name = headroom::core::openblas_core_name();
+  if (loaded) {
+    EXPECT_FALSE(name.empty()) << "OpenBLAS is loaded but names no kernels";
+  } else {
+    EXPECT_TRUE(name.empty()) << name;
   }
 }
