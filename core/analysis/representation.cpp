@@ -134,7 +134,15 @@ LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, 
   }
   for (Eigen::Index i = 1; i <= m; ++i) {
     const Eigen::Index q0 = i, w = n - q0;  // G_i = queries i..n-1
-    const bool adds = rank(D.block(0, q0, i, w)) > rank(D.block(0, q0, i - 1, w));
+    // The earlier keys on G_i (all given there), as columns: their SVD gives both their rank and,
+    // when key i adds nothing, the combination of them that makes it.
+    Eigen::BDCSVD<Eigen::MatrixXd> earlier;
+    int earlier_rank = 0;
+    if (i > 1) {
+      earlier.compute(D.block(0, q0, i - 1, w).transpose(), factor ? Eigen::ComputeThinU | Eigen::ComputeThinV : 0);
+      earlier_rank = static_cast<int>((earlier.singularValues().array() > tol).count());
+    }
+    const bool adds = rank(D.block(0, q0, i, w)) > earlier_rank;
     if (adds && stop_above >= 0 && out.rank + 1 > stop_above) {
       out.rank = stop_above + 1;
       factor = false;  // no logits to build
@@ -152,10 +160,9 @@ LeastRankLogits least_rank_logits(const Eigen::MatrixXd& P, AttentionMask mask, 
       continue;
     }
     if (i == 1) continue;  // key 1's log-ratios are 0 (to rounding): its row of zeros adds nothing
-    // The least-norm combination of the earlier (completed) keys that gives key i on G_i,
-    // singular values at or below tol dropped, as the rank test does.
-    const Eigen::BDCSVD<Eigen::MatrixXd> svd(done.block(0, q0, i - 1, w).transpose(),
-                                             Eigen::ComputeThinU | Eigen::ComputeThinV);
+    // The least-norm combination of the earlier keys that gives key i on G_i, singular values at
+    // or below tol dropped, as the rank test does.
+    const auto& svd = earlier;
     const Eigen::VectorXd s = svd.singularValues();
     Eigen::VectorXd inv = Eigen::VectorXd::Zero(s.size());
     for (Eigen::Index k = 0; k < s.size(); ++k)

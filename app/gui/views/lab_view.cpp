@@ -120,7 +120,7 @@ bool LabView::lesson_action(const LessonAnimation& action, std::string* error) {
 nlohmann::json LabView::lesson_state() const {
   nlohmann::json j = {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
   stored_state(&j);
-  if (!drawn_panel_problem_.empty()) j["panel_problem"] = drawn_panel_problem_;
+  if (!drawn_panel_.empty() && !stored_message_.empty()) j["panel_problem"] = panel_problem();  // drawn above it
   if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
   // Why a step has or has not settled (the handout records it; a step that never settles says where).
   j["wait"] = {{"last_posted", last_posted_},
@@ -455,15 +455,14 @@ void LabView::draw_controls_column(float width) {
   ImGui::EndChild();
 }
 
+std::string LabView::panel_problem() const { return stored_message_ + "; showing the lab's own model instead"; }
+
 void LabView::draw_focused_panel() {
   const std::string& p = focus_.panel;
   drawn_panel_ = p;
   // The step's stored run could not be opened: the panel shows the lab's own model, and says why
   // (the controls column that usually says so is hidden while a panel is focused).
-  if (!stored_message_.empty()) {
-    drawn_panel_problem_ = stored_message_ + "; showing the lab's own model instead";
-    problem_text(drawn_panel_problem_);
-  }
+  if (!stored_message_.empty()) problem_text(panel_problem());
   if (p == "summary") return draw_lab_summary(*snap_);
   if (p == "maps") return draw_lab_maps(*snap_, c_, context_, &maps_drawn_);
   if (p == "rank") return draw_lab_rank(*snap_, c_, context_);
@@ -511,7 +510,6 @@ void LabView::draw() {
     ImGui::Separator();
   }
   drawn_panel_.clear();
-  drawn_panel_problem_.clear();
   maps_drawn_ = {};
   if (snap_ && snap_->valid && focused) {
     draw_focused_panel();

@@ -72,6 +72,9 @@ class LabView : public View {
   int stored_scrub_ = 0;                          // the step slider (ahead of stored_->index while loading)
   std::string stored_opening_;                    // the run being opened (until the engine answers)
   std::string stored_message_;
+  // What a focused panel says above itself while stored_message_ is set (the controls column that
+  // usually says it is hidden).
+  std::string panel_problem() const;
   int stored_requests_ = 0, stored_loads_ = 0;  // --bench-frames scrubbing: steps asked for, steps loaded
 
   ViewContext& context_;
@@ -93,10 +96,9 @@ class LabView : public View {
   int select_tab_ = -1;          // a tab to select programmatically in the next frame
   int projections_cut_off_ = 0;  // P_l / P_w maps drawn past the panel's bottom in the last frame
   LessonFocus focus_;
-  bool reset_next_post_ = false;     // a lesson step was loaded: its first request re-initialises the weights
-  std::string drawn_panel_;          // the panel the last frame drew (lesson checks)
-  std::string drawn_panel_problem_;  // the message that panel drew above it (a stored run that failed)
-  MapsDrawn maps_drawn_;             // the lines or model view, as the last frame drew it (state())
+  bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
+  std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
+  MapsDrawn maps_drawn_;          // the lines or model view, as the last frame drew it (state())
   std::vector<std::string> highlights_drawn_;
 };
 
