@@ -310,7 +310,9 @@ struct LabEngine::Impl {
     return ids;
   }
 
-  std::shared_ptr<LabSnapshot> compute() {
+  // pending_steps > 0: a progress snapshot of a forced slice (training.pending_steps), the partial
+  // first answer included.
+  std::shared_ptr<LabSnapshot> compute(int pending_steps = 0) {
     const auto t0 = Clock::now();
     auto s = std::make_shared<LabSnapshot>();
     s->request_id = current_id;
@@ -374,6 +376,7 @@ struct LabEngine::Impl {
     s->training = curve;
     s->training.running = current.training;
     s->training.task = core::to_string(current.task);
+    s->training.pending_steps = pending_steps;
     if (current_id != answered_id) {
       // A request's first answer goes out now, before the measurements below (a stored run's first
       // snapshot: ~40 of its ~50 ms, several times that on a loaded machine): the maps are what a
@@ -496,8 +499,7 @@ struct LabEngine::Impl {
         if (forced_steps == 0) break;
         // Steps asked for that take a while (a lesson's "train 400 steps"): show the loss as it
         // falls, as continuous training does, marked unfinished so automation waits for the end.
-        auto s = compute();
-        s->training.pending_steps = forced_steps - done;
+        auto s = compute(forced_steps - done);
         publish(std::move(s));
         t0 = Clock::now();
       }
