@@ -287,6 +287,7 @@ int run_suite(const QueueOptions& o) {
     }
   }
   if (o.enqueue_only) return kExitOk;
+  if (!o.quiet) note_cpu_kernels(*device, "run");
   return work_queue_in_processes(o, shard, *device);
 }
 
@@ -365,7 +366,10 @@ Command register_serve(CLI::App& root) {
             }
             const auto device = resolve_device_flag(o->device, "serve");
             if (!device) return kExitBadInput;
-            if (!o->quiet) warn_of_paper_runs_on_a_cpu(o->db, *device);  // once: the children are quiet
+            if (!o->quiet) {  // once: the children are quiet
+              note_cpu_kernels(*device, "serve");
+              warn_of_paper_runs_on_a_cpu(o->db, *device);
+            }
             return work_queue_in_processes(*o, shard, *device);
           }};
 }

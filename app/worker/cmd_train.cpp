@@ -110,6 +110,7 @@ int run_train(const TrainOptions& o) {
     std::cout << "run " << o.name << " already finished; nothing to do\n";
     return kExitOk;
   }
+  if (!o.quiet) note_cpu_kernels(*device, "train");
   ExecOptions exec;
   exec.worker_id = me;
   exec.device = *device;

@@ -15,6 +15,7 @@
 
 #include "app/worker/run_executor.h"
 #include "experiments_db/run_liveness.h"
+#include "core/train/blas_threads.h"
 #include "core/train/device.h"
 
 namespace headroom::worker {
@@ -104,6 +105,12 @@ std::optional<std::string> resolve_device_flag(const std::string& request, const
     std::cerr << "headroom-worker " << command << ": --" << e.what() << "\n";
     return std::nullopt;
   }
+}
+
+void note_cpu_kernels(const std::string& device, const char* command) {
+  if (device.rfind("cuda", 0) == 0) return;
+  if (const auto advice = core::openblas_kernel_advice(); !advice.empty())
+    std::cerr << "headroom-worker " << command << ": note: " << advice << "\n";
 }
 
 void add_lock_wait_option(CLI::App* app, double* seconds) {

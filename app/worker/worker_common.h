@@ -52,6 +52,9 @@ void add_precision_option(CLI::App* app, std::string* precision);
 // The device --device names on this machine ("cpu", "cuda:0"), or nullopt after saying on stderr,
 // as `command: ...`, why there is none (no CUDA in this build, no GPU, an index too high).
 std::optional<std::string> resolve_device_flag(const std::string& request, const char* command);
+// Before training on a CPU: says once on stderr, as `command: note: ...`, when OpenBLAS runs kernels
+// older than the CPU supports and which OPENBLAS_CORETYPE would not (core::openblas_kernel_advice).
+void note_cpu_kernels(const std::string& device, const char* command);
 
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();

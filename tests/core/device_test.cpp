@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "core/train/blas_threads.h"
@@ -250,5 +251,39 @@ TEST(OpenBlas, WhereItIsLoadedItNamesTheKernelsItChose) {
     EXPECT_FALSE(name.empty()) << "OpenBLAS is loaded but names no kernels";
   } else {
     EXPECT_TRUE(name.empty()) << name;
+  }
+}
+
+TEST(OpenBlas, AdviceNamesTheKernelsACpuSupportsWhenOpenBlasRunsOlderOnes) {
+  using headroom::core::openblas_kernel_advice;
+  const headroom::core::CpuVectorUnits avx512{true, true}, avx2{true, false}, sse{false, false};
+  const std::string on_avx512 = openblas_kernel_advice("Prescott", avx512, false);
+  EXPECT_NE(on_avx512.find("\"Prescott\""), std::string::npos) << on_avx512;
+  EXPECT_NE(on_avx512.find("OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << on_avx512;
+  const std::string on_avx2 = openblas_kernel_advice("Sandybridge", avx2, false);
+  EXPECT_NE(on_avx2.find("OPENBLAS_CORETYPE=Haswell"), std::string::npos) << on_avx2;
+  EXPECT_EQ(on_avx2.find("SkylakeX"), std::string::npos) << on_avx2;
+  // Nothing to say: kernels that use AVX2 already, a CPU without it, the user's own choice, no OpenBLAS.
+  EXPECT_EQ(openblas_kernel_advice("Haswell", avx512, false), "");
+  EXPECT_EQ(openblas_kernel_advice("SkylakeX", avx512, false), "");
+  EXPECT_EQ(openblas_kernel_advice("Zen", avx2, false), "");
+  EXPECT_EQ(openblas_kernel_advice("Prescott", sse, false), "");
+  EXPECT_EQ(openblas_kernel_advice("Prescott", avx512, true), "");
+  EXPECT_EQ(openblas_kernel_advice("", avx512, false), "");
+}
+
+TEST(OpenBlas, NoAdviceWhereTheUserChoseTheKernels) {
+  // A user who set OPENBLAS_CORETYPE has decided; the advice is for those who have not.
+  const char* before = std::getenv("OPENBLAS_CORETYPE");
+  const std::string kept = before ? before : "";
+  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+  EXPECT_EQ(headroom::core::openblas_kernel_advice(), "");
+  if (before) {
+    setenv("OPENBLAS_CORETYPE", kept.c_str(), 1);
+  } else {
+    unsetenv("OPENBLAS_CORETYPE");
+  }
+  if (headroom::core::openblas_core_name().empty()) {
+    EXPECT_EQ(headroom::core::openblas_kernel_advice(), "");
   }
 }

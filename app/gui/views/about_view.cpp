@@ -3,6 +3,8 @@
 #include <imgui.h>
 
 #include "app/gui/gui_options.h"
+#include "app/gui/ui_util.h"
+#include "core/train/blas_threads.h"
 #include "widgets/gl.h"
 
 #ifndef HEADROOM_VERSION
@@ -45,8 +47,16 @@ void AboutView::draw() {
     row("settings", context_.config_dir.empty() ? "(no config directory)" : context_.config_dir.c_str());
     row("database", context_.options && !context_.options->db_path.empty() ? context_.options->db_path.c_str()
                                                                            : "(none, pass --db FILE)");
+    // The lab's and a CPU worker's speed depend on the matrix kernels OpenBLAS chose for this CPU.
+    static const std::string kernels = [] {
+      const std::string name = core::openblas_core_name();
+      return name.empty() ? std::string("(no OpenBLAS loaded)") : "OpenBLAS, \"" + name + "\" kernels";
+    }();
+    row("matrix kernels", kernels.c_str());
     ImGui::EndTable();
   }
+  static const std::string kernel_advice = core::openblas_kernel_advice();
+  if (!kernel_advice.empty()) problem_text(kernel_advice + " (set it before starting headroom).");
   ImGui::Spacing();
   ImGui::TextUnformatted("Keyboard");
   if (ImGui::BeginTable("##keys", 2, flags)) {
