@@ -1,5 +1,6 @@
 #include "app/gui/lab/lab_engine.h"
 #include "app/gui/lab/lab_controls.h"
+#include "app/gui/lab/lab_profile.h"
 
 #include <torch/torch.h>
 
@@ -355,7 +356,7 @@ struct LabEngine::Impl {
       lv.A = per_head(factors.back().A.unsqueeze(0));
       lv.B = per_head(factors.back().B.unsqueeze(0));
       lv.rank_cap = core::logit_rank_cap(a, s->n, s->n);
-      ms_maps += std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
+      ms_maps += ms_since(c0);
       if (attn.p_l.defined()) {
         lv.has_P_l = true;
         lv.P_l = projection(attn.p_l);
@@ -383,21 +384,21 @@ struct LabEngine::Impl {
       // step or a slider change is waiting for. The full snapshot follows.
       auto partial = std::make_shared<LabSnapshot>(*s);
       partial->partial = true;
-      partial->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      partial->compute_ms = ms_since(t0);
       publish(std::move(partial));
     }
     answered_id = current_id;
     const auto t_layers = Clock::now();
     for (size_t l = 0; l < factors.size(); ++l)
       s->layers[l].spectra = core::factored_spectra(factors[l].A, factors[l].B);
-    ms_spectra = std::chrono::duration<double, std::milli>(Clock::now() - t_layers).count();
+    ms_spectra = ms_since(t_layers);
     {  // every layer's input rank at once
       std::vector<torch::Tensor> inputs;
       for (const auto& x : trace.attention_in) inputs.push_back(x[0]);
       const auto c0 = Clock::now();
       const auto ranks = core::batched_spectra(torch::stack(inputs));
       for (size_t l = 0; l < ranks.size(); ++l) s->layers[l].input_rank = ranks[l].rank;
-      ms_input = std::chrono::duration<double, std::milli>(Clock::now() - c0).count();
+      ms_input = ms_since(c0);
     }
     const auto t_spectra = Clock::now();
     s->bottlenecks = core::model_bottlenecks(s->spec, s->n, vocabulary_use());
@@ -410,15 +411,12 @@ struct LabEngine::Impl {
     }
     s->embedding_rank = embedding_rank;
     const auto t_embedding = Clock::now();
-    s->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (std::getenv("HEADROOM_LAB_PROFILE"))
-      std::fprintf(stderr,
-                   "lab compute %.1f ms: forward %.1f maps+factors %.1f (first answer at %.1f) spectra %.1f input-rank "
-                   "%.1f bottlenecks %.1f embedding %.1f\n",
-                   s->compute_ms, std::chrono::duration<double, std::milli>(t_forward - t0).count(), ms_maps,
-                   std::chrono::duration<double, std::milli>(t_layers - t0).count(), ms_spectra, ms_input,
-                   std::chrono::duration<double, std::milli>(t_bottlenecks - t_spectra).count(),
-                   std::chrono::duration<double, std::milli>(t_embedding - t_bottlenecks).count());
+    s->compute_ms = ms_since(t0);
+    lab_profile(
+        "lab compute %.1f ms: forward %.1f maps+factors %.1f (first answer at %.1f) spectra %.1f input-rank "
+        "%.1f bottlenecks %.1f embedding %.1f\n",
+        s->compute_ms, ms_between(t0, t_forward), ms_maps, ms_between(t0, t_layers), ms_spectra, ms_input,
+        ms_between(t_spectra, t_bottlenecks), ms_between(t_bottlenecks, t_embedding));
     return s;
   }
 
@@ -628,7 +626,7 @@ struct LabEngine::Impl {
       for (int h = 0; h < info.heads; ++h) info.kv_group.push_back(static_cast<int>(next->model.kv_group(h)));
       info.notes = core::head_analysis_notes(next->model);
       info.warnings = next->model.warnings();
-      info.open_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      info.open_ms = ms_since(t0);
       real = std::move(next);
       real_info = std::move(info);
       owed_steps = 0;  // the lab's own model trains no more while a real one is shown
@@ -688,7 +686,7 @@ struct LabEngine::Impl {
     s->parameters = real_info.parameters;
     s->embedding_rank = -1;  // not measured for real models (V x d, V up to 10^5)
     s->input_rank_cap = std::min(s->n, s->spec.width);
-    s->compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    s->compute_ms = ms_since(t0);
     return s;
   }
 
@@ -741,9 +739,7 @@ struct LabEngine::Impl {
       st.error = "cannot open " + r.run_name + ": " + e.what();
       st.index = -1;
     }
-    if (std::getenv("HEADROOM_LAB_PROFILE"))
-      std::fprintf(stderr, "lab open stored %s: %.1f ms\n", r.run_name.c_str(),
-                   std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    lab_profile("lab open stored %s: %.1f ms\n", r.run_name.c_str(), ms_since(t0));
     stored = std::move(st);
   }
 
@@ -759,9 +755,7 @@ struct LabEngine::Impl {
     trainer.reset();
     const auto t0 = Clock::now();
     ensure_model(true);
-    if (std::getenv("HEADROOM_LAB_PROFILE"))
-      std::fprintf(stderr, "lab load: model built in %.1f ms\n",
-                   std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    lab_profile("lab load: model built in %.1f ms\n", ms_since(t0));
     torch::NoGradGuard g;
     for (auto& p : trainer->model()->named_parameters()) {
       auto t = core::from_st_tensor(f.at(p.key()));

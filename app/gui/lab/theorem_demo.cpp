@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "app/gui/lab/lab_profile.h"
 #include "app/gui/mailbox.h"
 #include "app/gui/thread_priority.h"
 #include "core/analysis/reachability.h"
@@ -190,10 +191,8 @@ struct TheoremDemo::Impl {
           s.minimal_head_size = minimal;
           publish(s);
         }
-        if (std::getenv("HEADROOM_LAB_PROFILE"))
-          std::fprintf(stderr, "theorem n=%d: answer %.1f ms, least rank %.1f ms after it\n", req.n,
-                       std::chrono::duration<double, std::milli>(tp1 - tp0).count(),
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tp1).count());
+        lab_profile("theorem n=%d: answer %.1f ms, least rank %.1f ms after it\n", req.n, ms_between(tp0, tp1),
+                    ms_since(tp1));
         // Every head size up to n = 16; beyond, ~16 evenly spaced ones plus those where something
         // changes (each threshold, this pattern's least rank, one below each), so that a long
         // sentence's curve (n = 54: 26 fits below floor(n/2), ~15 s here) fills in within seconds.
