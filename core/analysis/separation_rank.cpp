@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/model/model_spec.h"
+
 namespace headroom::core {
 
 double log_multichoose(double n, double k) {
@@ -22,6 +24,14 @@ double vb_log_separation_rank_bound(int depth, int embed_rank, int pos_rank, int
   const double three_l = std::pow(3.0, depth);
   const double rr = r + pos_rank;
   return log_multichoose(rr, three_l) + log_multichoose(4.0, three_l) + rr * std::log(three_l + 1.0);
+}
+
+double model_log_separation_rank_bound(const ModelSpec& spec, int d_x, int depth, int symbols) {
+  ModelSpec at = spec;
+  at.width = d_x;
+  at.depth = depth;
+  if (symbols > 0) at.vocab = std::min(at.vocab, symbols);
+  return vb_log_separation_rank_bound(depth, std::max(1, effective_embed_rank(at)), effective_pos_rank(at));
 }
 
 }  // namespace headroom::core

@@ -198,6 +198,32 @@ TEST(SeparationRank, BoundGrowsLinearlyInDepthTimesRank) {
   EXPECT_THROW(vb_log_separation_rank_bound(0, 4, 1), std::invalid_argument);
 }
 
+TEST(SeparationRank, AModelsBoundCountsOnlyTheSymbolsThatOccur) {
+  // The lab's Depth vs width tab: eq. 9 with r = min(r, d_x, V, symbols that occur) (VB §5.2) and
+  // r_e = min(r_pos or d_x, d_x, n).
+  ModelSpec m;
+  m.vocab = 256;
+  m.width = 64;
+  m.depth = 2;
+  m.context = 128;
+  m.embed_rank = 0;  // unfactorised: r = min(d_x, V)
+  m.pos_rank = 1;
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 64, 2), vb_log_separation_rank_bound(2, 64, 1));
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 64, 2, 29), vb_log_separation_rank_bound(2, 29, 1));
+  // Flat past the symbols that occur; below them, width still counts.
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 128, 2, 29), model_log_separation_rank_bound(m, 64, 2, 29));
+  EXPECT_LT(model_log_separation_rank_bound(m, 16, 2, 29), model_log_separation_rank_bound(m, 29, 2, 29));
+  // More symbols than V (or none known) leave V; depth is the one asked for.
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 512, 3, 1000), vb_log_separation_rank_bound(3, 256, 1));
+  m.embed_rank = 8;
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 64, 2, 29), vb_log_separation_rank_bound(2, 8, 1));
+  m.embed_rank = 0;
+  m.pos_rank = 0;  // full positional rank: min(d_x, n)
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 256, 2, 29), vb_log_separation_rank_bound(2, 29, 128));
+  m.positions = Positions::None;
+  EXPECT_DOUBLE_EQ(model_log_separation_rank_bound(m, 256, 2, 29), vb_log_separation_rank_bound(2, 29, 0));
+}
+
 TEST(HeadAnalysis, LogitFactorsRebuildEveryKindsLogitsExactly) {
   // L_h = A_h B_h^T with the inner size the theory names; factored spectra match a direct one.
   torch::NoGradGuard g;

@@ -171,6 +171,9 @@ TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
           << b.message;
     }
   EXPECT_TRUE(vocab_badge);
+  // ... and the snapshot carries that count for the Depth vs width tab's bound.
+  EXPECT_EQ(s->vocabulary_symbols, 29);
+  EXPECT_EQ(s->vocabulary_data, "the live tasks");
 }
 
 TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {

@@ -401,7 +401,10 @@ struct LabEngine::Impl {
       ms_input = ms_since(c0);
     }
     const auto t_spectra = Clock::now();
-    s->bottlenecks = core::model_bottlenecks(s->spec, s->n, vocabulary_use());
+    const auto use = vocabulary_use();
+    s->vocabulary_symbols = use.symbols;
+    s->vocabulary_data = use.data;
+    s->bottlenecks = core::model_bottlenecks(s->spec, s->n, use);
     const auto t_bottlenecks = Clock::now();
     // The embedding only changes when the weights do: reuse its rank between inputs.
     if (embedding_rank_step != curve.step || embedding_rank_generation != model_generation) {

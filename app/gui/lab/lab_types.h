@@ -131,6 +131,11 @@ struct LabSnapshot {
   std::vector<std::string> tokens;  // one label per position
   std::vector<LayerView> layers;
   std::vector<core::Bottleneck> bottlenecks;
+  // The token ids that occur in what the model learns from (VB §5.2; the bottleneck report's and
+  // the Depth vs width tab's vocabulary), 0 where all V may (BPE) or before the full snapshot, and
+  // what that is ("the live tasks", "KJV").
+  int vocabulary_symbols = 0;
+  std::string vocabulary_data;
   core::AttentionCosts costs;  // per attention layer at this n
   int64_t parameters = 0;      // whole model
   int embedding_rank = 0;      // measured rank of the V x d token embedding

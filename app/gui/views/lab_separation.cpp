@@ -1,8 +1,9 @@
 // The lab's Separation rank tab: VB's upper bound on how much a depth-L Transformer can tie the
 // two halves of its input together (VB app. A, eq. 9; Thm 1: log sep = O~(L · min(r, d_x))),
 // plotted against the width d_x for this model's embedding rank, for a full-rank embedding, and
-// for one layer more. It is a bound, not a measurement: the curves say what width and depth can
-// buy at most, which is VB's argument for why a low-rank vocabulary caps width.
+// for one layer more; the token rank counts only the tokens that occur in its data (VB §5.2). It is a bound, not a
+// measurement: the curves say what width and depth can buy at most, which is VB's argument for why a low-rank
+// vocabulary caps width.
 #include <imgui.h>
 
 #include <algorithm>
@@ -20,13 +21,10 @@
 namespace headroom::gui {
 namespace {
 
-// log10 of VB eq. 9 for `spec` at width d_x: r = min(r, d_x, V), r_e = min(r_pos or d_x, d_x, n).
-double log10_bound(core::ModelSpec spec, int d_x, int depth) {
-  spec.width = d_x;
-  spec.depth = depth;
-  return core::vb_log_separation_rank_bound(depth, std::max(1, core::effective_embed_rank(spec)),
-                                            core::effective_pos_rank(spec)) /
-         std::log(10.0);
+// log10 of VB eq. 9 for `spec` at width d_x: r = min(r, d_x, V, the symbols that occur),
+// r_e = min(r_pos or d_x, d_x, n).
+double log10_bound(const core::ModelSpec& spec, int d_x, int depth, int symbols) {
+  return core::model_log_separation_rank_bound(spec, d_x, depth, symbols) / std::log(10.0);
 }
 
 }  // namespace
@@ -35,16 +33,27 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const core::ModelSpec& spec = s.spec;
   const int L = spec.depth, d = spec.width, r = core::effective_embed_rank(spec);
   const int r_e = core::effective_pos_rank(spec);
+  // The tokens that occur cap the rank the data can use (VB §5.2), as the vocabulary badge says.
+  const int symbols = s.vocabulary_symbols > 0 && s.vocabulary_symbols < spec.vocab ? s.vocabulary_symbols : 0;
   core::ModelSpec full = spec;  // the same model with an unfactorised embedding: r = min(d_x, V)
   full.embed_rank = 0;
   const int d_max = std::max({128, 2 * d, 4 * r});
-  const double here = log10_bound(spec, d, L), wider = log10_bound(spec, 2 * d, L),
-               deeper = log10_bound(spec, d, L + 1);
+  const double here = log10_bound(spec, d, L, symbols), wider = log10_bound(spec, 2 * d, L, symbols),
+               deeper = log10_bound(spec, d, L + 1, symbols);
 
   // An unfactorised embedding has r = min(d, V) at every width: its curve is the full-rank one.
   const bool factorised = spec.embed_rank > 0;
-  const std::string rank_text =
+  std::string rank_text =
       factorised ? "embedding rank r = " + std::to_string(r) : "a full-rank embedding (r = " + std::to_string(r) + ")";
+  if (symbols > 0 && symbols < r)
+    rank_text += ", of which the " + std::to_string(symbols) + " tokens that occur in " +
+                 (s.vocabulary_data.empty() ? std::string("its data") : s.vocabulary_data) +
+                 " can use rank <= " + std::to_string(symbols);
+  const std::string symbols_text =
+      symbols > 0 ? " r counts only the " + std::to_string(symbols) + " of the V = " + std::to_string(spec.vocab) +
+                        " tokens that occur in " + (s.vocabulary_data.empty() ? "its data" : s.vocabulary_data) +
+                        ", as VB §5.2 does: embedding rows never trained add no rank the data can use."
+                  : std::string();
   ImGui::PushTextWrapPos(0.0f);
   const std::string positions_text = spec.positions == core::Positions::None
                                          ? "no positional embedding (r_pos = 0)"
@@ -57,7 +66,8 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   ImGui::TextDisabled(
       "An upper bound from the theory (VB Thm 1: log sep = O~(L min(r, d)); with a positional rank, eq. 9 adds r_pos "
       "<= min(d, n)), computed here, not measured: once d passes r and r_pos, width cannot raise it; depth multiplies "
-      "it.");
+      "it.%s",
+      symbols_text.c_str());
   ImGui::PopTextWrapPos();
 
   // This model, a full-rank embedding (when this one is factorised) and one layer more. Labels
@@ -74,9 +84,10 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   }
   for (int x = 1; x <= d_max; x += std::max(1, d_max / 256)) {
     const float fx = static_cast<float>(x);
-    series[0].x.push_back(fx), series[0].y.push_back(static_cast<float>(log10_bound(spec, x, L)));
-    if (factorised) series[1].x.push_back(fx), series[1].y.push_back(static_cast<float>(log10_bound(full, x, L)));
-    series.back().x.push_back(fx), series.back().y.push_back(static_cast<float>(log10_bound(spec, x, L + 1)));
+    series[0].x.push_back(fx), series[0].y.push_back(static_cast<float>(log10_bound(spec, x, L, symbols)));
+    if (factorised)
+      series[1].x.push_back(fx), series[1].y.push_back(static_cast<float>(log10_bound(full, x, L, symbols)));
+    series.back().x.push_back(fx), series.back().y.push_back(static_cast<float>(log10_bound(spec, x, L + 1, symbols)));
   }
   const float h = std::max(160.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().y);
   if (widgets::BeginPlot("##separation", ImVec2(-1, h))) {
