@@ -25,6 +25,7 @@
 #include "../db/db_test_util.h"
 #include "cli_runner.h"
 #include "core/io/safetensors.h"
+#include "core/train/blas_threads.h"
 
 using nlohmann::json;
 
@@ -903,4 +904,31 @@ TEST(TrainCli, ResultsOnlyExportCanLeaveOutRunsNotDoneAndReportsTheSizeItWrote) 
   const auto csv = run_worker({"export", "--db", out, "--csv"}).out;
   EXPECT_EQ(csv.find("\n2,"), std::string::npos) << "run b's metrics were exported";
   EXPECT_NE(csv.find("\n1,"), std::string::npos);
+}
+
+TEST(TrainCli, SaysOnceWhenOpenBlasRunsKernelsOlderThanTheCpu) {
+  // The worker's decision, made here in the same environment with the same OpenBLAS and CPU: a
+  // note on a machine where OpenBLAS runs pre-AVX2 kernels on an AVX2 CPU, none elsewhere.
+  headroom::core::set_openblas_threads(1);
+  const std::string advice = headroom::core::openblas_kernel_advice();
+  auto args = train_args(temp_path("kernels.sqlite"), "kernels");
+  args.erase(std::find(args.begin(), args.end(), "--quiet"));  // the note is progress output's company
+  *(std::find(args.begin(), args.end(), "--steps") + 1) = "5";
+  const auto r = run_worker(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string note = "headroom-worker train: note: ";
+  if (advice.empty()) {
+    EXPECT_EQ(r.err.find(note), std::string::npos) << r.err;
+  } else {
+    const auto at = r.err.find(note + advice + "\n");
+    EXPECT_NE(at, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(note, at + 1), std::string::npos) << "said more than once: " << r.err;
+  }
+#if defined(__x86_64__)
+  // A user who chose the kernels hears nothing ("Prescott" runs on every x86-64 CPU).
+  args[2] = temp_path("kernels_chosen.sqlite");
+  const auto chosen = run_worker(args, [] { setenv("OPENBLAS_CORETYPE", "Prescott", 1); });
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_EQ(chosen.err.find(note), std::string::npos) << chosen.err;
+#endif
 }
