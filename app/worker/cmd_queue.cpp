@@ -18,6 +18,7 @@
 #include "app/worker/suite.h"
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
+#include "core/train/device.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
@@ -170,7 +171,7 @@ std::string cpu_days_text(double flops) {
 // The warning `run` gives before a CPU starts on a paper-scale suite, for `serve` (and the GUI's
 // Start worker, which serves): the queued runs of paper-scale suites, their arithmetic, the days.
 void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& device) {
-  if (device.rfind("cuda", 0) == 0) return;
+  if (core::is_cuda_device(device)) return;
   try {
     auto conn = db::Connection::open(db_path, db::OpenMode::ReadOnly);
     db::RunStore store(conn);
@@ -236,7 +237,7 @@ int run_suite(const QueueOptions& o) {
   }
   std::optional<std::string> device;
   if (!o.enqueue_only && !(device = resolve_device_flag(o.device, "run"))) return kExitBadInput;
-  if (device && device->rfind("cuda", 0) != 0 && suite.scale == "paper") {
+  if (device && !core::is_cuda_device(*device) && suite.scale == "paper") {
     // Sized for one GPU: say so before a CPU starts on what would take it days.
     std::cerr << "headroom-worker run: warning: the paper scale is sized for one GPU (--device cuda); this suite is "
               << cpu_days_text(suite_flops(suite)) << ". It runs anyway; --scale full is the CPU's.\n";

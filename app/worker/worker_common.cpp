@@ -108,7 +108,7 @@ std::optional<std::string> resolve_device_flag(const std::string& request, const
 }
 
 void note_cpu_kernels(const std::string& device, const char* command) {
-  if (device.rfind("cuda", 0) == 0) return;
+  if (core::is_cuda_device(device)) return;
   if (const auto advice = core::openblas_kernel_advice(); !advice.empty())
     std::cerr << "headroom-worker " << command << ": note: " << advice << "\n";
 }

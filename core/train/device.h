@@ -21,6 +21,8 @@ std::optional<Precision> parse_precision(const std::string& name);  // "fp32", "
 // Whether `request` is spelled as a device ("auto", "cpu", "cuda", "cuda:N"); says nothing about
 // this machine.
 bool is_device_request(const std::string& request);
+// Whether a resolved device ("cpu", "cuda:N") is a GPU.
+inline bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
 // The device `request` names on this machine, spelled "cpu" or "cuda:N". Throws
 // std::invalid_argument with one line naming what is missing and what would work: a misspelled

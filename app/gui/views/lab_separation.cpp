@@ -45,13 +45,13 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const bool factorised = spec.embed_rank > 0;
   std::string rank_text =
       factorised ? "embedding rank r = " + std::to_string(r) : "a full-rank embedding (r = " + std::to_string(r) + ")";
+  const std::string data = s.vocabulary_data.empty() ? "its data" : s.vocabulary_data;
   if (symbols > 0 && symbols < r)
-    rank_text += ", of which the " + std::to_string(symbols) + " tokens that occur in " +
-                 (s.vocabulary_data.empty() ? std::string("its data") : s.vocabulary_data) +
+    rank_text += ", of which the " + std::to_string(symbols) + " tokens that occur in " + data +
                  " can use rank <= " + std::to_string(symbols);
   const std::string symbols_text =
       symbols > 0 ? " r counts only the " + std::to_string(symbols) + " of the V = " + std::to_string(spec.vocab) +
-                        " tokens that occur in " + (s.vocabulary_data.empty() ? "its data" : s.vocabulary_data) +
+                        " tokens that occur in " + data +
                         ", as VB §5.2 does: embedding rows never trained add no rank the data can use."
                   : std::string();
   ImGui::PushTextWrapPos(0.0f);
