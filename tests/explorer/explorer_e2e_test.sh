@@ -114,6 +114,10 @@ open_shipped() {
 
 # The results Headroom ships ("@results"), and a run in it opens in the lab with its weights.
 open_shipped results @results "$assets/results/headroom_results.sqlite" 1
+# With no scene, the newest suite's runs are selected, and the table scrolls to them (sorted by
+# suite, the shipped DB's newest suite lies far below the first rows).
+[ "$(state_value "$out/results.state.json" selected)" -ge 1 ] || fail "results: no runs selected by default"
+grep -q '"table_focused_row_visible": true' "$out/results.state.json" || fail "results: the default selection is not in view"
 printf '%s\n' '{"view": "Explorer", "explorer": {"db": "@results", "open_in_lab": "th-head-dims/6-24-6/seed=0"}}' \
   > "$out/results_lab.json"
 in_xvfb "$headroom" --scene "$out/results_lab.json" --screenshot "$out/results_lab.png" --frames 6 \

@@ -16,12 +16,14 @@ sed 's/^name = .*/name = "a-suite-whose-name-is-longer-than-its-column"/' \
   "$(dirname "$0")/../../assets/suites/lrb_heads.toml" >"$out/long_suite.toml"
 "$worker" enqueue "$out/long_suite.toml" --db "$long_db" --quiet || fail "enqueue of the long-named suite failed"
 
-# hover_and_check NAME DB FILTER X Y EXPECTED: with the mouse resting at (X, Y), the last frame's tooltip.
+# hover_and_check NAME DB FILTER X Y EXPECTED [SELECT]: with the mouse resting at (X, Y), the last
+# frame's tooltip. The table scrolls to the selection (by default the newest suite's runs); SELECT,
+# a JSON list of run names, selects the run that is the first row instead.
 hover_and_check() {
-  local name=$1 db=$2 filter=$3 x=$4 y=$5 expected=$6
+  local name=$1 db=$2 filter=$3 x=$4 y=$5 expected=$6 select=${7:-[]}
   mkdir -p "$out/$name"
-  printf '{"view": "Explorer", "explorer": {"db": "%s", "filter": "%s", "tab": "curves"}}\n' "$db" "$filter" \
-    >"$out/$name/scene.json"
+  printf '{"view": "Explorer", "explorer": {"db": "%s", "filter": "%s", "select": %s, "tab": "curves"}}\n' \
+    "$db" "$filter" "$select" >"$out/$name/scene.json"
   open_window "$out/$name" "$headroom" --scene "$out/$name/scene.json" --state-out "$out/$name/state.json"
   xdotool mousemove --window "$win" "$x" "$y" sleep 0.3 mousemove --window "$win" $((x + 2)) "$y" sleep 1
   close_window "$name"
@@ -30,7 +32,7 @@ hover_and_check() {
 # At 1280x800 the first row is at y = 174, the suite column from x = 10 and the names from x = 155.
 # vb-depth-width's longest names (~430 px) pass the 280 px the names may take: clipped, tooltip.
 long_name="shallow-low-rank/embed_rank=56,width=44,seed=0,tokenizer=bpe:2000"
-hover_and_check name @results shallow-low-rank 250 174 "$long_name"
+hover_and_check name @results shallow-low-rank 250 174 "$long_name" "[\"vb-depth-width/$long_name\"]"
 # Names that fit (vb-attention-ratio's, seed included) are shown whole: no tooltip.
 hover_and_check short_name @results vb-attention-ratio 250 174 ""
 hover_and_check suite "$long_db" "" 60 174 "a-suite-whose-name-is-longer-than-its-column"

@@ -201,11 +201,14 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const bool suites_drawn = std::find(dropped.begin(), dropped.end(), RunColumn::Suite) == dropped.end();
   focused_row_visible_ = false;
   int scroll_row = -1;  // the row scroll_to() asked for, drawn this frame wherever it is
-  if (scroll_to_ >= 0 && current()) {
-    const auto it =
-        std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* r) { return r->id == scroll_to_; });
-    if (it != shown.end()) scroll_row = static_cast<int>(it - shown.begin());
-    scroll_to_ = -1;
+  if (!scroll_to_.empty() && current()) {
+    const auto it = std::find_if(shown.begin(), shown.end(),
+                                 [&](const explorer::RunRow* r) { return scroll_to_.count(r->id) > 0; });
+    if (it != shown.end()) {
+      scroll_row = static_cast<int>(it - shown.begin());
+      session.focused = (*it)->id;
+    }
+    scroll_to_.clear();
   }
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include <imgui.h>
 
@@ -32,9 +34,9 @@ class ExplorerTable {
   // The filter as typed now (nullopt when it is empty or does not parse: the table then shows
   // every run), before the next update() reads it.
   std::optional<explorer::RunFilter> filter_now() const;
-  // Scrolls the table once to run `id` when it is shown (a scene's or a lesson's selection may lie
-  // below the rows in view).
-  void scroll_to(std::int64_t id) { scroll_to_ = id; }
+  // Scrolls the table once to the first of these runs in its order when one is shown, and focuses
+  // that run (a scene's, a lesson's or the default selection may lie below the rows in view).
+  void scroll_to(std::set<std::int64_t> ids) { scroll_to_ = std::move(ids); }
   void reset();  // a new DB
   // Columns a narrow window left out in the last frame (tok/s first, then device, L, V, r, suite).
   int columns_dropped() const { return columns_dropped_; }
@@ -61,7 +63,7 @@ class ExplorerTable {
   int columns_dropped_ = 0;
   int names_clipped_ = 0;
   int suites_clipped_ = 0;
-  std::int64_t scroll_to_ = -1;
+  std::set<std::int64_t> scroll_to_;
   bool focused_row_visible_ = false;
   std::uint64_t names_measured_for_ = ~std::uint64_t{0};  // the order whose names names_width_ measured
   float names_scale_ = 0.0f, names_width_ = 0.0f;

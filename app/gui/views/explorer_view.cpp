@@ -173,7 +173,7 @@ void ExplorerView::apply_scene_selection() {
       selection_defaulted_ = true;
       session_.selected.insert(chosen.begin(), chosen.end());
       if (!session_.selected.empty()) session_.focused = *session_.selected.begin();
-      if (!scene_select_.empty() && session_.focused >= 0) table_.scroll_to(session_.focused);
+      table_.scroll_to(chosen);
     }
   }
   // The lab's "Open a trained run", once the shipped results are read: one of their runs with
