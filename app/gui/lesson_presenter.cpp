@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "app/gui/ui_util.h"
+
 namespace headroom::gui {
 namespace {
 
@@ -239,7 +241,7 @@ void LessonPresenter::draw_text(const LessonFonts& fonts, float width) {
   if (step.try_it) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_CheckMark));
     ImGui::PushFont(or_body(fonts.bold, fonts));
-    ImGui::TextWrapped("Your turn: the controls are live. Next restores the lesson.");
+    wrapped_text("Your turn: the controls are live. Next restores the lesson.");
     ImGui::PopFont();
     ImGui::PopStyleColor();
     ImGui::Spacing();

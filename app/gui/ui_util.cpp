@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+
+#include "widgets/text_wrap.h"
 
 namespace headroom::gui {
 
@@ -33,16 +36,58 @@ void help_marker(const char* text) {
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextUnformatted(text);
+    widgets::TextWrappedAtSpaces(text);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
 }
 
+namespace {
+std::string vformat(const char* fmt, va_list args) {
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, again);
+  va_end(again);
+  std::string text(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, fmt, args);
+  return text;
+}
+}  // namespace
+
+void wrapped_unformatted(std::string_view text) { widgets::TextWrappedAtSpaces(text); }
+
+void wrapped_text(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string text = vformat(fmt, args);
+  va_end(args);
+  widgets::TextWrappedAtSpaces(text);
+}
+
+void wrapped_text_disabled(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string text = vformat(fmt, args);
+  va_end(args);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  widgets::TextWrappedAtSpaces(text);
+  ImGui::PopStyleColor();
+}
+
+void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string text = vformat(fmt, args);
+  va_end(args);
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  widgets::TextWrappedAtSpaces(text);
+  ImGui::PopStyleColor();
+}
+
 void problem_text(const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, kProblem);
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(text.c_str());
+  widgets::TextWrappedAtSpaces(text);
   ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace headroom::gui {
 
@@ -32,6 +33,13 @@ void same_line_if_fits(float width);
 float labelled_width(float frame_width, const char* label);
 // The width of a combo box whose widest item shows whole (text, padding and the arrow).
 float combo_width(const char* const* items, int count);
+
+// Wrapped text, as ImGui::TextWrapped (at the pushed PushTextWrapPos, else the window's edge), whose
+// lines break only at spaces (widgets/text_wrap.h): "5.607" and "§5.2" are never split.
+void wrapped_text(const char* fmt, ...) IM_FMTARGS(1);
+void wrapped_text_disabled(const char* fmt, ...) IM_FMTARGS(1);
+void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) IM_FMTARGS(2);
+void wrapped_unformatted(std::string_view text);
 
 // Multi-line text in the problem colour, wrapped at the window's edge.
 void problem_text(const std::string& text);

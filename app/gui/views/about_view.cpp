@@ -32,7 +32,7 @@ void row(const char* key, const char* value) {
 void AboutView::draw() {
   ImGui::Spacing();
   ImGui::Text("Headroom %s", HEADROOM_VERSION);
-  ImGui::TextWrapped(
+  wrapped_text(
       "A desktop lab for multi-head attention: watch every head's attention map, the singular "
       "spectra behind its rank bottleneck, talking-heads projections and training curves.");
   ImGui::Spacing();

@@ -207,11 +207,11 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (pools_.size() < 2) {
     curves_drawn_ = 0;
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "Select runs of two configurations in the table (ctrl-click) to compare them seed by seed. Runs whose "
         "configs differ only in train.seed pool into one configuration, across suites (a suite and its seed check "
         "together); each pair is one seed trained both ways.");
-    if (pools_.size() == 1) ImGui::TextDisabled("The selection holds one configuration: %s.", labels_[0].c_str());
+    if (pools_.size() == 1) wrapped_text_disabled("The selection holds one configuration: %s.", labels_[0].c_str());
     ImGui::PopTextWrapPos();
     draw_pins(session, ui_scale);
     return;
@@ -263,7 +263,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   }
   if (!units_warning_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(kProblem, "%s", units_warning_.c_str());
+    wrapped_text_colored(kProblem, "%s", units_warning_.c_str());
     ImGui::PopTextWrapPos();
   }
 
@@ -277,7 +277,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   const auto& p = paired_;
   ImGui::PushTextWrapPos(0.0f);
   if (p.pairs.empty()) {
-    ImGui::TextColored(kProblem, "No seed has finished in both A and B: nothing to pair yet.");
+    wrapped_text_colored(kProblem, "No seed has finished in both A and B: nothing to pair yet.");
   } else {
     char line[320];
     if (p.pairs.size() == 1)
@@ -290,7 +290,7 @@ void ExplorerCompare::draw(ExplorerSession& session) {
                     "%.4f). A lower in %zu of %zu.",
                     explorer::signed_loss(p.mean).c_str(), p.pairs.size(), explorer::signed_loss(p.min).c_str(),
                     explorer::signed_loss(p.max).c_str(), p.sd, p.se, p.a_lower, p.pairs.size());
-    ImGui::TextUnformatted(line);
+    wrapped_unformatted(line);
     tooltip(
         "sd: how far the seeds' differences spread. Standard error = sd / sqrt(seeds): how far their mean would "
         "move with other seeds. A mean within about two standard errors of zero is not told apart from a tie by "
@@ -305,8 +305,8 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   if (p.repeated)
     left_out += std::to_string(p.repeated) + (p.repeated == 1 ? " repeated seed" : " repeated seeds") +
                 " (the lowest run id pairs); ";
-  if (!left_out.empty()) ImGui::TextDisabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
-  if (!parameters_.empty()) ImGui::TextDisabled("%s.", parameters_.c_str());
+  if (!left_out.empty()) wrapped_text_disabled("Not paired: %s", left_out.substr(0, left_out.size() - 2).c_str());
+  if (!parameters_.empty()) wrapped_text_disabled("%s.", parameters_.c_str());
   ImGui::PopTextWrapPos();
   draw_pins(session, ui_scale);
 
@@ -394,7 +394,7 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
   if (pins_.empty()) return;
   ImGui::PushTextWrapPos(0.0f);
   if (!pooled_.problem.empty()) {
-    ImGui::TextDisabled("Pooled: nothing yet, %s.", pooled_.problem.c_str());
+    wrapped_text_disabled("Pooled: nothing yet, %s.", pooled_.problem.c_str());
   } else {
     char line[320];
     const std::string p = explorer::p_value_text(pooled_.p);
@@ -402,7 +402,7 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
                   pooled_.q, pooled_.df, p[0] == '<' ? "" : "= ", p.c_str(),
                   pooled_.p < 0.05 ? "they differ by more than their seeds' noise (p < 0.05)."
                                    : "not told apart from one effect by these seeds.");
-    ImGui::TextUnformatted(line);
+    wrapped_unformatted(line);
     tooltip(
         "Q sums each comparison's distance from the pooled mean in its own standard errors, squared. If they all "
         "measured one effect, Q would be chi-square with one degree of freedom fewer than the comparisons; p is how "

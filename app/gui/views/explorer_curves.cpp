@@ -190,7 +190,7 @@ void ExplorerCurves::draw(ExplorerSession& session, bool bench_pan) {
   // Losses per byte beside losses per BPE token look comparable and are not: say so above the plot.
   if (const std::string units = explorer::loss_units_warning(selected_rows, s.metric); !units.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(kProblem, "%s", units.c_str());
+    wrapped_text_colored(kProblem, "%s", units.c_str());
     ImGui::PopTextWrapPos();
   }
   if (!scene_export.empty() && session.curves_ready() && session.frames_with_rows >= 3 && !curves.empty()) {

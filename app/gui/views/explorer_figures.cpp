@@ -145,7 +145,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     return;
   }
   if (figures_.empty()) {
-    ImGui::TextWrapped(
+    wrapped_text(
         "No suite in this database reproduces a paper figure yet. Enqueue one of the suites above "
         "(e.g. th_heads at quick scale) and start a worker.");
     return;
@@ -203,11 +203,11 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   // 1024-wide presenter leaves a sliver that wrapped it one letter per line).
   ImGui::SameLine();
   if (ImGui::GetContentRegionAvail().x < 14.0f * ImGui::GetFontSize()) ImGui::NewLine();
-  ImGui::TextWrapped("%s", fig.title.c_str());
+  wrapped_text("%s", fig.title.c_str());
   if (!unplaced_.empty()) {
     const bool several = unplaced_.find(", ") != std::string::npos;
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.76f, 0.36f, 1.0f));  // a caution, not a failure
-    ImGui::TextWrapped(
+    wrapped_text(
         "The runs you look at (suite%s %s) are in none of these figures: Headroom draws one per suite that "
         "reproduces a paper figure, with the stored suites of the same reproduces, x and scale pooled into "
         "it. Compare %s runs in the Curves tab. Shown here: %s.",
@@ -222,7 +222,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   ImGui::BeginChild("##figure_notes", ImVec2(0, band));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0.0f));
-  for (const auto& note : fig.notes) ImGui::TextWrapped("- %s", note.c_str());
+  for (const auto& note : fig.notes) wrapped_text("- %s", note.c_str());
   ImGui::PopStyleVar();
   ImGui::PopStyleColor();
   ImGui::EndChild();

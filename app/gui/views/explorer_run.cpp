@@ -67,9 +67,9 @@ void ExplorerRun::draw_replay_panel(ExplorerSession& session) {
   ImGui::Text("%s", row->name.c_str());
   ImGui::SameLine();
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s, h = %d (h_k %d, h_v %d), d = %d, %d layers; val loss %s after %lld steps", row->kind.c_str(),
-                      row->h, row->h_k, row->h_v, row->d, row->L, format_number(row->last_val_loss, "%.3f").c_str(),
-                      static_cast<long long>(row->step));
+  wrapped_text_disabled("%s, h = %d (h_k %d, h_v %d), d = %d, %d layers; val loss %s after %lld steps",
+                        row->kind.c_str(), row->h, row->h_k, row->h_v, row->d, row->L,
+                        format_number(row->last_val_loss, "%.3f").c_str(), static_cast<long long>(row->step));
   ImGui::PopTextWrapPos();
   if (!wanted_.projections)
     ImGui::TextDisabled("P_l / P_w replay: only talking-heads kinds store projections; %s is %s.", row->name.c_str(),
@@ -90,14 +90,14 @@ void ExplorerRun::draw(ExplorerSession& session) {
       no_worker ? db::running_word(stranded->second.state) : std::string(db::to_string(row->status)).c_str());
   if (no_worker) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(status_color(db::RunStatus::Cancelled), "%s at step %lld: %s",
-                       db::running_word(stranded->second.state), static_cast<long long>(row->step),
-                       db::worker_problem(row->worker, stranded->second, session.loader->db_path()).c_str());
+    wrapped_text_colored(status_color(db::RunStatus::Cancelled), "%s at step %lld: %s",
+                         db::running_word(stranded->second.state), static_cast<long long>(row->step),
+                         db::worker_problem(row->worker, stranded->second, session.loader->db_path()).c_str());
     ImGui::PopTextWrapPos();
   }
   if (!row->error_text.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(kProblem, "failed: %s", row->error_text.c_str());
+    wrapped_text_colored(kProblem, "failed: %s", row->error_text.c_str());
     ImGui::PopTextWrapPos();
   }
   // A run that has logged nothing yet (queued) shows "-" for its losses and speed, not "nan".
@@ -118,7 +118,7 @@ void ExplorerRun::draw(ExplorerSession& session) {
     const explorer::RunRow* twin =
         row->status == db::RunStatus::Done ? explorer::weights_twin(session.rows->rows, *row) : nullptr;
     if (twin) {
-      ImGui::TextDisabled(
+      wrapped_text_disabled(
           "No weights of its own: it is the same model as %s (the same config and seed), whose final weights are "
           "stored; a results export keeps such weights once.",
           twin->name.c_str());
@@ -126,13 +126,13 @@ void ExplorerRun::draw(ExplorerSession& session) {
       if (ImGui::Button("Show that run")) session.focused = twin_id, session.selected = {twin_id};
       tooltip("Its Run tab opens those weights in the lab.");
     } else if (row->status == db::RunStatus::Done)
-      ImGui::TextDisabled(
+      wrapped_text_disabled(
           "No weights were kept for this run: a results export (like the results shipped with Headroom) keeps the "
           "final weights of a few runs per suite. The filter weights>0 lists the runs the lab can open.");
     else if (row->status == db::RunStatus::Failed || row->status == db::RunStatus::Cancelled)
-      ImGui::TextDisabled(
+      wrapped_text_disabled(
           "No stored weights: the run stopped before its first checkpoint, or an export left them out.");
-    else ImGui::TextDisabled("No stored weights yet (the worker stores them at every checkpoint).");
+    else wrapped_text_disabled("No stored weights yet (the worker stores them at every checkpoint).");
     ImGui::PopTextWrapPos();
   } else {
     const auto& steps = detail->weights_steps;

@@ -215,7 +215,7 @@ void ExplorerView::draw() {
     // Why nothing opened (--db naming a shipped DB this installation lacks, a recent list that
     // cannot be read): the worker bar, which shows it beside an open DB, is not drawn here.
     if (!session_.message.empty()) problem_text(session_.message);
-    ImGui::TextWrapped(
+    wrapped_text(
         "No experiments database is open. Type a path above and press Open, or start the GUI with "
         "--db FILE. `headroom-worker run assets/suites/<suite>.toml --db FILE` makes one.");
     return;

@@ -22,7 +22,7 @@ void ExplorerWorkerBar::poll(ExplorerSession& session) {
 
 void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
   ImGui::Spacing();
-  ImGui::TextWrapped(
+  wrapped_text(
       "This database has no runs yet. Enqueue a suite above (quick scale: a minute or two on two "
       "cores) and start a worker; runs appear here as the worker writes them.");
   if (ImGui::Button("Run every quick suite")) {
@@ -83,7 +83,7 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   const std::string& db_path = session.loader->db_path();
   if (explorer::is_shipped_db(db_path)) {  // shipped with Headroom: nothing is trained into it
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "%s", db_path == explorer::results_db_path()
                   ? "The papers' results shipped with Headroom, read-only (assets/results/README.md lists the "
                     "runs). To train, open or create another database above."

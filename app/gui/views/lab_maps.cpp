@@ -70,9 +70,9 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
   tooltip("Each head of this layer switched off alone: how much the validation loss rises (one forward per head).");
   const Ablation& a = s.ablation;
   if (!c.heads_off.empty() && !a.heads_off.empty()) {
-    ImGui::TextWrapped("loss on the input %.4g -> %.4g with %zu head%s off; on a validation batch of %s %.4g -> %.4g",
-                       a.sentence_loss_all, a.sentence_loss, a.heads_off.size(), a.heads_off.size() == 1 ? "" : "s",
-                       a.val_source.c_str(), a.val_loss_all, a.val_loss);
+    wrapped_text("loss on the input %.4g -> %.4g with %zu head%s off; on a validation batch of %s %.4g -> %.4g",
+                 a.sentence_loss_all, a.sentence_loss, a.heads_off.size(), a.heads_off.size() == 1 ? "" : "s",
+                 a.val_source.c_str(), a.val_loss_all, a.val_loss);
   } else {
     ImGui::Text("loss on the input %.4g", a.sentence_loss);
   }
@@ -83,8 +83,8 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
   double top = 1e-9;
   for (double v : a.importance) top = std::max(top, std::abs(v));
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("importance in layer %d: validation loss rise with the head off (%s)", a.layer,
-                      a.val_source.c_str());
+  wrapped_text_disabled("importance in layer %d: validation loss rise with the head off (%s)", a.layer,
+                        a.val_source.c_str());
   ImGui::PopTextWrapPos();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -111,8 +111,8 @@ void draw_head_roles(const LayerView& layer) {
   if (layer.roles.empty() || layer.roles[0].queries == 0) return;  // too short a sequence to tell
   const std::string line = core::describe_roles(layer.roles);
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s", line.empty() ? "No head puts half its weight on one key or spreads it evenly."
-                                         : ("What heads do: " + line + ".").c_str());
+  wrapped_text_disabled("%s", line.empty() ? "No head puts half its weight on one key or spreads it evenly."
+                                           : ("What heads do: " + line + ".").c_str());
   ImGui::PopTextWrapPos();
   if (!ImGui::IsItemHovered()) return;  // the per-head table only for a frame that shows it
   std::string tip =
@@ -277,11 +277,12 @@ void draw_lines_view(const LabSnapshot& s, const LayerView& layer, LabControls& 
     draw_lines_focus(s, layer, shown, r.focus_query >= 0 ? r.focus_query : r.focus_key, r.focus_query < 0, &c,
                      drawn ? &drawn->head_links : nullptr);
     if (c.lines_query >= 0)
-      ImGui::TextDisabled(r.hovered >= 0 ? "query %d is pinned"
-                                         : "pinned: click it again to unpin, or a head's name to take its logits apart",
-                          c.lines_query);
+      wrapped_text_disabled(r.hovered >= 0
+                                ? "query %d is pinned"
+                                : "pinned: click it again to unpin, or a head's name to take its logits apart",
+                            c.lines_query);
   } else {
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "Every query's lines from weight %.2g. Hover a token to keep only its lines: on the left what a query "
         "reads, on the right who reads a key. Click a query to pin it.",
         style.min_weight);
@@ -349,7 +350,7 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
       static_cast<size_t>(c.neuron_head) < layer.W.size() ? &layer.W[static_cast<size_t>(c.neuron_head)] : nullptr;
   const int r = A.cols;
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("%s", neuron_caption(s, r).c_str());
+  wrapped_text_disabled("%s", neuron_caption(s, r).c_str());
   ImGui::PopTextWrapPos();
   // Causal: the keys up to the query (the later ones are masked out of the softmax).
   const bool causal = s.real.dir.empty() ? s.spec.attention.causal : s.real.causal;

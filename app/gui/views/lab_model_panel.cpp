@@ -175,7 +175,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
     highlight_item("text");
     if (snapshot && snapshot->valid) {
       ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextDisabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
+      wrapped_text_disabled("%s: n = %d tokens (<= context %d)", c.vocab.c_str(), snapshot->n, c.context);
       ImGui::PopTextWrapPos();
     }
   } else {
@@ -199,8 +199,8 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   if (ImGui::Button("Load") && load_scene_file(&c)) loaded_tab = static_cast<int>(c.tab);
   if (!scene_message_.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    if (scene_error_) ImGui::TextColored(kProblem, "%s", scene_message_.c_str());
-    else ImGui::TextDisabled("%s", scene_message_.c_str());
+    if (scene_error_) wrapped_text_colored(kProblem, "%s", scene_message_.c_str());
+    else wrapped_text_disabled("%s", scene_message_.c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::PopItemWidth();

@@ -18,13 +18,11 @@ int draw_lab_projections(const LabSnapshot& s, LabControls& c, const ViewContext
   if (layers > 1) layer_picker("projections", &c.layer, layers, ctx.ui_scale);
   const auto& l = s.layers[c.layer];
   if (!l.has_P_l && !l.has_P_w) {
-    ImGui::TextWrapped(
-        "%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
-        core::to_string(s.spec.attention.kind));
+    wrapped_text("%s has no talking-heads projections. Pick talking-heads, logits-proj, weights-proj or dynamic-proj.",
+                 core::to_string(s.spec.attention.kind));
     return 0;
   }
-  ImGui::TextWrapped(
-      "TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
+  wrapped_text("TH §7.4 / Fig. 1: each matrix normalised to [-1, 1]. Rows are input heads, columns output heads.");
   struct Item {
     const char* name;
     const Projection* p;

@@ -93,27 +93,27 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   if (!s.real.dir.empty()) {
     draw_real_rank_header(s, c);
   } else {
-    ImGui::Text("Theory caps each logit matrix at rank %d = min(n = %d, d = %d, %s).", l.rank_cap, s.n, a.d_model,
-                a.kind == core::AttentionKind::DynamicProj       ? "2 min(d, h_k d_k)"
-                : core::has_logits_projection(a.kind)            ? "h_k d_k"
-                : a.kind == core::AttentionKind::GeneralBilinear ? "d"
-                                                                 : "d_p");
+    wrapped_text("Theory caps each logit matrix at rank %d = min(n = %d, d = %d, %s).", l.rank_cap, s.n, a.d_model,
+                 a.kind == core::AttentionKind::DynamicProj       ? "2 min(d, h_k d_k)"
+                 : core::has_logits_projection(a.kind)            ? "h_k d_k"
+                 : a.kind == core::AttentionKind::GeneralBilinear ? "d"
+                                                                  : "d_p");
     tooltip(
         "LRB §2.3: (W_k X)^T (W_q X) has rank <= d_p, and X is d wide. Talking-heads mixes h_k such matrices\n"
         "(TH §4); dynamic projections add a second term of the same rank (TH app. A). A cap of n - 1 already\n"
         "reaches every pattern (softmax ignores a constant per query); causal heads reach random patterns\n"
         "from floor(n/2) (docs/causal_threshold.md).");
-    ImGui::Text("This layer's input (n x d) has measured rank %d.", l.input_rank);
+    wrapped_text("This layer's input (n x d) has measured rank %d.", l.input_rank);
     if (c.layer == 0)
-      ImGui::TextDisabled(
+      wrapped_text_disabled(
           "Layer 0's input is LayerNorm(token + position): rank <= min(n, d, r + r_pos + 1) = %d (the +1: "
           "LayerNorm's bias), so the input also caps layer 0.",
           s.input_rank_cap);
     else
-      ImGui::TextDisabled(
+      wrapped_text_disabled(
           "Deeper layers mix the embedding's low rank away (residual + MLP), so only min(n, d_p) applies.");
-    ImGui::Text("Token embedding (V x d): measured rank %d of r = %d.", s.embedding_rank,
-                core::effective_embed_rank(s.spec));
+    wrapped_text("Token embedding (V x d): measured rank %d of r = %d.", s.embedding_rank,
+                 core::effective_embed_rank(s.spec));
   }
   ImGui::PopTextWrapPos();
   ImGui::Separator();

@@ -30,7 +30,7 @@ LabRealModelPanel::Action LabRealModelPanel::draw(const LabSnapshot* s, char* te
   if (focus_path_ || new_error) ImGui::SetScrollHereY(0.0f);
   ImGui::PushTextWrapPos(0.0f);
   if (!real) {
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "A Hugging Face GPT-2, BERT or Llama-style directory: config.json, *.safetensors and "
         "its tokenizer files.");
   }
@@ -44,23 +44,23 @@ LabRealModelPanel::Action LabRealModelPanel::draw(const LabSnapshot* s, char* te
     action.open = true;
     action.dir = path_;
   }
-  if (!opening_.empty()) ImGui::TextDisabled("opening %s...", opening_.c_str());
+  if (!opening_.empty()) wrapped_text_disabled("opening %s...", opening_.c_str());
   if (s && !s->real.error.empty()) problem_text(s->real.error);
   if (real) {
-    ImGui::Text("%s (%s), %s parameters", real->family.c_str(), real->model_type.c_str(),
-                human_count(static_cast<double>(real->parameters)).c_str());
-    ImGui::Text("%d layers, d = %d, %d heads of d_k = %d", real->layers, real->d_model, real->heads, real->d_k);
+    wrapped_text("%s (%s), %s parameters", real->family.c_str(), real->model_type.c_str(),
+                 human_count(static_cast<double>(real->parameters)).c_str());
+    wrapped_text("%d layers, d = %d, %d heads of d_k = %d", real->layers, real->d_model, real->heads, real->d_k);
     if (real->kv_heads < real->heads)
-      ImGui::Text("grouped-query: %d key/value heads, %d query heads each", real->kv_heads,
-                  real->heads / std::max(1, real->kv_heads));
-    ImGui::Text("%s, vocabulary %d, at most %d tokens here", real->causal ? "causal" : "bidirectional", real->vocab,
-                real->max_tokens);
-    ImGui::TextDisabled("opened in %.0f ms", real->open_ms);
-    for (const auto& w : real->warnings) ImGui::TextDisabled("warning: %s", w.c_str());
+      wrapped_text("grouped-query: %d key/value heads, %d query heads each", real->kv_heads,
+                   real->heads / std::max(1, real->kv_heads));
+    wrapped_text("%s, vocabulary %d, at most %d tokens here", real->causal ? "causal" : "bidirectional", real->vocab,
+                 real->max_tokens);
+    wrapped_text_disabled("opened in %.0f ms", real->open_ms);
+    for (const auto& w : real->warnings) wrapped_text_disabled("warning: %s", w.c_str());
     ImGui::Separator();
-    ImGui::TextUnformatted("Sentence (the model's own tokenizer):");
+    wrapped_unformatted("Sentence (the model's own tokenizer):");
     ImGui::InputTextMultiline("##real_text", text_buffer, text_size, ImVec2(-1, ImGui::GetTextLineHeight() * 3));
-    if (s) ImGui::TextDisabled(s->n >= real->max_tokens ? "%d tokens (cut at the limit)" : "%d tokens", s->n);
+    if (s) wrapped_text_disabled(s->n >= real->max_tokens ? "%d tokens (cut at the limit)" : "%d tokens", s->n);
     if (ImGui::Button("Back to the lab's model")) action.close = true;
     tooltip("Closes the real model; the lab's own model and its controls come back.");
   }

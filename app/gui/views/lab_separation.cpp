@@ -58,12 +58,12 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const std::string positions_text = spec.positions == core::Positions::None
                                          ? "no positional embedding (r_pos = 0)"
                                          : "positional rank r_pos = " + std::to_string(r_e);
-  ImGui::Text("VB eq. 9 bounds the separation rank of a depth-%d model with %s and %s: log10 sep <= %.0f at d = %d.", L,
-              rank_text.c_str(), positions_text.c_str(), here, d);
-  ImGui::Text("Twice as wide (d = %d): %.0f%s.  One layer more (L = %d): %.0f.", 2 * d, wider,
-              wider - here < 0.5 ? ", the same: the bound grows with min(r, d) + r_pos, and both are used up" : "",
-              L + 1, deeper);
-  ImGui::TextDisabled(
+  wrapped_text("VB eq. 9 bounds the separation rank of a depth-%d model with %s and %s: log10 sep <= %.0f at d = %d.",
+               L, rank_text.c_str(), positions_text.c_str(), here, d);
+  wrapped_text("Twice as wide (d = %d): %.0f%s.  One layer more (L = %d): %.0f.", 2 * d, wider,
+               wider - here < 0.5 ? ", the same: the bound grows with min(r, d) + r_pos, and both are used up" : "",
+               L + 1, deeper);
+  wrapped_text_disabled(
       "An upper bound from the theory (VB Thm 1: log sep = O~(L min(r, d)); with a positional rank, eq. 9 adds r_pos "
       "<= min(d, n)), computed here, not measured: once d passes r and r_pos, width cannot raise it; depth multiplies "
       "it.%s",

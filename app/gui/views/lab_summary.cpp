@@ -20,17 +20,17 @@ const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
 void draw_lab_summary(const LabSnapshot& s) {
   // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
   if (s.real.dir.empty()) {
-    ImGui::TextWrapped("%s", core::describe(s.spec).c_str());
+    wrapped_text("%s", core::describe(s.spec).c_str());
   } else {  // a real checkpoint: its own family and shape, not a Headroom spec
     const auto& r = s.real;
     const std::string kv = r.kv_heads < r.heads ? " (" + std::to_string(r.kv_heads) + " key/value heads)" : "";
-    ImGui::TextWrapped("%s (%s): %d layers, d = %d, %d heads of d_k = %d%s, %s%s", r.family.c_str(),
-                       r.model_type.c_str(), r.layers, r.d_model, r.heads, r.d_k, kv.c_str(),
-                       r.causal ? "causal" : "bidirectional", r.rotary ? ", rotary positions" : "");
+    wrapped_text("%s (%s): %d layers, d = %d, %d heads of d_k = %d%s, %s%s", r.family.c_str(), r.model_type.c_str(),
+                 r.layers, r.d_model, r.heads, r.d_k, kv.c_str(), r.causal ? "causal" : "bidirectional",
+                 r.rotary ? ", rotary positions" : "");
   }
-  ImGui::TextWrapped("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)",
-                     s.n, human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
-                     human_count(double(s.parameters)).c_str(), s.compute_ms);
+  wrapped_text("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)", s.n,
+               human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
+               human_count(double(s.parameters)).c_str(), s.compute_ms);
   tooltip(
       "Parameters per attention layer counted as TH's tables count them (Tables 1-3, 8, 9), multiplies by\n"
       "TH §5 with n = m = this input's length; computed for this spec, not copied from a table.");
@@ -42,7 +42,7 @@ void draw_lab_summary(const LabSnapshot& s) {
     ImGui::SmallButton(label.c_str());
     ImGui::PopStyleColor(2);
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", b.message.c_str());
+    wrapped_text("%s", b.message.c_str());
   }
   if (s.partial) ImGui::TextDisabled("Measuring the heads' spectra...");
   else if (s.bottlenecks.empty())

@@ -96,22 +96,23 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   }
   ImGui::PushTextWrapPos(0.0f);
   if (t->method == "construction")
-    ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction (logits of rank %d)",
-                t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
+    wrapped_text(
+        "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction (logits of rank %d)",
+        t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
   else if (t->method == "least-rank construction")
-    ImGui::Text(
+    wrapped_text(
         "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction at this pattern's least "
         "rank (its log-ratios completed key by key; logits of rank %d)",
         t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->construction_rank);
   else if (t->method == "perturbed construction")
-    ImGui::Text(
+    wrapped_text(
         "%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by construction for a pattern within "
         "%.0e of it (logits of rank %d, up to %.2g)",
         t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->perturbation,
         t->construction_rank, t->max_logit);
   else
-    ImGui::Text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s",
-                t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
+    wrapped_text("%s, n = %d, d_p = %d, X is %d x %d: max |reached - target| = %.2e by %s",
+                 t->causal ? "causal" : "full", t->n, t->d_p, t->d, t->n, t->max_abs_error, t->method.c_str());
   // This pattern's own exact smallest head, then the thresholds that hold for every / almost every one.
   const int least = t->minimal_head_size;
   const std::string most = std::string("almost every ") + (t->causal ? "causal " : "") + "pattern";
@@ -138,7 +139,7 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   } else {
     line += ". Below that none does; the fit is shown.";
   }
-  ImGui::TextDisabled("%s", line.c_str());
+  wrapped_text_disabled("%s", line.c_str());
   // One click to the head size where this pattern is made exactly (a lecturer's next question).
   if (least >= 1 && least != c.theorem_dp && least <= kTheoremMaxHeadSize) {
     const std::string go = "go to d_p = " + std::to_string(least) + "##theorem_least";
@@ -146,12 +147,12 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     tooltip("Set the head size to this pattern's own smallest head, where it is made exactly.");
   }
   if (t->causal)
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "Causal, n = %d: every pattern exactly from d_p = n - 1 = %d; almost every one from floor(n/2) = %d, "
         "and every one to any precision from there.",
         t->n, t->every_pattern_threshold, t->generic_threshold);
   else
-    ImGui::TextDisabled(
+    wrapped_text_disabled(
         "Full, n = %d: every pattern exactly from d_p = n - 1 = %d (LRB Thm 1 with a constant per query).", t->n,
         t->every_pattern_threshold);
   ImGui::PopTextWrapPos();

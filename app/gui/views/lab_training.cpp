@@ -47,7 +47,7 @@ void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& 
     }
   }
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("Changing the input, causal or the task keeps the weights; changing a shape starts over.");
+  wrapped_text_disabled("Changing the input, causal or the task keeps the weights; changing a shape starts over.");
   ImGui::PopTextWrapPos();
 }
 

@@ -340,7 +340,7 @@ void LabView::draw_stored_run() {
   ImGui::Spacing();
   ImGui::TextUnformatted("Stored run");
   ImGui::Separator();
-  ImGui::TextWrapped("%s", stored_->run.run_name.c_str());
+  wrapped_text("%s", stored_->run.run_name.c_str());
   const int last = static_cast<int>(stored_->steps.size()) - 1;
   stored_scrub_ = std::clamp(stored_scrub_, 0, last);
   const std::string label = "step " + std::to_string(stored_->steps[static_cast<size_t>(stored_scrub_)]);

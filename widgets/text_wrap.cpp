@@ -1,0 +1,99 @@
+#include "widgets/text_wrap.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <cfloat>
+
+namespace headroom::widgets {
+
+namespace {
+
+// The end of the UTF-8 character that starts at p (a stray continuation byte counts as one).
+const char* next_char(const char* p, const char* end) {
+  ++p;
+  while (p < end && (static_cast<unsigned char>(*p) & 0xC0) == 0x80) ++p;
+  return p;
+}
+
+}  // namespace
+
+std::string wrap_at_spaces(std::string_view text, float width, const std::function<float(std::string_view)>& measure) {
+  if (!(width > 0.0f)) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  float x = 0.0f;           // width of the current line so far
+  bool line_empty = true;   // nothing but (dropped) spaces on the current line yet
+  while (p < end) {
+    if (*p == '\n') {
+      out += '\n';
+      x = 0.0f;
+      line_empty = true;
+      ++p;
+      continue;
+    }
+    // The spaces before the next word, then the word.
+    const char* spaces_end = p;
+    while (spaces_end < end && *spaces_end == ' ') ++spaces_end;
+    const char* word_end = spaces_end;
+    while (word_end < end && *word_end != ' ' && *word_end != '\n') ++word_end;
+    const std::string_view spaces(p, static_cast<size_t>(spaces_end - p));
+    std::string_view word(spaces_end, static_cast<size_t>(word_end - spaces_end));
+    const float spaces_w = spaces.empty() ? 0.0f : measure(spaces);
+    float word_w = word.empty() ? 0.0f : measure(word);
+    if (word.empty()) {  // spaces before a '\n' or the end: kept, they take no room that shows
+      out.append(spaces);
+      p = word_end;
+      continue;
+    }
+    if (!line_empty && x + spaces_w + word_w > width) {
+      out += '\n';  // the break takes the place of the spaces
+      x = 0.0f;
+      line_empty = true;
+    } else if (!spaces.empty()) {
+      out.append(spaces);
+      x += spaces_w;
+    }
+    // A word wider than a line: as much of it a line as fits, then the rest.
+    while (line_empty && x + word_w > width) {
+      const char* const stop = word.data() + word.size();
+      const char* cut = next_char(word.data(), stop);  // at least one character
+      for (const char* c = cut; c < stop;) {
+        const char* n = next_char(c, stop);
+        if (x + measure(std::string_view(word.data(), static_cast<size_t>(n - word.data()))) > width) break;
+        cut = c = n;
+      }
+      out.append(word.data(), static_cast<size_t>(cut - word.data()));
+      word.remove_prefix(static_cast<size_t>(cut - word.data()));
+      if (word.empty()) break;
+      out += '\n';
+      x = 0.0f;
+      word_w = measure(word);
+    }
+    out.append(word);
+    x = word.empty() ? width : x + word_w;  // empty: one character wider than the line filled it
+    line_empty = false;
+    p = word_end;
+  }
+  return out;
+}
+
+void TextWrappedAtSpaces(std::string_view text) {
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  if (window->SkipItems) return;
+  // As ImGui::TextWrapped: where no wrap position is pushed, the window's edge.
+  const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
+  const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos);
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize();
+  const std::string lines = wrap_at_spaces(text, width, [&](std::string_view s) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+  });
+  ImGui::PushTextWrapPos(-1.0f);  // the breaks are in the text now
+  ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace headroom::widgets
