@@ -18,7 +18,7 @@ fail() {
 }
 
 # For tests that drive the window with xdotool: `open_window OUT HEADROOM ARGS...` starts Xvfb
-# (1280x800) and headroom with ARGS (plus --size 1280x800 --frames 100000, so it outlasts the
+# (1280x800) and headroom with ARGS (plus --size 1280x800, or HEADROOM_TEST_SIZE, and --frames 100000, so it outlasts the
 # input; the test ends it with Ctrl+Q), settings in OUT/config, and sets $app (its pid) and $win
 # (its window). Exit 77 without Xvfb or xdotool; Xvfb is stopped on exit.
 open_window() {
@@ -31,7 +31,7 @@ open_window() {
   trap 'kill $xvfb_pid 2>/dev/null' EXIT
   sleep 1
   export DISPLAY=$display XDG_CONFIG_HOME="$out/config"
-  "$headroom" "$@" --size 1280x800 --frames 100000 &
+  "$headroom" "$@" --size "${HEADROOM_TEST_SIZE:-1280x800}" --frames 100000 &
   app=$!
   win=$(timeout 20 xdotool search --sync --name '^Headroom$' | head -n 1)
   [ -n "$win" ] || fail "no window titled Headroom"

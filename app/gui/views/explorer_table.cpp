@@ -201,7 +201,9 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   const bool suites_drawn = std::find(dropped.begin(), dropped.end(), RunColumn::Suite) == dropped.end();
   focused_row_visible_ = false;
   int scroll_row = -1;  // the row scroll_to() asked for, drawn this frame wherever it is
-  if (!scroll_to_.empty() && current()) {
+  // Only in the order that stays: a narrow window that hides the suite column moves the sort to the
+  // names, and the rows change order a frame or two later.
+  if (!scroll_to_.empty() && current() && !sort_dirty_) {
     const auto it = std::find_if(shown.begin(), shown.end(),
                                  [&](const explorer::RunRow* r) { return scroll_to_.count(r->id) > 0; });
     if (it != shown.end()) {
@@ -210,6 +212,12 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     }
     scroll_to_.clear();
   }
+  // The row's selectable goes in its first column shown: where a narrow window (or the user) hid
+  // the suite column, a selectable there would be skipped and the rows could not be clicked.
+  int first_shown = 0;
+  while (first_shown + 1 < static_cast<int>(std::size(kColumns)) &&
+         !(ImGui::TableGetColumnFlags(first_shown) & ImGuiTableColumnFlags_IsEnabled))
+    ++first_shown;
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));
   if (scroll_row >= 0) clipper.ForceDisplayRangeByIndices(scroll_row, scroll_row + 1);
@@ -217,13 +225,11 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const explorer::RunRow& r = *shown[static_cast<size_t>(i)];
       ImGui::TableNextRow();
-      ImGui::TableNextColumn();
+      ImGui::TableSetColumnIndex(first_shown);
       ImGui::PushID(static_cast<int>(r.id));
       const bool is_selected = selected.count(r.id) > 0;
-      const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > ImGui::GetContentRegionAvail().x;
-      suites_clipped_ += suite_clipped && suites_drawn ? 1 : 0;
-      if (ImGui::Selectable(r.suite.empty() ? "-" : r.suite.c_str(), is_selected,
-                            ImGuiSelectableFlags_SpanAllColumns)) {
+      if (ImGui::Selectable("##run", is_selected,
+                            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
         const ImGuiIO& io = ImGui::GetIO();
         if (io.KeyShift && anchor_ >= 0) {
           auto a =
@@ -248,9 +254,13 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
         session.focused = r.id;
         session.select_tab = static_cast<int>(ExplorerTab::Run);
       }
-      if (suite_clipped && ImGui::IsItemHovered() && (ImGui::TableGetColumnFlags(0) & ImGuiTableColumnFlags_IsHovered))
-        tooltip(r.suite);
       ImGui::PopID();
+      ImGui::SameLine(0.0f, 0.0f);  // the first cell's text starts where the selectable does
+      ImGui::TableSetColumnIndex(0);
+      const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > ImGui::GetContentRegionAvail().x;
+      suites_clipped_ += suite_clipped && suites_drawn ? 1 : 0;
+      ImGui::TextUnformatted(r.suite.empty() ? "-" : r.suite.c_str());
+      if (suite_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(r.suite.c_str());
       ImGui::TableNextColumn();
       // A name wider than its column shows whole in a tooltip (the row's selectable lies over it).
       const std::string name = session.short_name(r);
