@@ -56,6 +56,13 @@ std::string vformat(const char* fmt, va_list args) {
 
 void wrapped_unformatted(std::string_view text) { widgets::TextWrappedAtSpaces(text); }
 
+std::string glued(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (const char c : text) out += c == ' ' ? std::string_view("\xC2\xA0") : std::string_view(&c, 1);
+  return out;
+}
+
 void wrapped_text(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);

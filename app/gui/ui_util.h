@@ -40,6 +40,9 @@ void wrapped_text(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_disabled(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) IM_FMTARGS(2);
 void wrapped_unformatted(std::string_view text);
+// `text` with its spaces made no-break spaces (U+00A0): a wrapped line never breaks inside it
+// ("model params 470k" stays together).
+std::string glued(std::string_view text);
 
 // Multi-line text in the problem colour, wrapped at the window's edge.
 void problem_text(const std::string& text);

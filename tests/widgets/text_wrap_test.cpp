@@ -37,7 +37,8 @@ TEST(TextWrap, BreaksOnlyAtSpacesAndReplacesThem) {
   EXPECT_EQ(hw::wrap_at_spaces("see VB §5.2 here", 10.0f, chars), "see VB\n§5.2 here");
   EXPECT_EQ(hw::wrap_at_spaces("1,234,567 tokens", 12.0f, chars), "1,234,567\ntokens");
   // A run of spaces at a break goes; inside a line it stays.
-  EXPECT_EQ(hw::wrap_at_spaces("n = 54   params 16.4k   model 141k", 17.0f, chars), "n = 54   params\n16.4k   model\n141k");
+  EXPECT_EQ(hw::wrap_at_spaces("n = 54   params 16.4k   model 141k", 17.0f, chars),
+            "n = 54   params\n16.4k   model\n141k");
 }
 
 TEST(TextWrap, FillsEachLineAsFarAsItFits) {
@@ -110,4 +111,14 @@ TEST(TextWrap, DrawsTheBrokenLinesAsOneItem) {
   EXPECT_GT(ImGui::GetCursorPosY(), y0 + 2.0f * line);
   hw::testing::end_frame();
   ImGui::DestroyContext();
+}
+
+TEST(TextWrap, NoBreakSpacesGlueWords) {
+  // "\xC2\xA0" (U+00A0) is not a break: "470k" stays with "params", "ms" with its number.
+  const std::string text =
+      "n = 54   params\xC2\xA0"
+      "470k   (104.6\xC2\xA0ms)";
+  EXPECT_EQ(hw::wrap_at_spaces(text, 14.0f, chars),
+            "n = 54\nparams\xC2\xA0"
+            "470k\n(104.6\xC2\xA0ms)");
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "app/gui/ui_util.h"
@@ -28,9 +29,13 @@ void draw_lab_summary(const LabSnapshot& s) {
                  r.layers, r.d_model, r.heads, r.d_k, kv.c_str(), r.causal ? "causal" : "bidirectional",
                  r.rotary ? ", rotary positions" : "");
   }
-  wrapped_text("n = %d   params/attention layer %s   multiplies/attention layer %s   model params %s   (%.1f ms)", s.n,
-               human_count(double(s.costs.params)).c_str(), human_count(double(s.costs.multiplies)).c_str(),
-               human_count(double(s.parameters)).c_str(), s.compute_ms);
+  // A narrow panel breaks the line between its measures, not inside one ("(104.6" / "ms)").
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "(%.1f ms)", s.compute_ms);
+  wrapped_text("%s   %s   %s   %s   %s", glued("n = " + std::to_string(s.n)).c_str(),
+               glued("params/attention layer " + human_count(double(s.costs.params))).c_str(),
+               glued("multiplies/attention layer " + human_count(double(s.costs.multiplies))).c_str(),
+               glued("model params " + human_count(double(s.parameters))).c_str(), glued(ms).c_str());
   tooltip(
       "Parameters per attention layer counted as TH's tables count them (Tables 1-3, 8, 9), multiplies by\n"
       "TH §5 with n = m = this input's length; computed for this spec, not copied from a table.");
