@@ -47,6 +47,11 @@ in_xvfb "$headroom" --db "$db" --scene "$out/curves.json" --size 1024x768 --scre
   --state-out "$out/narrow.state.json" || fail "narrow: headroom exited with $?"
 [ "$(state_value "$out/narrow.state.json" table_columns_dropped)" -ge 1 ] || fail "narrow: no column left out at 1024 px"
 [ "$(state_value "$out/narrow.state.json" table_names_clipped)" -eq 0 ] || fail "narrow: 1024 px wide, run names cut short"
+# The same in presentation type (a 1024 px projector): more columns go, the names keep their room.
+in_xvfb "$headroom" --presentation --db "$db" --scene "$out/curves.json" --size 1024x768 --screenshot "$out/projector.png" \
+  --frames 6 --state-out "$out/projector.state.json" || fail "projector: headroom exited with $?"
+[ "$(state_value "$out/projector.state.json" table_columns_dropped)" -ge 8 ] || fail "projector: fewer than 8 columns left out"
+[ "$(state_value "$out/projector.state.json" table_names_clipped)" -eq 0 ] || fail "projector: run names cut short"
 # The worker bar offers the suite and scale this DB was last enqueued with, not the first file.
 grep -q '"enqueue": "vb_attention_ratio quick"' "$out/curves.state.json" || fail "curves: the worker bar does not offer the DB's own suite"
 [ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"

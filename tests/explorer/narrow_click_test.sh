@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # narrow_click_test.sh HEADROOM OUTDIR
 # In a window too narrow for the suite column (1024 px: the table hides it), a click on a row still
-# selects that run: the row's selectable lies in its first column shown, not in the hidden one.
+# selects that run: the row's selectable lies in its first column shown, not in the hidden one; and
+# the name's tooltip says the suite the column would have.
 set -u
 headroom=$1 out=$2
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
@@ -15,4 +16,6 @@ close_window narrow_click
 state_equals dropped "$out/state.json" 'j["explorer"]["table_columns_dropped"] >= 7' True
 state_equals selected "$out/state.json" 'j["explorer"]["selected"]' 1
 state_equals focused "$out/state.json" 'j["explorer"]["focused"]' "'lrb-head-size-seeds/fixed-head/d_k=16,seed=1'"
+# With the suite column hidden, the name under the mouse shows whole, its suite included.
+state_equals tooltip "$out/state.json" 'j.get("tooltip")' "'lrb-head-size-seeds/fixed-head/d_k=16,seed=1'"
 echo PASS

@@ -108,9 +108,13 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
   // A narrow window (1024 px) would leave the run names two letters wide: it drops the columns that
-  // say least, in this order, until the names have room.
-  static const RunColumn kDropOrder[] = {RunColumn::TokensPerS, RunColumn::Device,  RunColumn::L,    RunColumn::V,
-                                         RunColumn::R,          RunColumn::Weights, RunColumn::Suite};
+  // say least, in this order, until the names have room. Presentation type on a 1024 px projector
+  // needs more than the first seven: then params, step, d, status, d_p, h and kind go too, and the
+  // names and their best val loss stay.
+  static const RunColumn kDropOrder[] = {
+      RunColumn::TokensPerS, RunColumn::Device, RunColumn::L,      RunColumn::V,    RunColumn::R,
+      RunColumn::Weights,    RunColumn::Suite,  RunColumn::Params, RunColumn::Step, RunColumn::D,
+      RunColumn::Status,     RunColumn::DP,     RunColumn::H,      RunColumn::Kind};
   const float cell = ImGui::GetStyle().CellPadding.x * 2.0f + 1.0f;
   // A column is at least as wide as its header and the room ImGui keeps beside it for the sort
   // arrow (0.65 of the font size and a frame padding), or "params" reads "para...".
@@ -218,6 +222,7 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   while (first_shown + 1 < static_cast<int>(std::size(kColumns)) &&
          !(ImGui::TableGetColumnFlags(first_shown) & ImGuiTableColumnFlags_IsEnabled))
     ++first_shown;
+  const bool suite_shown = ImGui::TableGetColumnFlags(0) & ImGuiTableColumnFlags_IsEnabled;
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(shown.size()));
   if (scroll_row >= 0) clipper.ForceDisplayRangeByIndices(scroll_row, scroll_row + 1);
@@ -267,7 +272,12 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       const bool name_clipped = ImGui::CalcTextSize(name.c_str()).x > ImGui::GetContentRegionAvail().x;
       names_clipped_ += name_clipped ? 1 : 0;
       ImGui::TextUnformatted(name.c_str());
-      if (name_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(name.c_str());
+      // Where the suite column is hidden, the tooltip names the suite too: runs of two suites may
+      // share a name ("fixed-head/d_k=16").
+      if ((name_clipped || !suite_shown) && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) {
+        if (suite_shown || r.suite.empty()) show_tooltip(name.c_str());
+        else show_tooltip((name != r.name ? r.name : r.suite + ": " + r.name).c_str());  // r.name: "suite/name"
+      }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.kind.c_str());
       ImGui::TableNextColumn();
