@@ -24,8 +24,8 @@ std::string wrap_at_spaces(std::string_view text, float width, const std::functi
   out.reserve(text.size());
   const char* p = text.data();
   const char* const end = p + text.size();
-  float x = 0.0f;           // width of the current line so far
-  bool line_empty = true;   // nothing but (dropped) spaces on the current line yet
+  float x = 0.0f;          // width of the current line so far
+  bool line_empty = true;  // nothing but (dropped) spaces on the current line yet
   while (p < end) {
     if (*p == '\n') {
       out += '\n';
@@ -80,20 +80,46 @@ std::string wrap_at_spaces(std::string_view text, float width, const std::functi
   return out;
 }
 
-void TextWrappedAtSpaces(std::string_view text) {
+std::string keep_lines(const std::string& wrapped, int max_lines, float width,
+                       const std::function<float(std::string_view)>& measure, bool* cut) {
+  if (cut) *cut = false;
+  if (max_lines <= 0) return wrapped;
+  size_t start = 0;  // where line max_lines starts
+  for (int line = 1; line < max_lines; ++line) {
+    const size_t newline = wrapped.find('\n', start);
+    if (newline == std::string::npos) return wrapped;  // fewer lines
+    start = newline + 1;
+  }
+  const size_t end = wrapped.find('\n', start);
+  if (wrapped.find_first_not_of(" \n", end) == std::string::npos) return wrapped;  // exactly max_lines
+  if (cut) *cut = true;
+  static constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
+  std::string last = wrapped.substr(start, end - start);
+  while (!last.empty() && measure(last + std::string(kEllipsis)) > width) {
+    const size_t space = last.find_last_of(' ');
+    last.resize(space == std::string::npos ? 0 : space);  // a line of one word gives it up whole
+  }
+  while (!last.empty() && last.back() == ' ') last.pop_back();
+  return wrapped.substr(0, start) + last + std::string(kEllipsis);
+}
+
+bool TextWrappedAtSpaces(std::string_view text, int max_lines) {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
-  if (window->SkipItems) return;
+  if (window->SkipItems) return false;
   // As ImGui::TextWrapped: where no wrap position is pushed, the window's edge.
   const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
   const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos);
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize();
-  const std::string lines = wrap_at_spaces(text, width, [&](std::string_view s) {
+  const auto measure = [&](std::string_view s) {
     return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
-  });
+  };
+  bool cut = false;
+  const std::string lines = keep_lines(wrap_at_spaces(text, width, measure), max_lines, width, measure, &cut);
   ImGui::PushTextWrapPos(-1.0f);  // the breaks are in the text now
   ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
   ImGui::PopTextWrapPos();
+  return cut;
 }
 
 }  // namespace headroom::widgets

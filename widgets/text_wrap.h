@@ -16,8 +16,15 @@ namespace headroom::widgets {
 // the text as it is.
 std::string wrap_at_spaces(std::string_view text, float width, const std::function<float(std::string_view)>& measure);
 
+// The first `max_lines` lines of `wrapped` (wrap_at_spaces' output for `width`); where there are
+// more, the last one kept ends in "…", its last words dropped until that fits. `max_lines` <= 0
+// keeps them all. *cut, when given, says whether lines were left out.
+std::string keep_lines(const std::string& wrapped, int max_lines, float width,
+                       const std::function<float(std::string_view)>& measure, bool* cut = nullptr);
+
 // ImGui::TextUnformatted wrapped at spaces, in the current font and text colour, at the current
-// wrap position (PushTextWrapPos; where none is pushed, the window's edge, as ImGui::TextWrapped).
-void TextWrappedAtSpaces(std::string_view text);
+// wrap position (PushTextWrapPos; where none is pushed, the window's edge, as ImGui::TextWrapped),
+// in at most `max_lines` lines (keep_lines; <= 0: all). Returns whether lines were left out.
+bool TextWrappedAtSpaces(std::string_view text, int max_lines = 0);
 
 }  // namespace headroom::widgets

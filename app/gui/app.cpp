@@ -232,12 +232,13 @@ void App::rebuild_fonts() {
   // On macOS-style HiDPI the framebuffer is larger than the window: rasterize fonts at
   // framebuffer resolution but draw them at window (ImGui coordinate) size.
   const float fb_ratio = ww > 0 ? std::max(1.0f, static_cast<float>(fw) / ww) : 1.0f;
-  // A lesson's presentation follows the window's height, so a 1024x768 projector still fits the panel.
-  const float lesson_scale = lesson_.active() ? lesson_presentation_scale(wh) : 0.0f;
-  const float pres = lesson_.active() ? lesson_scale : presentation_ ? kPresentationScale : 1.0f;
+  // Presentation type (a lesson's, or presentation mode) follows the window's height, so a 1024x768
+  // projector still fits a lesson's panel and the lab's maps.
+  const float scale = lesson_.active() || presentation_ ? presentation_scale(wh) : 0.0f;
+  const float pres = scale > 0.0f ? scale : 1.0f;
   const float lesson_px = lesson_.active() ? kBaseFontPx * content_scale_ * pres * 1.2f : 0.0f;
   const Fonts fonts = load_fonts(content_scale_ * pres, lesson_px);
-  lesson_font_scale_ = lesson_scale;
+  presentation_font_scale_ = scale;
   lesson_fonts_ = {fonts.lesson_body, fonts.lesson_bold, fonts.lesson_italic, fonts.lesson_title};
   ImGui::GetIO().FontGlobalScale = 1.0f / fb_ratio;
   context_.mono_font = fonts.mono;
@@ -308,11 +309,13 @@ void App::frame() {
   widgets::NewFrame();
 
   handle_shortcuts();
-  if (lesson_.active()) {
-    // The window was resized: the lesson's type follows its height.
+  if (lesson_.active() || presentation_) {
+    // The window was resized: presentation type follows its height.
     int ww = 0, wh = 0;
     glfwGetWindowSize(window_, &ww, &wh);
-    if (std::abs(lesson_presentation_scale(wh) - lesson_font_scale_) > 0.02f) fonts_dirty_ = true;
+    if (std::abs(presentation_scale(wh) - presentation_font_scale_) > 0.02f) fonts_dirty_ = true;
+  }
+  if (lesson_.active()) {
     const double now = now_seconds();
     lesson_.handle_keys(now, ImGui::GetIO().WantTextInput);
     apply_lesson_step(now);

@@ -106,8 +106,8 @@ class App {
 
   LessonPresenter lesson_;
   LessonFonts lesson_fonts_;
-  float lesson_font_scale_ = 0.0f;   // the presentation scale the lesson's fonts were built for
-  uint64_t lesson_applied_ = ~0ull;  // the player's step_version the views show
+  float presentation_font_scale_ = 0.0f;  // the presentation scale the fonts were built for (0: none)
+  uint64_t lesson_applied_ = ~0ull;       // the player's step_version the views show
   bool lesson_sweeps_done_ = false;  // the step's sweeps reached their ends (the controls are the lecturer's again)
   double lesson_step_applied_at_ = 0.0;
   int lesson_step_frames_ = 0;               // frames drawn since the step was applied

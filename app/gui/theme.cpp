@@ -90,7 +90,7 @@ void high_contrast_colors(ImGuiStyle& s) {
 
 }  // namespace
 
-float lesson_presentation_scale(int window_height) {
+float presentation_scale(int window_height) {
   return std::clamp(kPresentationScale * static_cast<float>(window_height) / 1080.0f, 1.0f, 2.5f);
 }
 

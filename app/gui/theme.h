@@ -28,9 +28,10 @@ struct Fonts {
 // package to install.
 Fonts load_fonts(float pixel_scale, float lesson_px = 0.0f);
 
-// The presentation scale of a lesson: the UI grows with the window's height (1.75 at 1080 pixels,
-// about 1.25 on a 768-pixel projector), so a 4:3 projector still fits the step's panel.
-float lesson_presentation_scale(int window_height);
+// The presentation scale (a lesson, or presentation mode): the UI grows with the window's height
+// (1.75 at 1080 pixels, about 1.25 on a 768-pixel projector), so that a letter takes the same share
+// of the wall and a 4:3 projector still fits a lesson step's panel, or the lab's maps.
+float presentation_scale(int window_height);
 
 // Resets ImGui's style to the chosen theme and scales every size by `scale`.
 void apply_theme(bool presentation, float scale);

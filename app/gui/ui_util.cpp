@@ -30,16 +30,21 @@ std::string last_tooltip() {
   return g_last_tooltip_frame >= ImGui::GetFrameCount() - 1 ? g_last_tooltip : std::string();
 }
 
+void wrapped_tooltip(const char* text) {
+  if (!ImGui::IsItemHovered()) return;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+  widgets::TextWrappedAtSpaces(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+  g_last_tooltip = text;
+  g_last_tooltip_frame = ImGui::GetFrameCount();
+}
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    widgets::TextWrappedAtSpaces(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  wrapped_tooltip(text);
 }
 
 namespace {
@@ -54,7 +59,7 @@ std::string vformat(const char* fmt, va_list args) {
 }
 }  // namespace
 
-void wrapped_unformatted(std::string_view text) { widgets::TextWrappedAtSpaces(text); }
+bool wrapped_unformatted(std::string_view text, int max_lines) { return widgets::TextWrappedAtSpaces(text, max_lines); }
 
 std::string glued(std::string_view text) {
   std::string out;

@@ -22,6 +22,10 @@ void show_tooltip(const char* text);
 // reports it, so a test can hover an item and read what it said.
 std::string last_tooltip();
 
+// A tooltip on the item drawn last, when it is hovered, wrapped at 30 em (recorded as tooltip()'s).
+void wrapped_tooltip(const char* text);
+inline void wrapped_tooltip(const std::string& text) { wrapped_tooltip(text.c_str()); }
+
 // A grey "(?)" after the item drawn last, with `text` wrapped in its tooltip.
 void help_marker(const char* text);
 
@@ -39,7 +43,9 @@ float combo_width(const char* const* items, int count);
 void wrapped_text(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_disabled(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) IM_FMTARGS(2);
-void wrapped_unformatted(std::string_view text);
+// In at most `max_lines` lines (<= 0: all), the last ending in "…" where more were left out;
+// returns whether they were (show the whole text in a wrapped_tooltip, say).
+bool wrapped_unformatted(std::string_view text, int max_lines = 0);
 // `text` with its spaces made no-break spaces (U+00A0): a wrapped line never breaks inside it
 // ("model params 470k" stays together).
 std::string glued(std::string_view text);

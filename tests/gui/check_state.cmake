@@ -32,6 +32,11 @@ endif()
 if(DEFINED FRAMES AND frames LESS FRAMES)
   message(FATAL_ERROR "check_state: FAIL: frames is ${frames}, expected at least ${FRAMES}")
 endif()
+# The lab's column leaves its checkbox and radio labels room (a projector's large type too).
+string(JSON clipped ERROR_VARIABLE err GET "${json}" controls_clipped)
+if(NOT err AND clipped GREATER 0)
+  message(FATAL_ERROR "check_state: FAIL: ${clipped} of the lab's checkbox or radio labels run past its column")
+endif()
 # No SQL and no checkpoint decode on the UI thread: a frame would wait for the disk.
 string(JSON blocking ERROR_VARIABLE err GET "${json}" blocking_io_on_ui_thread)
 if(err)

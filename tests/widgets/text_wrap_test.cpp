@@ -122,3 +122,22 @@ TEST(TextWrap, NoBreakSpacesGlueWords) {
             "n = 54\nparams\xC2\xA0"
             "470k\n(104.6\xC2\xA0ms)");
 }
+
+TEST(TextWrap, KeepsAtMostTheLinesAskedForAndSaysSo) {
+  const std::string wrapped = hw::wrap_at_spaces("one two three four five six seven eight", 10.0f, chars);
+  ASSERT_EQ(wrapped, "one two\nthree four\nfive six\nseven\neight");
+  bool cut = false;
+  // Line 2 "three four" is 10 wide: with the ellipsis it drops "four".
+  EXPECT_EQ(hw::keep_lines(wrapped, 2, 10.0f, chars, &cut), "one two\nthree\xE2\x80\xA6");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(hw::keep_lines(wrapped, 3, 10.0f, chars, &cut), "one two\nthree four\nfive six\xE2\x80\xA6");
+  EXPECT_TRUE(cut);
+  // As many lines as there are, or more, or no limit: nothing left out.
+  for (int max : {5, 6, 0, -1}) {
+    EXPECT_EQ(hw::keep_lines(wrapped, max, 10.0f, chars, &cut), wrapped) << max;
+    EXPECT_FALSE(cut) << max;
+  }
+  // A last line of one word too wide for the ellipsis gives it up.
+  EXPECT_EQ(hw::keep_lines("abcdefghij\nmore", 1, 10.0f, chars, &cut), "\xE2\x80\xA6");
+  EXPECT_TRUE(cut);
+}

@@ -64,7 +64,12 @@ void ExplorerTable::reset() {
   applied_ = posted_;
 }
 
+bool ExplorerTable::scrolling() const {
+  return (!scroll_to_.empty() || scroll_id_ >= 0) && drawn_frame_ >= ImGui::GetFrameCount() - 1;
+}
+
 void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_scroll) {
+  drawn_frame_ = ImGui::GetFrameCount();
   auto& shown = session.shown;
   auto& selected = session.selected;
   ImGui::SetNextItemWidth(std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f));
@@ -108,9 +113,9 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
                                 ImGuiTableFlags_Hideable | ImGuiTableFlags_SizingFixedFit;
   // A narrow window (1024 px) would leave the run names two letters wide: it drops the columns that
-  // say least, in this order, until the names have room. Presentation type on a 1024 px projector
-  // needs more than the first seven: then params, step, d, status, d_p, h and kind go too, and the
-  // names and their best val loss stay.
+  // say least, in this order, until the names have room. Presentation type in a window narrow for
+  // it (900 x 800) needs more than the first seven: then params, step, d, status, d_p, h and kind go
+  // too, and the names and their best val loss stay.
   static const RunColumn kDropOrder[] = {
       RunColumn::TokensPerS, RunColumn::Device, RunColumn::L,      RunColumn::V,    RunColumn::R,
       RunColumn::Weights,    RunColumn::Suite,  RunColumn::Params, RunColumn::Step, RunColumn::D,
@@ -191,6 +196,9 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       sort_column_ = static_cast<RunColumn>(specs->Specs[0].ColumnUserID);
       sort_ascending_ = specs->Specs[0].SortDirection != ImGuiSortDirection_Descending;
       sort_dirty_ = true;
+      // The focused run stays in view through the new order (a click on a header, or a window too
+      // narrow for the suite column, which moves the sort to the names once the rows are in).
+      if (scroll_to_.empty() && focused_row_visible_ && session.focused >= 0) scroll_to_ = {session.focused};
     }
     specs->SpecsDirty = false;
   }
@@ -204,17 +212,28 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
   suites_clipped_ = 0;
   const bool suites_drawn = std::find(dropped.begin(), dropped.end(), RunColumn::Suite) == dropped.end();
   focused_row_visible_ = false;
-  int scroll_row = -1;  // the row scroll_to() asked for, drawn this frame wherever it is
   // Only in the order that stays: a narrow window that hides the suite column moves the sort to the
   // names, and the rows change order a frame or two later.
   if (!scroll_to_.empty() && current() && !sort_dirty_) {
     const auto it = std::find_if(shown.begin(), shown.end(),
                                  [&](const explorer::RunRow* r) { return scroll_to_.count(r->id) > 0; });
     if (it != shown.end()) {
-      scroll_row = static_cast<int>(it - shown.begin());
       session.focused = (*it)->id;
+      scroll_id_ = (*it)->id;
+      scroll_frames_left_ = 8;
     }
     scroll_to_.clear();
+  }
+  // The row to bring into view, drawn this frame wherever it is. The clipper places a row far
+  // down by its estimate of a row's height, which the next frame may measure otherwise (in
+  // presentation type a few hundred rows down, by rows): scroll again each frame until the row
+  // is in view, for at most a few frames.
+  int scroll_row = -1;
+  if (scroll_id_ >= 0 && current() && !sort_dirty_) {
+    const auto it =
+        std::find_if(shown.begin(), shown.end(), [&](const explorer::RunRow* r) { return r->id == scroll_id_; });
+    if (it != shown.end() && scroll_frames_left_-- > 0) scroll_row = static_cast<int>(it - shown.begin());
+    else scroll_id_ = -1;
   }
   // The row's selectable goes in its first column shown: where a narrow window (or the user) hid
   // the suite column, a selectable there would be skipped and the rows could not be clicked.
@@ -253,7 +272,12 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
         }
         session.focused = r.id;
       }
-      if (i == scroll_row) ImGui::SetScrollHereY(0.3f);
+      if (i == scroll_row) {
+        const ImRect row = GImGui->LastItemData.Rect;
+        const ImRect& view = ImGui::GetCurrentWindow()->ClipRect;
+        if (row.Min.y >= view.Min.y && row.Max.y <= view.Max.y) scroll_id_ = -1;  // in view: done
+        else ImGui::SetScrollHereY(0.3f);
+      }
       if (r.id == session.focused && ImGui::IsItemVisible()) focused_row_visible_ = true;
       if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0)) {
         session.focused = r.id;

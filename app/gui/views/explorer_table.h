@@ -37,6 +37,9 @@ class ExplorerTable {
   // Scrolls the table once to the first of these runs in its order when one is shown, and focuses
   // that run (a scene's, a lesson's or the default selection may lie below the rows in view).
   void scroll_to(std::set<std::int64_t> ids) { scroll_to_ = std::move(ids); }
+  // A scroll asked for has not reached its row yet, in a table drawn in the last frame (automation
+  // waits for it: at most a few frames; a lesson panel without the table does not).
+  bool scrolling() const;
   void reset();  // a new DB
   // Columns a narrow window left out in the last frame (tok/s first, then device, L, V, r, suite).
   int columns_dropped() const { return columns_dropped_; }
@@ -64,6 +67,9 @@ class ExplorerTable {
   int names_clipped_ = 0;
   int suites_clipped_ = 0;
   std::set<std::int64_t> scroll_to_;
+  std::int64_t scroll_id_ = -1;  // the row being brought into view, for scroll_frames_left_ more frames
+  int scroll_frames_left_ = 0;
+  int drawn_frame_ = -10;  // ImGui's frame count when the table was last drawn
   bool focused_row_visible_ = false;
   std::uint64_t names_measured_for_ = ~std::uint64_t{0};  // the order whose names names_width_ measured
   float names_scale_ = 0.0f, names_width_ = 0.0f;

@@ -557,6 +557,7 @@ bool ExplorerView::content_ready(bool first_page) const {
   if (!rows->open) return true;
   if (rows->partial && (!first_page || !selection_defaulted_)) return false;
   if (session_.frames_with_rows < 3 && !rows->rows.empty()) return false;
+  if (table_.scrolling()) return false;
   if (tab_ == ExplorerTab::Figures) return figures_.settled(session_);
   if (tab_ == ExplorerTab::Curves) return curves_.settled(session_);
   if (tab_ == ExplorerTab::Run) return run_.settled(session_);

@@ -34,7 +34,26 @@ std::string LabModelPanel::field(const char* label) const {
   return std::string("##") + label;
 }
 
+namespace {
+// The column's checkbox labels, the longest first.
+const char* const kCheckboxLabels[] = {"start positions at zero", "positional embedding", "standard d_p = d/h"};
+}  // namespace
+
+float LabModelPanel::least_width() {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float widest = 0.0f;
+  for (const char* label : kCheckboxLabels) widest = std::max(widest, labelled_width(ImGui::GetFrameHeight(), label));
+  // The child window's padding and border on both sides, and its scrollbar.
+  return widest + 2.0f * (style.WindowPadding.x + style.ChildBorderSize) + style.ScrollbarSize + 1.0f;
+}
+
+void LabModelPanel::count_if_clipped() {
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x > right + 0.5f) ++labels_clipped_;
+}
+
 void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
+  labels_clipped_ = 0;
   // Labels keep the room their longest one needs (in any font size: a lesson's large type too), and
   // the widgets take the rest, at least 45% of the panel. A column too narrow for both, and for the
   // widest value ("general-bilinear" in the attention box), puts each label above its widget.
@@ -88,6 +107,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       if (c.kind == core::AttentionKind::MultiHead && !c.standard_head_size) c.kind = core::AttentionKind::FixedHead;
       if (c.kind == core::AttentionKind::FixedHead && c.standard_head_size) c.kind = core::AttentionKind::MultiHead;
     }
+    count_if_clipped();
     highlight_item("standard_head_size");
     tooltip(
         "On: head size d_p = d/h, so more heads means smaller heads (LRB eq. 8).\n"
@@ -114,6 +134,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       "Rank of the positional embedding (VB App. C.4): n x r_pos times r_pos x d. Layer 0's input has rank at\n"
       "most r + r_pos (+1 for LayerNorm); VB's bound assumes positions of rank 1. At the left end: full rank.");
   ImGui::Checkbox("positional embedding", &c.positions);
+  count_if_clipped();
   highlight_item("positions");
   tooltip(
       "Off: the model has no positional embedding, and only the causal mask tells positions apart (query i\n"
@@ -122,6 +143,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   bool zero_start = c.pos_init == core::PosInit::Zero;
   if (ImGui::Checkbox("start positions at zero", &zero_start))
     c.pos_init = zero_start ? core::PosInit::Zero : core::PosInit::Random;
+  count_if_clipped();
   ImGui::EndDisabled();
   highlight_item("pos_init");
   tooltip(
@@ -156,6 +178,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   ImGui::SliderInt(field("L (layers)").c_str(), &c.layers, 1, 8);
   highlight_item("layers");
   ImGui::Checkbox("causal", &c.causal);
+  count_if_clipped();
   highlight_item("causal");
   int seed = static_cast<int>(c.seed);
   if (ImGui::InputInt(field("seed").c_str(), &seed)) c.seed = static_cast<uint64_t>(std::max(0, seed));
@@ -166,8 +189,10 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
   ImGui::Separator();
   int input = c.input == LabInput::Text ? 0 : 1;
   ImGui::RadioButton("sentence", &input, 0);
-  ImGui::SameLine();
+  count_if_clipped();
+  same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "synthetic"));
   ImGui::RadioButton("synthetic", &input, 1);
+  count_if_clipped();
   highlight_item("input");
   c.input = input == 0 ? LabInput::Text : LabInput::Synthetic;
   if (c.input == LabInput::Text) {

@@ -17,6 +17,12 @@ class LabModelPanel {
   void draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx);
   void set_text(const std::string& text);  // the typed input (a scene or a loaded file)
 
+  // The checkboxes and radio buttons whose label ran past the column's edge in the last frame
+  // (--state-out: a test that the column leaves their labels room).
+  int labels_clipped() const { return labels_clipped_; }
+  // The column's least width for its checkbox labels to show whole, in the current font.
+  static float least_width();
+
   char text_buffer[1024] = {};  // the typed input, edited in place
   int loaded_tab = -1;          // a scene file was loaded: select this tab (then set back to -1)
 
@@ -28,7 +34,9 @@ class LabModelPanel {
   // when the column is too narrow for both (a lesson's large type on a 4:3 projector). Returns the
   // widget's label argument.
   std::string field(const char* label) const;
+  void count_if_clipped();  // after a checkbox or radio button
   bool stacked_ = false;
+  int labels_clipped_ = 0;
   char scene_path_[512] = {};
   std::string scene_message_;
   bool scene_error_ = false;

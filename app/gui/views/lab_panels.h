@@ -13,7 +13,9 @@
 namespace headroom::gui {
 
 // The model, its costs (as TH's tables and §5 count them) and the papers' bottleneck badges (lab_summary.cpp).
-void draw_lab_summary(const LabSnapshot& s);
+// `max_badge_lines` > 0: each bottleneck badge's text in at most that many lines, the whole in its
+// tooltip (a projector's large type would push the maps below the fold).
+void draw_lab_summary(const LabSnapshot& s, int max_badge_lines = 0);
 // Which layer a panel shows: a radio button per layer up to 8 (a slider's grab would hide the value
 // of a two-layer model), a slider beyond; `id` tells the panels' pickers apart (lab_maps.cpp).
 void layer_picker(const char* id, int* layer, int layers, float ui_scale);

@@ -18,7 +18,7 @@ const ImVec4 kBadgeTh(0.20f, 0.60f, 0.75f, 1.0f);
 
 }  // namespace
 
-void draw_lab_summary(const LabSnapshot& s) {
+void draw_lab_summary(const LabSnapshot& s, int max_badge_lines) {
   // Wrapped: in presentation mode (large fonts) these lines are wider than the panel.
   if (s.real.dir.empty()) {
     wrapped_text("%s", core::describe(s.spec).c_str());
@@ -47,7 +47,7 @@ void draw_lab_summary(const LabSnapshot& s) {
     ImGui::SmallButton(label.c_str());
     ImGui::PopStyleColor(2);
     ImGui::SameLine();
-    wrapped_text("%s", b.message.c_str());
+    if (wrapped_unformatted(b.message, max_badge_lines)) wrapped_tooltip(b.message);
   }
   if (s.partial) ImGui::TextDisabled("Measuring the heads' spectra...");
   else if (s.bottlenecks.empty())

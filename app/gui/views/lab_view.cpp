@@ -178,6 +178,7 @@ nlohmann::json LabView::state() const {
                        {"ranks", ranks},         {"rank_cap", snap_->layers.empty() ? 0 : snap_->layers[0].rank_cap},
                        {"open_ms", r.open_ms},   {"compute_ms", snap_->compute_ms}};
   }
+  j["controls_clipped"] = model_.labels_clipped();
   stored_state(&j);
   if (maps_drawn_.model.drawn) {
     const ModelViewDrawn& m = maps_drawn_.model;
@@ -317,7 +318,7 @@ void LabView::draw_untrained_offer() {
   if (focus_.active || !stored_opening_.empty() || c_.training || !snap_ || !snap_->valid ||
       snap_->training.step != 0 || explorer::results_db_path().empty())
     return;
-  ImGui::TextDisabled("Untrained: random weights.");
+  wrapped_text_disabled("Untrained: random weights.");
   if (ImGui::SmallButton("Open a trained run")) {
     context_.request_open_path = explorer::results_db_path();
     context_.request_trained_example = true;
@@ -497,7 +498,11 @@ void LabView::draw() {
     // The controls take at most 30% of the width, so the maps keep the room on a projector; in a
     // lesson's large type the labels need more (a step shows few panels beside them).
     const float share = focus_.active ? 0.42f : 0.30f;
-    draw_controls_column(std::min(330.0f * context_.ui_scale, ImGui::GetContentRegionAvail().x * share));
+    const float avail = ImGui::GetContentRegionAvail().x;
+    // Presentation type on a 1024 px projector: the checkbox labels still show whole, up to 42%.
+    const float width = std::max(std::min(330.0f * context_.ui_scale, avail * share),
+                                 std::min(LabModelPanel::least_width(), avail * 0.42f));
+    draw_controls_column(width);
     ImGui::SameLine();
   }
   ImGui::BeginChild("##lab_main", ImVec2(0, 0), false);
@@ -515,7 +520,10 @@ void LabView::draw() {
     draw_focused_panel();
     ++frames_shown_;
   } else if (snap_ && snap_->valid) {
-    draw_lab_summary(*snap_);
+    // Where the panel has room for fewer than 30 lines (a projector's large type), each badge keeps
+    // to 3 lines, the whole in its tooltip, so that the maps still show above the fold.
+    const float lines_room = ImGui::GetContentRegionAvail().y / ImGui::GetTextLineHeightWithSpacing();
+    draw_lab_summary(*snap_, lines_room < 30.0f ? 3 : 0);
     if (ImGui::BeginTabBar("##lab_tabs")) {
       const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem, LabTab::Separation};
       const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1", "Depth vs width"};
