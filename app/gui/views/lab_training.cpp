@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "app/gui/ui_util.h"
@@ -33,11 +34,15 @@ void draw_lab_training(const LabSnapshot& s, LabControls& c, const ViewContext& 
   if (!s.valid) return;
   ImGui::Text("step %lld  %s", static_cast<long long>(s.training.step), s.training.task.c_str());
   if (!s.training.loss.empty()) {
-    ImGui::SameLine();
-    ImGui::Text("loss %.3f", s.training.loss.back());
+    // Beside the step where the column has room, else on the next line.
+    char loss[32], pending[48];
+    std::snprintf(loss, sizeof loss, "loss %.3f", s.training.loss.back());
+    same_line_if_fits(ImGui::CalcTextSize(loss).x);
+    ImGui::TextUnformatted(loss);
     if (s.training.pending_steps > 0) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("(%d more steps to train)", s.training.pending_steps);
+      std::snprintf(pending, sizeof pending, "(%d more steps to train)", s.training.pending_steps);
+      same_line_if_fits(ImGui::CalcTextSize(pending).x);
+      ImGui::TextDisabled("%s", pending);
     }
     if (widgets::BeginPlot("##loss", ImVec2(-1, plot_height > 0 ? plot_height : 150 * ctx.ui_scale))) {
       widgets::SetupAxes("step", "train loss", widgets::PlotFlags_LogY | widgets::PlotFlags_NoLegend);

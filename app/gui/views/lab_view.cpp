@@ -332,7 +332,7 @@ void LabView::draw_untrained_offer() {
 }
 
 void LabView::draw_stored_run() {
-  if (!stored_opening_.empty()) ImGui::TextDisabled("opening %s...", stored_opening_.c_str());
+  if (!stored_opening_.empty()) wrapped_text_disabled("opening %s...", stored_opening_.c_str());
   if (!stored_message_.empty()) problem_text(stored_message_);
   if (!stored_) {
     draw_untrained_offer();
@@ -352,10 +352,10 @@ void LabView::draw_stored_run() {
   }
   tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
   if (stored_pending())
-    ImGui::TextDisabled("loading step %lld...",
+    wrapped_text_disabled("loading step %lld...",
                         static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
   else
-    ImGui::TextDisabled("%d stored %s, vocabulary %s", last + 1, last == 0 ? "step" : "steps",
+    wrapped_text_disabled("%d stored %s, vocabulary %s", last + 1, last == 0 ? "step" : "steps",
                         stored_->run.tokenizer.c_str());
   if (ImGui::SmallButton("Leave stored run")) stored_.reset();
   tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
