@@ -353,10 +353,10 @@ void LabView::draw_stored_run() {
   tooltip("Replay training: each stop is a checkpoint the worker stored (maps, spectra and P_l / P_w at that step).");
   if (stored_pending())
     wrapped_text_disabled("loading step %lld...",
-                        static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
+                          static_cast<long long>(stored_->steps[static_cast<size_t>(stored_scrub_)]));
   else
     wrapped_text_disabled("%d stored %s, vocabulary %s", last + 1, last == 0 ? "step" : "steps",
-                        stored_->run.tokenizer.c_str());
+                          stored_->run.tokenizer.c_str());
   if (ImGui::SmallButton("Leave stored run")) stored_.reset();
   tooltip("Keep the model in the lab (you can train it on), but stop following the stored run.");
 }
