@@ -499,7 +499,8 @@ void LabView::draw() {
     // lesson's large type the labels need more (a step shows few panels beside them).
     const float share = focus_.active ? 0.42f : 0.30f;
     const float avail = ImGui::GetContentRegionAvail().x;
-    // Presentation type on a 1024 px projector: the checkbox labels still show whole, up to 42%.
+    // A window narrow for its type (presentation type, a 4:3 or 5:4 window): the checkbox labels
+    // still show whole, the column taking up to 42%.
     const float width = std::max(std::min(330.0f * context_.ui_scale, avail * share),
                                  std::min(LabModelPanel::least_width(), avail * 0.42f));
     draw_controls_column(width);
