@@ -53,6 +53,7 @@ in_xvfb "$headroom" --presentation --db "$db" --scene "$out/curves.json" --size 
   --frames 6 --state-out "$out/projector.state.json" || fail "projector: headroom exited with $?"
 [ "$(state_value "$out/projector.state.json" table_columns_dropped)" -ge 8 ] || fail "projector: fewer than 8 columns left out"
 [ "$(state_value "$out/projector.state.json" table_names_clipped)" -eq 0 ] || fail "projector: run names cut short"
+grep -q '"curves_controls_overflow": false' "$out/projector.state.json" || fail "projector: the curves' controls run past the window"
 # The worker bar offers the suite and scale this DB was last enqueued with, not the first file.
 grep -q '"enqueue": "vb_attention_ratio quick"' "$out/curves.state.json" || fail "curves: the worker bar does not offer the DB's own suite"
 [ "$(state_value "$out/curves.state.json" plots_drawn)" -ge 1 ] || fail "curves: no plot drawn"

@@ -40,7 +40,11 @@ bool ExplorerCurves::settled(const ExplorerSession& session) const {
 }
 
 void ExplorerCurves::draw_controls(float ui_scale) {
+  // One row where the window has room; a narrow one (presentation type) wraps the controls.
   Settings& s = settings;
+  controls_overflow_ = false;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const auto check = [&] { controls_overflow_ = controls_overflow_ || ImGui::GetItemRectMax().x > right + 0.5f; };
   static const char* kMetrics[] = {"val_loss", "train_loss", "lr", "grad_norm", "tokens_per_s"};
   ImGui::SetNextItemWidth(combo_width(kMetrics, IM_ARRAYSIZE(kMetrics)));
   if (ImGui::BeginCombo("##metric", s.metric.c_str())) {
@@ -48,52 +52,58 @@ void ExplorerCurves::draw_controls(float ui_scale) {
       if (ImGui::Selectable(m, s.metric == m)) s.metric = m, zoom_steps_.reset();
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  check();
   static const explorer::XAxis kAxes[] = {explorer::XAxis::Step, explorer::XAxis::Tokens, explorer::XAxis::TrainSeconds,
                                           explorer::XAxis::RelativeHours};
   const char* axis_labels[IM_ARRAYSIZE(kAxes)];
   for (int i = 0; i < IM_ARRAYSIZE(kAxes); ++i) axis_labels[i] = explorer::x_axis_label(kAxes[i]);
+  same_line_if_fits(combo_width(axis_labels, IM_ARRAYSIZE(kAxes)));
   ImGui::SetNextItemWidth(combo_width(axis_labels, IM_ARRAYSIZE(kAxes)));
   if (ImGui::BeginCombo("##x_axis", explorer::x_axis_label(s.x_axis))) {
     for (auto a : kAxes)
       if (ImGui::Selectable(explorer::x_axis_label(a), a == s.x_axis)) s.x_axis = a, zoom_steps_.reset();
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  check();
+  same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "log x"));
   ImGui::Checkbox("log x", &s.log_x);
-  ImGui::SameLine();
+  check();
+  same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "log y"));
   ImGui::Checkbox("log y", &s.log_y);
-  ImGui::SameLine();
+  check();
   const char* smoothings[] = {"no smoothing", "EMA (debiased)", "moving average"};
   int sm = static_cast<int>(s.smoothing);
+  same_line_if_fits(combo_width(smoothings, 3));
   ImGui::SetNextItemWidth(combo_width(smoothings, 3));
   if (ImGui::Combo("##smoothing", &sm, smoothings, 3)) s.smoothing = static_cast<Smoothing>(sm);
+  check();
   if (s.smoothing == Smoothing::Ema) {
-    ImGui::SameLine();
+    same_line_if_fits(90.0f * ui_scale);
     ImGui::SetNextItemWidth(90.0f * ui_scale);
     ImGui::SliderFloat("##ema", &s.ema_weight, 0.0f, 0.99f, "w %.2f");
     tooltip("TensorBoard's smoothing weight; the start is debiased (divided by 1 - w^k) so it is not pulled to 0.");
   } else if (s.smoothing == Smoothing::MovingAverage) {
-    ImGui::SameLine();
+    same_line_if_fits(90.0f * ui_scale);
     ImGui::SetNextItemWidth(90.0f * ui_scale);
     ImGui::SliderInt("##ma", &s.ma_window, 2, 50, "%d points");
   }
-  ImGui::SameLine();
   const char* groupings[] = {"each run", "mean over seeds", "mean by config key"};
   int gr = static_cast<int>(s.grouping);
+  same_line_if_fits(combo_width(groupings, 3));
   ImGui::SetNextItemWidth(combo_width(groupings, 3));
   if (ImGui::Combo("##grouping", &gr, groupings, 3)) s.grouping = static_cast<Grouping>(gr);
+  check();
   tooltip(
       "Mean over seeds: runs whose configs differ only in train.seed become one mean line with a band.\n"
       "By config key: every selected run with the same value of the key (e.g. model.attention.heads).");
   if (s.grouping != Grouping::None) {
     if (s.grouping == Grouping::ConfigKey) {
-      ImGui::SameLine();
+      same_line_if_fits(170.0f * ui_scale);
       ImGui::SetNextItemWidth(170.0f * ui_scale);
       ImGui::InputText("##group_key", s.group_key, sizeof s.group_key);
     }
-    ImGui::SameLine();
     const char* bands[] = {"min-max band", "+-std band"};
+    same_line_if_fits(combo_width(bands, 2));
     int b = static_cast<int>(s.band);
     ImGui::SetNextItemWidth(combo_width(bands, 2));
     if (ImGui::Combo("##band", &b, bands, 2)) s.band = static_cast<explorer::BandKind>(b);

@@ -41,6 +41,8 @@ class ExplorerCurves {
   bool settled(const ExplorerSession& session) const;
   bool zoomed() const { return zoom_steps_.has_value(); }
   int curves_drawn() const { return curves_drawn_; }
+  // Whether a control of the row above the plot ran past the window's edge in the last frame.
+  bool controls_overflow() const { return controls_overflow_; }
   void reset() { zoom_steps_.reset(); }  // a new DB
 
  private:
@@ -50,6 +52,7 @@ class ExplorerCurves {
 
   std::optional<db::StepRange> zoom_steps_;  // steps of the zoomed window (nullopt: everything)
   int curves_drawn_ = 0;
+  bool controls_overflow_ = false;
   double marked_step_ = -1;  // the step clicked on the plot (opened in the lab)
   std::string svg_request_;  // path to write the next frame's plot SVG to
   std::string svg_buffer_;

@@ -495,6 +495,7 @@ nlohmann::json ExplorerView::state() const {
                       {"runs_without_worker", session_.stranded.size()},  // interrupted or stalled
                       {"selected", session_.selected.size()},
                       {"curves_drawn", curves_.curves_drawn()},
+                      {"curves_controls_overflow", curves_.controls_overflow()},
                       {"figures", figures_.count()},
                       {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},  // the one shown
                       {"figure_unplaced", tab_ == ExplorerTab::Figures ? figures_.unplaced() : ""},
