@@ -68,32 +68,39 @@ std::string glued(std::string_view text) {
   return out;
 }
 
+namespace {
+// The formatted text, wrapped at spaces, in `color` (nullptr: the current text colour).
+void wrapped_in(const ImVec4* color, const char* fmt, va_list args) {
+  const std::string text = vformat(fmt, args);
+  if (color) ImGui::PushStyleColor(ImGuiCol_Text, *color);
+  widgets::TextWrappedAtSpaces(text);
+  if (color) ImGui::PopStyleColor();
+}
+}  // namespace
+
 void wrapped_text(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  const std::string text = vformat(fmt, args);
+  wrapped_in(nullptr, fmt, args);
   va_end(args);
-  widgets::TextWrappedAtSpaces(text);
 }
 
 void wrapped_text_disabled(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  const std::string text = vformat(fmt, args);
+  wrapped_in(&ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), fmt, args);
   va_end(args);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  widgets::TextWrappedAtSpaces(text);
-  ImGui::PopStyleColor();
 }
 
 void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  const std::string text = vformat(fmt, args);
+  wrapped_in(&color, fmt, args);
   va_end(args);
-  ImGui::PushStyleColor(ImGuiCol_Text, color);
-  widgets::TextWrappedAtSpaces(text);
-  ImGui::PopStyleColor();
+}
+
+bool item_runs_past_edge() {
+  return ImGui::GetItemRectMax().x > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x + 0.5f;
 }
 
 void problem_text(const std::string& text) {

@@ -46,6 +46,8 @@ void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) IM_FMTARGS(
 // In at most `max_lines` lines (<= 0: all), the last ending in "…" where more were left out;
 // returns whether they were (show the whole text in a wrapped_tooltip, say).
 bool wrapped_unformatted(std::string_view text, int max_lines = 0);
+// Whether the item drawn last runs past the window's content edge (a label cut off there).
+bool item_runs_past_edge();
 // `text` with its spaces made no-break spaces (U+00A0): a wrapped line never breaks inside it
 // ("model params 470k" stays together).
 std::string glued(std::string_view text);

@@ -43,8 +43,7 @@ void ExplorerCurves::draw_controls(float ui_scale) {
   // One row where the window has room; a narrow one (presentation type) wraps the controls.
   Settings& s = settings;
   controls_overflow_ = false;
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  const auto check = [&] { controls_overflow_ = controls_overflow_ || ImGui::GetItemRectMax().x > right + 0.5f; };
+  const auto check = [&] { controls_overflow_ = controls_overflow_ || item_runs_past_edge(); };
   static const char* kMetrics[] = {"val_loss", "train_loss", "lr", "grad_norm", "tokens_per_s"};
   ImGui::SetNextItemWidth(combo_width(kMetrics, IM_ARRAYSIZE(kMetrics)));
   if (ImGui::BeginCombo("##metric", s.metric.c_str())) {

@@ -47,10 +47,7 @@ float LabModelPanel::least_width() {
   return widest + 2.0f * (style.WindowPadding.x + style.ChildBorderSize) + style.ScrollbarSize + 1.0f;
 }
 
-void LabModelPanel::count_if_clipped() {
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (ImGui::GetItemRectMax().x > right + 0.5f) ++labels_clipped_;
-}
+void LabModelPanel::count_if_clipped() { labels_clipped_ += item_runs_past_edge() ? 1 : 0; }
 
 void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const ViewContext& ctx) {
   labels_clipped_ = 0;
