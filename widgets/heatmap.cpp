@@ -124,6 +124,9 @@ void measure_labels(TexEntry& e, int rows, int cols, const HeatmapStyle& s, cons
 }
 
 float scale_bar_width() { return std::round(ImGui::GetFontSize() * 0.8f); }
+// From the bar's right edge to its tick labels: a 3 px tick, then a gap that grows with the type, so
+// that a tick beside a label never reads as its minus sign ("-0" for 0).
+float scale_label_offset() { return 3.0f + std::max(4.0f, std::round(ImGui::GetFontSize() * 0.35f)); }
 
 void draw_color_scale(ImDrawList* dl, const ImRect& r, Colormap map, float lo, float hi) {
   const float bar_w = scale_bar_width();
@@ -148,21 +151,21 @@ void draw_color_scale(ImDrawList* dl, const ImRect& r, Colormap map, float lo, f
     dl->AddLine(ImVec2(bar.Max.x, y), ImVec2(bar.Max.x + 3.0f, y), detail::text_color(0.6f));
     const float top = std::clamp(y - line * 0.5f, r.Min.y, std::max(r.Min.y, r.Max.y - line));
     if (top + line > last_top) continue;
-    dl->AddText(ImVec2(bar.Max.x + 5.0f, top), detail::text_color(0.85f), t.label.c_str());
+    dl->AddText(ImVec2(bar.Max.x + scale_label_offset(), top), detail::text_color(0.85f), t.label.c_str());
     last_top = top;
   }
 }
 
 }  // namespace
 
-float ColorScaleWidth() { return scale_bar_width() + 5.0f + ImGui::CalcTextSize("-0.000").x; }
+float ColorScaleWidth() { return scale_bar_width() + scale_label_offset() + ImGui::CalcTextSize("-0.000").x; }
 
 float ColorScaleWidth(float lo, float hi) {
   float widest = ImGui::CalcTextSize("-0.000").x;
   // The densest tick set draw_color_scale asks for on a tall bar: its labels are the longest.
   if (hi > lo)
     for (const AxisTick& t : nice_ticks(lo, hi, 64)) widest = std::max(widest, ImGui::CalcTextSize(t.label.c_str()).x);
-  return scale_bar_width() + 5.0f + widest;
+  return scale_bar_width() + scale_label_offset() + widest;
 }
 
 void ColorScale(const char* id, Colormap colormap, float lo, float hi, const ImVec2& size) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace headroom::gui {
 
@@ -51,6 +52,18 @@ bool item_runs_past_edge();
 // `text` with its spaces made no-break spaces (U+00A0): a wrapped line never breaks inside it
 // ("model params 470k" stays together).
 std::string glued(std::string_view text);
+
+// A tab's label, and a shorter one for a tab bar too narrow for the full labels.
+struct TabLabel {
+  const char* full;
+  const char* brief;
+};
+// The labels to give a tab bar `avail` pixels wide: the full ones where they all fit, else the brief
+// ones (ImGui would shrink every tab and cut each label: "Attentio..."). Each comes back as
+// "shown###full", so that a tab keeps its identity, and its selection, when its label changes.
+std::vector<std::string> fitting_tab_labels(const TabLabel* tabs, int count, float avail);
+// Whether the tab item drawn last (call just after BeginTabItem) shows `label` cut short.
+bool tab_label_cut(const char* label);
 
 // Multi-line text in the problem colour, wrapped at the window's edge.
 void problem_text(const std::string& text);

@@ -37,6 +37,11 @@ string(JSON clipped ERROR_VARIABLE err GET "${json}" controls_clipped)
 if(NOT err AND clipped GREATER 0)
   message(FATAL_ERROR "check_state: FAIL: ${clipped} of the lab's checkbox or radio labels run past its column")
 endif()
+# No tab label cut short ("Attentio..."): a narrow tab bar shows the brief labels.
+string(JSON cut ERROR_VARIABLE err GET "${json}" tab_labels_cut)
+if(NOT err AND cut GREATER 0)
+  message(FATAL_ERROR "check_state: FAIL: ${cut} tab labels are cut short; a tab bar too narrow for its labels should show the brief ones")
+endif()
 # No SQL and no checkpoint decode on the UI thread: a frame would wait for the disk.
 string(JSON blocking ERROR_VARIABLE err GET "${json}" blocking_io_on_ui_thread)
 if(err)

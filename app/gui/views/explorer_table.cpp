@@ -77,15 +77,28 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
                            "filter: h>=8 kind=talking-heads status!=failed val<2.5 (bare words match names)",
                            filter_buffer_, sizeof filter_buffer_);
   ImGui::SameLine();
-  if (!filter_error_.empty()) ImGui::TextColored(kProblem, "%s", filter_error_.c_str());
-  else if (session.rows->partial)
-    ImGui::TextDisabled(
+  // Beside the filter, wrapped where the window is narrow; the selection hint moves to a tooltip
+  // where the counts alone fill the row.
+  if (!filter_error_.empty()) {
+    wrapped_text_colored(kProblem, "%s", filter_error_.c_str());
+  } else if (session.rows->partial) {
+    wrapped_text_disabled(
         "%zu of the newest %zu runs, %zu selected; reading the other %lld", shown.size(), session.rows->rows.size(),
         selected.size(),
         static_cast<long long>(session.rows->total_runs) - static_cast<long long>(session.rows->rows.size()));
-  else
-    ImGui::TextDisabled("%zu of %zu runs, %zu selected (ctrl/shift-click for more)", shown.size(),
-                        session.rows->rows.size(), selected.size());
+  } else {
+    const char* hint = "ctrl/shift-click for more";
+    char counts[96];
+    std::snprintf(counts, sizeof counts, "%zu of %zu runs, %zu selected", shown.size(), session.rows->rows.size(),
+                  selected.size());
+    const std::string whole = std::string(counts) + " (" + hint + ")";
+    if (ImGui::CalcTextSize(whole.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+      ImGui::TextDisabled("%s", whole.c_str());
+    } else {
+      wrapped_text_disabled("%s", counts);
+      tooltip(hint);
+    }
+  }
 
   using explorer::RunColumn;
   struct Column {

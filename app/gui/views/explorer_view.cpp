@@ -333,10 +333,15 @@ void ExplorerView::draw_lesson_panel() {
 void ExplorerView::draw_tabs() {
   if (!ImGui::BeginTabBar("##explorer_tabs")) return;
   const ExplorerTab tabs[] = {ExplorerTab::Curves, ExplorerTab::Compare, ExplorerTab::Figures, ExplorerTab::Run};
-  const char* labels[] = {"Curves", "Compare", "Paper figures", "Run"};
+  const TabLabel names[] = {{"Curves", "Curves"}, {"Compare", "Compare"}, {"Paper figures", "Figures"}, {"Run", "Run"}};
+  const auto labels = fitting_tab_labels(names, 4, ImGui::GetContentRegionAvail().x);
+  tab_labels_cut_ = 0;
   for (int i = 0; i < 4; ++i) {
     const bool select = session_.select_tab == static_cast<int>(tabs[i]);
-    if (ImGui::BeginTabItem(labels[i], nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
+    const bool open = ImGui::BeginTabItem(labels[i].c_str(), nullptr, select ? ImGuiTabItemFlags_SetSelected : 0);
+    tab_labels_cut_ += tab_label_cut(labels[i].c_str());
+    if (labels[i].compare(0, labels[i].find("###"), names[i].full) != 0) tooltip(names[i].full);
+    if (open) {
       if (session_.select_tab < 0) tab_ = tabs[i];
       if (tabs[i] == ExplorerTab::Curves) curves_.draw(session_, session_.benchmarking() && open_to_full_draw_ms_ >= 0);
       if (tabs[i] == ExplorerTab::Compare) compare_.draw(session_);
@@ -496,6 +501,7 @@ nlohmann::json ExplorerView::state() const {
                       {"selected", session_.selected.size()},
                       {"curves_drawn", curves_.curves_drawn()},
                       {"curves_controls_overflow", curves_.controls_overflow()},
+                      {"tab_labels_cut", tab_labels_cut_},
                       {"figures", figures_.count()},
                       {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},  // the one shown
                       {"figure_unplaced", tab_ == ExplorerTab::Figures ? figures_.unplaced() : ""},

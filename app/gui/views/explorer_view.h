@@ -80,6 +80,7 @@ class ExplorerView : public View {
   std::vector<std::string> recent_;
   char path_buffer_[1024] = {};
   ExplorerTab tab_ = ExplorerTab::Curves;
+  int tab_labels_cut_ = 0;  // tabs whose labels ImGui cut short in the last frame
   bool selection_defaulted_ = false;
   std::vector<std::string> scene_select_;  // run names from a scene, applied when rows arrive
   std::string scene_open_in_lab_;          // a run name from a scene, opened in the lab when rows arrive

@@ -179,6 +179,7 @@ nlohmann::json LabView::state() const {
                        {"open_ms", r.open_ms},   {"compute_ms", snap_->compute_ms}};
   }
   j["controls_clipped"] = model_.labels_clipped();
+  j["tab_labels_cut"] = tab_labels_cut_;
   stored_state(&j);
   if (maps_drawn_.model.drawn) {
     const ModelViewDrawn& m = maps_drawn_.model;
@@ -527,15 +528,23 @@ void LabView::draw() {
     draw_lab_summary(*snap_, lines_room < 30.0f ? 3 : 0);
     if (ImGui::BeginTabBar("##lab_tabs")) {
       const LabTab tabs[] = {LabTab::Heads, LabTab::Rank, LabTab::Projections, LabTab::Theorem, LabTab::Separation};
-      const char* labels[] = {"Attention maps", "Rank", "P_l / P_w", "Theorem 1", "Depth vs width"};
+      const TabLabel names[] = {{"Attention maps", "Maps"},
+                                {"Rank", "Rank"},
+                                {"P_l / P_w", "P_l/P_w"},
+                                {"Theorem 1", "Thm 1"},
+                                {"Depth vs width", "Depth"}};
       // A real checkpoint shows its heads: maps and ranks (its other tabs are about the lab's controls).
       const int shown = real_model_open() ? 2 : 5;
+      const auto labels = fitting_tab_labels(names, shown, ImGui::GetContentRegionAvail().x);
+      tab_labels_cut_ = 0;
       for (int i = 0; i < shown; ++i) {
         // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
         const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(labels[i], nullptr, flags);
-        const std::string key = "Shortcut: " + std::to_string(i + 1);
-        tooltip(key.c_str());
+        const bool open = ImGui::BeginTabItem(labels[i].c_str(), nullptr, flags);
+        tab_labels_cut_ += tab_label_cut(labels[i].c_str());
+        const bool brief = labels[i].compare(0, labels[i].find("###"), names[i].full) != 0;
+        tooltip((brief ? std::string(names[i].full) + " (shortcut: " : std::string("Shortcut: ")) + std::to_string(i + 1) +
+                (brief ? ")" : ""));
         if (open) {
           if (select_tab_ < 0) c_.tab = tabs[i];
           switch (tabs[i]) {

@@ -94,6 +94,7 @@ class LabView : public View {
   std::vector<double> latency_ms_;
   int bench_frame_ = 0;
   int select_tab_ = -1;          // a tab to select programmatically in the next frame
+  int tab_labels_cut_ = 0;       // tabs whose labels ImGui cut short in the last frame
   int projections_cut_off_ = 0;  // P_l / P_w maps drawn past the panel's bottom in the last frame
   LessonFocus focus_;
   bool reset_next_post_ = false;  // a lesson step was loaded: its first request re-initialises the weights
