@@ -110,7 +110,8 @@ std::vector<std::string> fitting_tab_labels(const TabLabel* tabs, int count, flo
   const bool brief = full > avail;
   std::vector<std::string> labels;
   labels.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) labels.push_back(std::string(brief ? tabs[i].brief : tabs[i].full) + "###" + tabs[i].full);
+  for (int i = 0; i < count; ++i)
+    labels.push_back(std::string(brief ? tabs[i].brief : tabs[i].full) + "###" + tabs[i].full);
   return labels;
 }
 

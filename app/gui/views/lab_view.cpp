@@ -543,8 +543,8 @@ void LabView::draw() {
         const bool open = ImGui::BeginTabItem(labels[i].c_str(), nullptr, flags);
         tab_labels_cut_ += tab_label_cut(labels[i].c_str());
         const bool brief = labels[i].compare(0, labels[i].find("###"), names[i].full) != 0;
-        tooltip((brief ? std::string(names[i].full) + " (shortcut: " : std::string("Shortcut: ")) + std::to_string(i + 1) +
-                (brief ? ")" : ""));
+        tooltip((brief ? std::string(names[i].full) + " (shortcut: " : std::string("Shortcut: ")) +
+                std::to_string(i + 1) + (brief ? ")" : ""));
         if (open) {
           if (select_tab_ < 0) c_.tab = tabs[i];
           switch (tabs[i]) {
