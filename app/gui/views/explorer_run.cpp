@@ -104,8 +104,8 @@ void ExplorerRun::draw(ExplorerSession& session) {
   summary_ = "step " + std::to_string(row->step) + " of " + std::to_string(row->steps_total) + "; train loss " +
              format_number(row->last_train_loss, "%.4f") + ", val loss " + format_number(row->last_val_loss, "%.4f") +
              " (best " + format_number(row->best_val_loss, "%.4f") + "); " + format_number(row->tokens_per_s, "%.0f") +
-             " tokens/s on average; " + std::to_string(row->params) + " parameters";
-  ImGui::TextUnformatted(summary_.c_str());
+             " tokens/s on average; " + explorer::thousands(row->params) + " parameters";
+  wrapped_unformatted(summary_);
 
   const auto detail = drawn_;
   if (detail->request.run_id != row->id) {

@@ -179,7 +179,10 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
     style.tooltip_format = "query %s -> key %s: %.4f";
     widgets::Heatmap(names[i], mats[i]->data(), mats[i]->rows, mats[i]->cols, style);
   }
-  if (!t->curve_dp.empty() && widgets::BeginPlot("error vs head size##thm_curve", ImVec2(-1, -1))) {
+  // The rest of the panel, but at least 8 lines tall: in a short window (a projector's type) the
+  // panel scrolls to it rather than squash it to one tick.
+  const float curve_h = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetTextLineHeightWithSpacing() * 8.0f);
+  if (!t->curve_dp.empty() && widgets::BeginPlot("error vs head size##thm_curve", ImVec2(-1, curve_h))) {
     widgets::SetupAxes("head size d_p", "max |reached - P|", widgets::PlotFlags_LogY);
     // From d_p = 0, so that a mark at 1 (a pattern made exactly by one dimension) is not the edge.
     widgets::SetupAxisLimitsX(0, t->n + 2, widgets::PlotCond_Always);
