@@ -397,13 +397,19 @@ void EndPlot() {
         break;
       }
     if (!placed) {
-      // Beside the plot, at most 40% of its width (labels elided beyond that).
+      // Beside the plot, at most 40% of its width (labels elided beyond that) and no taller than
+      // the frame below the plot's top (rows beyond it summed up as "+ N more").
       const float width = std::min(lsize.x, plot.GetWidth() * 0.4f), room = width + 10.0f;
       plot.Max.x -= room;
       st.legend_reserve = room;  // next frame's input maps the mouse on the narrower plot
       fit_data();
+      const float pad_y = ImGui::GetStyle().FramePadding.y;
+      const int entries = static_cast<int>(std::lround((lsize.y - 2.0f * pad_y) / line));
+      const int rows = detail::legend_rows_fitting(entries, f.Max.y - plot.Min.y, line, pad_y);
+      const float height = rows < entries ? 2.0f * pad_y + (rows + 1) * line : lsize.y;
+      legend.max_rows = rows < entries ? rows : legend.max_rows;
       legend.rect =
-          ImRect(ImVec2(plot.Max.x + 6.0f, plot.Min.y), ImVec2(plot.Max.x + 6.0f + width, plot.Min.y + lsize.y));
+          ImRect(ImVec2(plot.Max.x + 6.0f, plot.Min.y), ImVec2(plot.Max.x + 6.0f + width, plot.Min.y + height));
     }
   }
 
@@ -425,7 +431,7 @@ void EndPlot() {
   st.legend_row_h = legend.row_h;
   st.legend_rows.clear();
   if (!(flags & PlotFlags_NoLegend))
-    for (int i = 0; i < g_plot.series_used; ++i)
+    for (int i = 0; i < g_plot.series_used && static_cast<int>(st.legend_rows.size()) < legend.max_rows; ++i)
       if (detail::visible_text_end(g_plot.series[i].label) != g_plot.series[i].label)
         st.legend_rows.push_back(g_plot.series[i].label_id);
   const bool over_legend = g_plot.hovered && legend.rect.Contains(io.MousePos);

@@ -74,6 +74,12 @@ ImVec2 legend_size() {
   return ImVec2(pad.x * 2 + row_h * 1.2f + style.ItemInnerSpacing.x + w, pad.y * 2 + rows * row_h);
 }
 
+int legend_rows_fitting(int entries, float height, float row_h, float pad_y) {
+  const int fit = row_h > 0.0f ? static_cast<int>((height - 2.0f * pad_y) / row_h) : entries;
+  if (entries <= fit) return entries;
+  return std::max(1, fit - 1);
+}
+
 std::vector<ImRect> legend_corners(const ImRect& plot, const ImVec2& size) {
   constexpr float m = 6.0f;  // margin from the plot's edges
   const float l = plot.Min.x + m, r = plot.Max.x - m - size.x, t = plot.Min.y + m, b = plot.Max.y - m - size.y;
@@ -132,11 +138,13 @@ int legend_row_at(const Legend& L, const ImVec2& p) {
   const PlotContext& g = plot_context();
   if (!L.rect.Contains(p)) return -1;
   float y = L.rect.Min.y + ImGui::GetStyle().FramePadding.y;
-  for (int i = 0; i < g.series_used; ++i) {
+  int row = 0;
+  for (int i = 0; i < g.series_used && row < L.max_rows; ++i) {
     const PlotSeries& s = g.series[i];
     if (!has_legend_entry(s)) continue;
     if (p.y >= y && p.y < y + L.row_h) return i;
     y += L.row_h;
+    ++row;
   }
   return -1;
 }
@@ -150,9 +158,14 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
   dl->AddRectFilled(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_PopupBg, 0.85f), 3.0f);
   dl->AddRect(L.rect.Min, L.rect.Max, ImGui::GetColorU32(ImGuiCol_Border), 3.0f);
   float y = L.rect.Min.y + pad.y;
+  int row = 0, left_out = 0;
   for (int i = 0; i < g.series_used; ++i) {
     const PlotSeries& s = g.series[i];
     if (!has_legend_entry(s)) continue;
+    if (row++ >= L.max_rows) {
+      ++left_out;
+      continue;
+    }
     const char* end = visible_text_end(s.label);
     if (i == hot_row)
       dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line),
@@ -181,6 +194,10 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
     }
     y += line;
   }
+  if (left_out > 0) {
+    const std::string more = "+ " + std::to_string(left_out) + " more";
+    dl->AddText(ImVec2(L.rect.Min.x + pad.x, y), ImGui::GetColorU32(ImGuiCol_TextDisabled), more.c_str());
+  }
 }
 
 std::vector<AxisTick> fitting_category_ticks(const AxisMap& xm, float plot_width) {
@@ -205,7 +222,8 @@ void hover_tooltip(ImDrawList* dl, const ImRect& plot, const AxisMap& xm, const 
   const float h = ImGui::GetTextLineHeight();
   for (int k = 0; k < g.series_used; ++k) {
     const PlotSeries& s = g.series[k];
-    if (s.hidden || s.n <= 0 || s.kind == SeriesKind::VLine) continue;
+    // A series without a legend entry ("##zero", a guide line) has no name to show either.
+    if (s.hidden || s.n <= 0 || s.kind == SeriesKind::VLine || !has_legend_entry(s)) continue;
     const int i = nearest_index(s.xs, s.n, x);
     const char* end = visible_text_end(s.label);
     const ImVec2 p = ImGui::GetCursorScreenPos();

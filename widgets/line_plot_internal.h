@@ -92,7 +92,13 @@ PlotContext& plot_context();
 struct Legend {
   ImRect rect;
   float row_h = 0.0f;
+  // Entries drawn (and clickable); where more series have labels, the row after them says how many
+  // were left out ("+ 7 more"): a legend beside the plot is never taller than the plot's frame.
+  int max_rows = 1 << 30;
 };
+// The rows a legend of `entries` entries shows in `height` pixels: every entry where they fit, else
+// as many as fit with one row kept for "+ N more". At least 1.
+int legend_rows_fitting(int entries, float height, float row_h, float pad_y);
 ImVec2 legend_size();  // (0, 0) when no series has a label
 // The four candidate boxes of `size` inside `plot`, in order of preference.
 std::vector<ImRect> legend_corners(const ImRect& plot, const ImVec2& size);

@@ -14,6 +14,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/frame_stats.h"
 #include "widgets/line_plot.h"
+#include "widgets/line_plot_internal.h"
 #include "xml_check.h"
 
 namespace hw = headroom::widgets;
@@ -386,4 +387,53 @@ TEST(PlotLegend, GoesBesideThePlotWhenEveryCornerHoldsData) {
   EXPECT_GE(legend.x0, area.x1);       // right of the plot area, not over it
   EXPECT_LT(area.x1, 900.0f - 40.0f);  // the plot gave up room for it
   ImGui::DestroyContext();
+}
+
+TEST(PlotLegend, BesideAShortPlotItKeepsToTheFrameAndCountsWhatItLeftOut) {
+  headroom::widgets::testing::create_headless_imgui_context();
+  // Twenty zigzag series in a 120-pixel plot: the legend goes beside it and has room for a few rows.
+  constexpr int kSeries = 20;
+  std::vector<std::vector<float>> ys(kSeries);
+  std::vector<float> xs;
+  for (int i = 0; i <= 100; ++i) xs.push_back(static_cast<float>(i));
+  for (int s = 0; s < kSeries; ++s)
+    for (int i = 0; i <= 100; ++i) ys[s].push_back((i + s) % 2 ? 1.0f : 0.0f);
+  std::vector<std::string> names;
+  for (int s = 0; s < kSeries; ++s) names.push_back("seed " + std::to_string(s));
+  const float plot_h = 120.0f;
+  hw::PlotBox area, legend;
+  float frame_top = 0.0f;
+  for (int f = 0; f < 3; ++f) {
+    headroom::widgets::testing::set_mouse(kOutside, 0.0f, false);
+    ImGui::NewFrame();
+    hw::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+    ImGui::Begin("legend", nullptr, ImGuiWindowFlags_NoDecoration);
+    frame_top = ImGui::GetCursorScreenPos().y;
+    if (hw::BeginPlot("##many", ImVec2(600, plot_h))) {
+      hw::SetupAxes("x", "y");
+      for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
+      hw::EndPlot();
+    }
+    ImGui::End();
+    ImGui::Render();
+  }
+  area = hw::GetLastPlotArea();
+  legend = hw::GetLastPlotLegend();
+  ASSERT_FALSE(legend.empty());
+  EXPECT_GE(legend.x0, area.x1);  // beside the plot
+  EXPECT_LE(legend.y1, frame_top + plot_h + 0.5f) << "the legend runs below the plot's frame";
+  // Every series would need kSeries rows; it shows fewer, and one row more for "+ N more".
+  const float row = ImGui::GetTextLineHeight();
+  EXPECT_LT(legend.y1 - legend.y0, kSeries * row);
+  EXPECT_GE(legend.y1 - legend.y0, 2.0f * row);
+  ImGui::DestroyContext();
+}
+
+TEST(PlotLegend, RowsFittingKeepEveryEntryWhereTheyFitElseOneRowForTheRest) {
+  using headroom::widgets::detail::legend_rows_fitting;
+  EXPECT_EQ(legend_rows_fitting(5, 5 * 10.0f + 4.0f, 10.0f, 2.0f), 5);  // exactly fits
+  EXPECT_EQ(legend_rows_fitting(6, 5 * 10.0f + 4.0f, 10.0f, 2.0f), 4);  // 4 rows + "+ 2 more"
+  EXPECT_EQ(legend_rows_fitting(20, 15.0f, 10.0f, 2.0f), 1);            // never 0
 }

@@ -315,7 +315,8 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   const float footer =
       ImGui::GetFrameHeightWithSpacing() + (export_message_.empty() ? 0.0f : ImGui::GetTextLineHeightWithSpacing());
   const float height = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
-  const float table_w = std::min(380.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.4f);
+  // The table as wide as its numbers need (at most half the row), the plot the rest.
+  const float table_w = std::min(pair_table_width(), ImGui::GetContentRegionAvail().x * 0.5f);
   draw_pair_table(table_w, height);
   ImGui::SameLine();
   draw_difference_plot(session, height);
@@ -378,7 +379,9 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted("pooled (inverse-variance)");
+      const char* pooled_label = "pooled (inverse-variance)";
+      ImGui::TextUnformatted(ImGui::CalcTextSize(pooled_label).x <= ImGui::GetContentRegionAvail().x ? pooled_label
+                                                                                                     : "pooled");
       tooltip(
           "Each comparison weighs 1 / standard error^2: the better measured, the more it counts. The pooled standard "
           "error is 1 / sqrt(sum of the weights). It reads the comparisons as one effect; the line below says "
@@ -495,15 +498,31 @@ void ExplorerCompare::export_csv(const std::string& stem) {
                         : export_message_ + " and " + pinned_path + " (" + std::to_string(pins_.size()) + " pinned)";
 }
 
+namespace {
+constexpr std::size_t kSeedsInLegend = 6;
+// The pair table's columns: a header and the widest text its cells hold.
+constexpr std::pair<const char*, const char*> kPairColumns[] = {
+    {"seed", "0000"}, {"A", "0.0000"}, {"B", "0.0000"}, {"A - B", "+0.0000"}};
+}  // namespace
+
+float ExplorerCompare::pair_table_width() {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float w = style.ScrollbarSize + 2.0f;  // its scrollbar and outer borders
+  for (const auto& [header, widest] : kPairColumns)
+    w += std::max(ImGui::CalcTextSize(header).x, ImGui::CalcTextSize(widest).x) + 2.0f * style.CellPadding.x + 1.0f;
+  return w;
+}
+
 void ExplorerCompare::draw_pair_table(float width, float height) const {
+  // Numbers keep their width: where the table is narrower than they need it scrolls sideways
+  // rather than cut "-0.0120" to a different-looking "-0.012".
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_BordersV |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##pairs", 4, flags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("seed", ImGuiTableColumnFlags_WidthStretch, 0.6f);
-  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("A - B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  for (const auto& [header, widest] : kPairColumns)
+    ImGui::TableSetupColumn(header, ImGuiTableColumnFlags_WidthFixed,
+                            std::max(ImGui::CalcTextSize(header).x, ImGui::CalcTextSize(widest).x));
   ImGui::TableHeadersRow();
   for (const auto& pair : paired_.pairs) {
     ImGui::TableNextRow();
@@ -525,6 +544,7 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session, float
   // Each seed's A - B over training (B interpolated on A's steps), their mean and min..max band.
   std::vector<PlotSeries> series;
   std::vector<explorer::Curve> differences;
+  const bool many_seeds = paired_.pairs.size() > kSeedsInLegend;
   auto whole = [&](std::int64_t id) -> const explorer::Curve* {
     if (!session.curves) return nullptr;
     const auto it = session.curves->curves.find({id, kMetric, explorer::XAxis::Step, std::nullopt, kBuckets});
@@ -536,7 +556,9 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session, float
     if (!a || !b) continue;
     explorer::Curve d = explorer::difference_curve(*a, *b);
     if (d.x.empty()) continue;
-    series.push_back({"seed " + std::to_string(pair.seed),
+    // Up to 6 seeds each have a legend entry (and a line in the hover tooltip); more would crowd
+    // the legend out of its room: a caption says what the lines are instead.
+    series.push_back({(many_seeds ? "##seed " : "seed ") + std::to_string(pair.seed),
                       "",
                       with_alpha(widgets::detail::palette_color(static_cast<int>(pair.seed)), 150),
                       1.0f,
@@ -575,8 +597,16 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session, float
       y_lo = std::min<double>(y_lo, ps.lo.empty() ? ps.y[i] : ps.lo[i]);
       y_hi = std::max<double>(y_hi, ps.hi.empty() ? ps.y[i] : ps.hi[i]);
     }
+  ImGui::BeginGroup();
+  if (many_seeds) {
+    ImGui::PushTextWrapPos(0.0f);
+    wrapped_text_disabled("White: the mean of %zu seeds, its band their min..max; thin: each seed's A - B.",
+                          paired_.pairs.size());
+    ImGui::PopTextWrapPos();
+    height = std::max(60.0f, height - (ImGui::GetCursorScreenPos().y - ImGui::GetItemRectMin().y));
+  }
   if (widgets::BeginPlot("##paired", ImVec2(-1, height))) {
-    widgets::SetupAxes("step", "val_loss A - B");
+    widgets::SetupAxes("step", "val_loss A - B", many_seeds ? widgets::PlotFlags_NoLegend : widgets::PlotFlags_None);
     if (fit_late_ && y_hi > y_lo) {
       const double pad = 0.08 * (y_hi - y_lo);
       widgets::SetupAxisLimitsY(y_lo - pad, y_hi + pad);
@@ -584,6 +614,7 @@ void ExplorerCompare::draw_difference_plot(const ExplorerSession& session, float
     plot_all(series);
     widgets::EndPlot();
   }
+  ImGui::EndGroup();
 }
 
 nlohmann::json ExplorerCompare::state() const {

@@ -48,6 +48,8 @@ class ExplorerCompare {
   void repin(const ExplorerSession& session);  // pinned_ and pooled_ again, from the session's rows (= rows_)
   void draw_pins(const ExplorerSession& session, float ui_scale);
   void draw_farthest(std::size_t pin) const;  // the pinned table's "farthest" cell, every gap in its tooltip
+  // The width the pair table's numbers need, its scrollbar included.
+  static float pair_table_width();
   void draw_pair_table(float width, float height) const;
   void draw_difference_plot(const ExplorerSession& session, float height);
   void draw_footer(float ui_scale);  // the y-fit toggle and the CSV export
