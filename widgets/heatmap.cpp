@@ -227,12 +227,18 @@ bool Heatmap(const char* id, const float* values, int rows, int cols, const Heat
   if (style.title) {
     const ImU32 col = style.selected ? detail::accent_color() : detail::text_color();
     ImGui::PushStyleColor(ImGuiCol_Text, col);
-    // Centered over the cells when it fits there, else over the whole widget.
-    const float tw = ImGui::CalcTextSize(style.title).x;
-    const bool fits = tw <= L.cells.GetWidth();
-    ImGui::RenderTextClipped(ImVec2(fits ? L.cells.Min.x : bb.Min.x, L.title.Min.y),
-                             ImVec2(fits ? L.cells.Max.x : bb.Max.x, L.title.Max.y), style.title, nullptr, nullptr,
-                             ImVec2(0.5f, 0.0f));
+    // Centered over the cells when it fits there, else over the whole widget; wider than that, it
+    // ends in "..." (the whole title is the export's file name and the map's tooltip context).
+    const ImVec2 ts = ImGui::CalcTextSize(style.title);
+    if (ts.x <= bb.GetWidth()) {
+      const bool fits = ts.x <= L.cells.GetWidth();
+      ImGui::RenderTextClipped(ImVec2(fits ? L.cells.Min.x : bb.Min.x, L.title.Min.y),
+                               ImVec2(fits ? L.cells.Max.x : bb.Max.x, L.title.Max.y), style.title, nullptr, &ts,
+                               ImVec2(0.5f, 0.0f));
+    } else {
+      ImGui::RenderTextEllipsis(dl, ImVec2(bb.Min.x, L.title.Min.y), ImVec2(bb.Max.x, L.title.Max.y), bb.Max.x,
+                                bb.Max.x, style.title, nullptr, &ts);
+    }
     ImGui::PopStyleColor();
   }
 

@@ -1,6 +1,7 @@
 #include "widgets/widgets_demo.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // RenderTextEllipsis
 
 #include <algorithm>
 #include <cmath>
@@ -35,8 +36,20 @@ DemoState& state() {
   return s;
 }
 
+// A panel's title and a rule under it; a title wider than the room left ends in "..." (whole in
+// its tooltip) instead of running off the window.
 void section(const char* title) {
-  ImGui::TextUnformatted(title);
+  const ImVec2 size = ImGui::CalcTextSize(title);
+  const float room = ImGui::GetContentRegionAvail().x;
+  if (size.x <= room) {
+    ImGui::TextUnformatted(title);
+  } else {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(room, size.y));
+    ImGui::RenderTextEllipsis(ImGui::GetWindowDrawList(), at, ImVec2(at.x + room, at.y + size.y), at.x + room,
+                              at.x + room, title, nullptr, &size);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title);
+  }
   ImGui::Separator();
 }
 

@@ -165,7 +165,11 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   {
     const std::string key_item = "x: " + fig.key_x_label;
     const bool on_params = fig.axis == explorer::FigureAxis::Parameters;
-    ImGui::SetNextItemWidth(220.0f * ui_scale);
+    // As wide as its longer choice where the row has room (the CSV button beside it), else 220 px.
+    const char* choices[] = {key_item.c_str(), "x: parameters"};
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("CSV").x -
+                       2.0f * ImGui::GetStyle().FramePadding.x - 2.0f * ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SetNextItemWidth(std::max(220.0f * ui_scale, std::min(combo_width(choices, 2), room)));
     if (ImGui::BeginCombo("##figure_x", on_params ? "x: parameters" : key_item.c_str())) {
       const auto pick = [&](explorer::FigureAxis a, const std::string& text, bool selected) {
         const bool is_default = a == fig.default_axis;
@@ -178,10 +182,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       pick(explorer::FigureAxis::Parameters, "x: parameters", on_params);
       ImGui::EndCombo();
     }
-    tooltip(
-        "x: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count (all "
-        "trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB figures use "
-        "parameters by default: VB's figures plot loss against parameter count.");
+    wrapped_tooltip((on_params ? std::string("x: parameters") : key_item) +
+                    ".\n\nx: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count "
+                    "(all trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB "
+                    "figures use parameters by default: VB's figures plot loss against parameter count.");
   }
   // The numbers behind the figure as a file, for a paper or another tool.
   ImGui::SameLine();
@@ -199,10 +203,12 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     if (export_error_) ImGui::TextColored(kProblem, "%s", export_message_.c_str());
     else ImGui::TextDisabled("%s", export_message_.c_str());
   }
-  // The title beside the two combos where a readable column is left, else on a line of its own (a
-  // 1024-wide presenter leaves a sliver that wrapped it one letter per line).
+  // The title beside the two combos where it takes at most two lines of a readable column, else on
+  // a line of its own (a 1024-wide presenter leaves a sliver that wrapped it one letter per line).
   ImGui::SameLine();
-  if (ImGui::GetContentRegionAvail().x < 14.0f * ImGui::GetFontSize()) ImGui::NewLine();
+  const float beside = ImGui::GetContentRegionAvail().x;
+  if (beside < 14.0f * ImGui::GetFontSize() || ImGui::CalcTextSize(fig.title.c_str()).x > 1.8f * beside)
+    ImGui::NewLine();
   wrapped_text("%s", fig.title.c_str());
   if (!unplaced_.empty()) {
     const bool several = unplaced_.find(", ") != std::string::npos;
