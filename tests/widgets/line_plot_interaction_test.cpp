@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -328,10 +329,10 @@ namespace {
 
 // Draws one 900 x 350 plot of `ys` (x = 0, 1, ...) with two labelled series, frames times;
 // returns the plot area and the legend of the last frame.
-std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vector<float>& a,
-                                                  const std::vector<float>& b, int frames = 3) {
-  std::vector<float> xs(a.size());
-  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i);
+// A plot of `size` drawn for a few frames, `series` adding its series; its area and legend as
+// the last frame drew them, and (in *top) the plot frame's top edge.
+std::pair<hw::PlotBox, hw::PlotBox> plot_frames(const char* id, ImVec2 size, const std::function<void()>& series,
+                                                float* top = nullptr, int frames = 3) {
   for (int f = 0; f < frames; ++f) {
     headroom::widgets::testing::set_mouse(kOutside, 0.0f, false);
     ImGui::NewFrame();
@@ -339,16 +340,26 @@ std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vec
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
     ImGui::Begin("legend", nullptr, ImGuiWindowFlags_NoDecoration);
-    if (hw::BeginPlot(id, ImVec2(900, 350))) {
+    if (top) *top = ImGui::GetCursorScreenPos().y;
+    if (hw::BeginPlot(id, size)) {
       hw::SetupAxes("x", "y");
-      hw::PlotLine("first series", xs.data(), a.data(), static_cast<int>(a.size()));
-      hw::PlotLine("second series", xs.data(), b.data(), static_cast<int>(b.size()));
+      series();
       hw::EndPlot();
     }
     ImGui::End();
     ImGui::Render();
   }
   return {hw::GetLastPlotArea(), hw::GetLastPlotLegend()};
+}
+
+std::pair<hw::PlotBox, hw::PlotBox> legend_frames(const char* id, const std::vector<float>& a,
+                                                  const std::vector<float>& b) {
+  std::vector<float> xs(a.size());
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i);
+  return plot_frames(id, ImVec2(900, 350), [&] {
+    hw::PlotLine("first series", xs.data(), a.data(), static_cast<int>(a.size()));
+    hw::PlotLine("second series", xs.data(), b.data(), static_cast<int>(b.size()));
+  });
 }
 
 bool inside(const hw::PlotBox& in, const hw::PlotBox& out) {
@@ -401,26 +412,13 @@ TEST(PlotLegend, BesideAShortPlotItKeepsToTheFrameAndCountsWhatItLeftOut) {
   std::vector<std::string> names;
   for (int s = 0; s < kSeries; ++s) names.push_back("seed " + std::to_string(s));
   const float plot_h = 120.0f;
-  hw::PlotBox area, legend;
   float frame_top = 0.0f;
-  for (int f = 0; f < 3; ++f) {
-    headroom::widgets::testing::set_mouse(kOutside, 0.0f, false);
-    ImGui::NewFrame();
-    hw::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-    ImGui::Begin("legend", nullptr, ImGuiWindowFlags_NoDecoration);
-    frame_top = ImGui::GetCursorScreenPos().y;
-    if (hw::BeginPlot("##many", ImVec2(600, plot_h))) {
-      hw::SetupAxes("x", "y");
-      for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
-      hw::EndPlot();
-    }
-    ImGui::End();
-    ImGui::Render();
-  }
-  area = hw::GetLastPlotArea();
-  legend = hw::GetLastPlotLegend();
+  const auto [area, legend] = plot_frames(
+      "##many", ImVec2(600, plot_h),
+      [&] {
+        for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
+      },
+      &frame_top);
   ASSERT_FALSE(legend.empty());
   EXPECT_GE(legend.x0, area.x1);  // beside the plot
   EXPECT_LE(legend.y1, frame_top + plot_h + 0.5f) << "the legend runs below the plot's frame";
