@@ -32,7 +32,11 @@ void draw_lab_summary(const LabSnapshot& s, int max_badge_lines) {
   // A narrow panel breaks the line between its measures, not inside one ("(104.6" / "ms)").
   char ms[32];
   std::snprintf(ms, sizeof ms, "(%.1f ms)", s.compute_ms);
-  wrapped_text("%s   %s   %s   %s   %s", glued("n = " + std::to_string(s.n)).c_str(),
+  // n is this input's length, which the header's n= (the model's context) bounds: say which.
+  const bool shorter = s.real.dir.empty() && s.n < s.spec.context;
+  const std::string n_text =
+      "input n = " + std::to_string(s.n) + (shorter ? " (context " + std::to_string(s.spec.context) + ")" : "");
+  wrapped_text("%s   %s   %s   %s   %s", glued(n_text).c_str(),
                glued("params/attention layer " + human_count(double(s.costs.params))).c_str(),
                glued("multiplies/attention layer " + human_count(double(s.costs.multiplies))).c_str(),
                glued("model params " + human_count(double(s.parameters))).c_str(), glued(ms).c_str());
