@@ -6,6 +6,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/draw_util.h"
 #include "widgets/line_plot_internal.h"
+#include "widgets/text_wrap.h"
 
 namespace headroom::widgets::detail {
 namespace {
@@ -185,11 +186,9 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
     const ImU32 text_col = s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : ImGui::GetColorU32(ImGuiCol_Text);
     if (ImGui::CalcTextSize(s.label, end).x <= room + 0.5f) {
       dl->AddText(ImVec2(tx, y), text_col, s.label, end);
-    } else {  // a narrowed legend: the label elided (the hover tooltip names the series in full)
-      const float dots = ImGui::CalcTextSize("...").x;
-      const char* cut = end;
-      while (cut > s.label && ImGui::CalcTextSize(s.label, cut).x + dots > room) --cut;
-      const std::string shown = std::string(s.label, cut) + "...";
+    } else {  // a narrowed legend: the label elided in its middle, so that runs' names that differ at
+              // their ends ("...,seed=3") stay apart (the hover tooltip names the series in full)
+      const std::string shown = elide_middle(std::string_view(s.label, static_cast<size_t>(end - s.label)), room);
       dl->AddText(ImVec2(tx, y), text_col, shown.c_str());
     }
     y += line;

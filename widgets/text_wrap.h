@@ -22,6 +22,11 @@ std::string wrap_at_spaces(std::string_view text, float width, const std::functi
 std::string keep_lines(const std::string& wrapped, int max_lines, float width,
                        const std::function<float(std::string_view)>& measure, bool* cut = nullptr);
 
+// `text` as it fits `width` in the current font: whole, or its start and end with "..." between
+// them (names differ at both ends: a suite's prefix, a config's tail such as "seed=3"). A UTF-8
+// character is never split; about log2(length) text measurements.
+std::string elide_middle(std::string_view text, float width);
+
 // ImGui::TextUnformatted wrapped at spaces, in the current font and text colour, at the current
 // wrap position (PushTextWrapPos; where none is pushed, the window's edge, as ImGui::TextWrapped),
 // in at most `max_lines` lines (keep_lines; <= 0: all). Returns whether lines were left out.
