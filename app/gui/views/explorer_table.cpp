@@ -299,16 +299,22 @@ void ExplorerTable::draw(ExplorerSession& session, float ui_scale, bool bench_sc
       ImGui::PopID();
       ImGui::SameLine(0.0f, 0.0f);  // the first cell's text starts where the selectable does
       ImGui::TableSetColumnIndex(0);
-      const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > ImGui::GetContentRegionAvail().x;
+      // A name or suite wider than its column is cut in its middle ("fixed-head-dk16...d_v=16,seed=3"):
+      // names differ at their ends, which a cut at the column's edge would hide.
+      const float suite_room = ImGui::GetContentRegionAvail().x;
+      const bool suite_clipped = ImGui::CalcTextSize(r.suite.c_str()).x > suite_room;
       suites_clipped_ += suite_clipped && suites_drawn ? 1 : 0;
-      ImGui::TextUnformatted(r.suite.empty() ? "-" : r.suite.c_str());
+      ImGui::TextUnformatted(r.suite.empty() ? "-"
+                             : suite_clipped ? elide_middle(r.suite, suite_room).c_str()
+                                             : r.suite.c_str());
       if (suite_clipped && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) show_tooltip(r.suite.c_str());
       ImGui::TableNextColumn();
       // A name wider than its column shows whole in a tooltip (the row's selectable lies over it).
       const std::string name = session.short_name(r);
-      const bool name_clipped = ImGui::CalcTextSize(name.c_str()).x > ImGui::GetContentRegionAvail().x;
+      const float name_room = ImGui::GetContentRegionAvail().x;
+      const bool name_clipped = ImGui::CalcTextSize(name.c_str()).x > name_room;
       names_clipped_ += name_clipped ? 1 : 0;
-      ImGui::TextUnformatted(name.c_str());
+      ImGui::TextUnformatted(name_clipped ? elide_middle(name, name_room).c_str() : name.c_str());
       // Where the suite column is hidden, the tooltip names the suite too: runs of two suites may
       // share a name ("fixed-head/d_k=16").
       if ((name_clipped || !suite_shown) && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenOverlapped)) {
