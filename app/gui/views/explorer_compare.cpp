@@ -224,7 +224,14 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   auto pool_combo = [&](const char* id, int* index) {
     ImGui::SetNextItemWidth(combo_w);
     bool changed = false;
-    if (ImGui::BeginCombo(id, labels_[*index].c_str())) {
+    // Where the combo is narrow, the preview drops the run count and cuts the configuration in its
+    // middle (configurations differ at their ends); the tooltip and the list give them whole.
+    const float preview_w = combo_w - ImGui::GetFrameHeight() - 2.0f * style.FramePadding.x;
+    const std::string& whole = labels_[*index];
+    const std::string preview = ImGui::CalcTextSize(whole.c_str()).x <= preview_w
+                                    ? whole
+                                    : elide_middle(names_[static_cast<std::size_t>(*index)], preview_w);
+    if (ImGui::BeginCombo(id, preview.c_str())) {
       for (int i = 0; i < static_cast<int>(pools_.size()); ++i)
         if (ImGui::Selectable(labels_[i].c_str(), i == *index) && i != *index) *index = i, changed = true;
       ImGui::EndCombo();
