@@ -342,7 +342,11 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
   if (ImGui::BeginTable("##pins", 9, flags, ImVec2(-1, rows * row_h + 2.0f * ui_scale))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00").x);
-    ImGui::TableSetupColumn("pinned (A - B, final val loss)", ImGuiTableColumnFlags_WidthStretch);
+    // The header in full where the column had room for it last frame, else its first word (the
+    // column's ID is its index: the label may change).
+    const char* pinned_header = "pinned (A - B, final val loss)";
+    ImGui::TableSetupColumn(ImGui::CalcTextSize(pinned_header).x <= pinned_column_w_ ? pinned_header : "pinned",
+                            ImGuiTableColumnFlags_WidthStretch);
     // The numbers keep their width on a narrow window (a projector); the label gives way, cut in
     // the middle so that both ends (suite, arm's context or size) stay (its tooltip has it whole).
     const std::pair<const char*, const char*> numbers[] = {{"seeds", "000"},   {"mean", "+0.0000"},
@@ -371,7 +375,8 @@ void ExplorerCompare::draw_pins(const ExplorerSession& session, float ui_scale) 
       ImGui::TableNextColumn();
       ImGui::Text("%zu", i + 1);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(elide_middle(pins_[i].label, ImGui::GetContentRegionAvail().x).c_str());
+      pinned_column_w_ = ImGui::GetContentRegionAvail().x;
+      ImGui::TextUnformatted(elide_middle(pins_[i].label, pinned_column_w_).c_str());
       tooltip(pins_[i].detail);
       cells(c.pairs.size(), c.mean, c.sd, c.se, i < pooled_.weights.size() ? pooled_.weights[i] : explorer::kNaN);
       ImGui::TableNextColumn();

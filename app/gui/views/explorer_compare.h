@@ -65,8 +65,9 @@ class ExplorerCompare {
   std::string units_warning_;  // the two pools' losses are in different units
   std::string parameters_;     // their parameter counts side by side
   int curves_drawn_ = 0;
-  int stable_frames_ = 0;  // frames since the plot's curves last changed (its tick gutter lags one frame)
-  bool fit_late_ = true;   // the y axis fits the differences from 10% of the run on
+  float pinned_column_w_ = 1e9f;  // the pinned table's label column, as wide as it was last frame
+  int stable_frames_ = 0;         // frames since the plot's curves last changed (its tick gutter lags one frame)
+  bool fit_late_ = true;          // the y axis fits the differences from 10% of the run on
   char export_path_[512] = "headroom-compare";
   std::string export_message_;
   bool export_error_ = false;
