@@ -103,16 +103,16 @@ bool item_runs_past_edge() {
   return ImGui::GetItemRectMax().x > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x + 0.5f;
 }
 
-std::vector<std::string> fitting_tab_labels(const TabLabel* tabs, int count, float avail) {
+FittingTabs fitting_tab_labels(const TabLabel* tabs, int count, float avail) {
   float full = 0.0f;
   for (int i = 0; i < count; ++i)
     full += ImGui::TabItemCalcSize(tabs[i].full, false).x + (i > 0 ? ImGui::GetStyle().ItemInnerSpacing.x : 0.0f);
-  const bool brief = full > avail;
-  std::vector<std::string> labels;
-  labels.reserve(static_cast<size_t>(count));
+  FittingTabs out;
+  out.brief = full > avail;
+  out.labels.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i)
-    labels.push_back(std::string(brief ? tabs[i].brief : tabs[i].full) + "###" + tabs[i].full);
-  return labels;
+    out.labels.push_back(std::string(out.brief ? tabs[i].brief : tabs[i].full) + "###" + tabs[i].full);
+  return out;
 }
 
 bool tab_label_cut(const char* label) {

@@ -61,7 +61,11 @@ struct TabLabel {
 // The labels to give a tab bar `avail` pixels wide: the full ones where they all fit, else the brief
 // ones (ImGui would shrink every tab and cut each label: "Attentio..."). Each comes back as
 // "shown###full", so that a tab keeps its identity, and its selection, when its label changes.
-std::vector<std::string> fitting_tab_labels(const TabLabel* tabs, int count, float avail);
+struct FittingTabs {
+  std::vector<std::string> labels;
+  bool brief = false;  // the brief labels were chosen (a tab's tooltip should name it in full)
+};
+FittingTabs fitting_tab_labels(const TabLabel* tabs, int count, float avail);
 // Whether the tab item drawn last (call just after BeginTabItem) shows `label` cut short.
 bool tab_label_cut(const char* label);
 

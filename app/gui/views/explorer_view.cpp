@@ -334,13 +334,14 @@ void ExplorerView::draw_tabs() {
   if (!ImGui::BeginTabBar("##explorer_tabs")) return;
   const ExplorerTab tabs[] = {ExplorerTab::Curves, ExplorerTab::Compare, ExplorerTab::Figures, ExplorerTab::Run};
   const TabLabel names[] = {{"Curves", "Curves"}, {"Compare", "Compare"}, {"Paper figures", "Figures"}, {"Run", "Run"}};
-  const auto labels = fitting_tab_labels(names, 4, ImGui::GetContentRegionAvail().x);
+  const FittingTabs fitting = fitting_tab_labels(names, 4, ImGui::GetContentRegionAvail().x);
+  const auto& labels = fitting.labels;
   tab_labels_cut_ = 0;
   for (int i = 0; i < 4; ++i) {
     const bool select = session_.select_tab == static_cast<int>(tabs[i]);
     const bool open = ImGui::BeginTabItem(labels[i].c_str(), nullptr, select ? ImGuiTabItemFlags_SetSelected : 0);
     tab_labels_cut_ += tab_label_cut(labels[i].c_str());
-    if (labels[i].compare(0, labels[i].find("###"), names[i].full) != 0) tooltip(names[i].full);
+    if (fitting.brief && std::string_view(names[i].brief) != names[i].full) tooltip(names[i].full);
     if (open) {
       if (session_.select_tab < 0) tab_ = tabs[i];
       if (tabs[i] == ExplorerTab::Curves) curves_.draw(session_, session_.benchmarking() && open_to_full_draw_ms_ >= 0);

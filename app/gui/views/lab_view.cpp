@@ -535,14 +535,15 @@ void LabView::draw() {
                                 {"Depth vs width", "Depth"}};
       // A real checkpoint shows its heads: maps and ranks (its other tabs are about the lab's controls).
       const int shown = real_model_open() ? 2 : 5;
-      const auto labels = fitting_tab_labels(names, shown, ImGui::GetContentRegionAvail().x);
+      const FittingTabs fitting = fitting_tab_labels(names, shown, ImGui::GetContentRegionAvail().x);
+      const auto& labels = fitting.labels;
       tab_labels_cut_ = 0;
       for (int i = 0; i < shown; ++i) {
         // A tab chosen by a scene or a shortcut is selected once; afterwards clicks decide.
         const ImGuiTabItemFlags flags = select_tab_ == static_cast<int>(tabs[i]) ? ImGuiTabItemFlags_SetSelected : 0;
         const bool open = ImGui::BeginTabItem(labels[i].c_str(), nullptr, flags);
         tab_labels_cut_ += tab_label_cut(labels[i].c_str());
-        const bool brief = labels[i].compare(0, labels[i].find("###"), names[i].full) != 0;
+        const bool brief = fitting.brief && std::string_view(names[i].brief) != names[i].full;
         tooltip((brief ? std::string(names[i].full) + " (shortcut: " : std::string("Shortcut: ")) +
                 std::to_string(i + 1) + (brief ? ")" : ""));
         if (open) {
