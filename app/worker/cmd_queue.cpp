@@ -306,8 +306,7 @@ Command register_run(CLI::App& root) {
   db->required(false);
   app->add_option("--workers", o->workers, "Worker processes on this machine (default 1)");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N), e.g. one per cluster node");
-  app->add_option("--stale-after", o->stale_after,
-                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_stale_after_option(app, &o->stale_after);
   add_device_option(app, &o->device);
   add_precision_option(app, &o->precision);
   add_nice_option(app, &o->niceness);
@@ -341,8 +340,7 @@ Command register_serve(CLI::App& root) {
   app->add_option("--workers", o->workers,
                   "Worker processes on this machine (default 1; on one GPU, several small runs side by side)");
   app->add_option("--shard", o->shard, "Train only shard I of N (I/N)");
-  app->add_option("--stale-after", o->stale_after,
-                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_stale_after_option(app, &o->stale_after);
   add_device_option(app, &o->device);
   add_nice_option(app, &o->niceness);
   add_lock_wait_option(app, &o->lock_wait);

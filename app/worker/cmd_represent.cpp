@@ -309,7 +309,7 @@ Command register_represent(CLI::App& root) {
                   "Causal, floor(n/2) <= d_p: construct the pattern P mixed with noise of this relative size "
                   "(P's entries times exp(eps z)) and measure against P: every causal P to any precision, with "
                   "logits growing as eps shrinks")
-      ->check(CLI::Range(1e-12, 1.0));
+      ->check(finite_range(1e-12, 1.0));
   app->add_option("--sweep", o->sweep,
                   "Measure instead: for n in N_MIN:N_MAX[:STEP] and d_p = 1..n, reach drawn targets on X with d = 2n "
                   "rows");

@@ -224,8 +224,7 @@ Command register_train(CLI::App& root) {
   app->add_option("--eval-every", o->train.eval_every, "Validation loss every k steps (default 100)");
   app->add_option("--log-every", o->train.log_every, "Train metrics every k steps (default 10)");
   app->add_option("--checkpoint-every", o->train.checkpoint_every, "Checkpoint every K steps (default 500)");
-  app->add_option("--stale-after", o->stale_after,
-                  "Seconds without a heartbeat before another host's run counts as dead (default 300)");
+  add_stale_after_option(app, &o->stale_after);
   app->add_flag("--quiet", o->quiet, "No progress output");
   add_device_option(app, &o->device);
   add_precision_option(app, &o->precision);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
@@ -113,10 +114,36 @@ void note_cpu_kernels(const std::string& device, const char* command) {
     std::cerr << "headroom-worker " << command << ": note: " << advice << "\n";
 }
 
+CLI::Validator finite_range(double lo, double hi) {
+  std::ostringstream r;
+  r << "[" << lo << ", " << hi << "]";
+  const std::string range = r.str();
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v))
+          return "'" + text + "' is not a finite number: give one in " + range;
+        if (v < lo || v > hi) return text + " is outside " + range;
+        return "";
+      },
+      "FLOAT in " + range);
+}
+
+namespace {
+constexpr double kWeekS = 7 * 24 * 3600.0;
+}
+
 void add_lock_wait_option(CLI::App* app, double* seconds) {
   app->add_option("--lock-wait", *seconds,
                   "Seconds to wait when another program holds the DB locked, before stopping (default 600)")
-      ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+      ->check(finite_range(0.0, kWeekS));
+}
+
+void add_stale_after_option(CLI::App* app, double* seconds) {
+  app->add_option("--stale-after", *seconds,
+                  "Seconds without a heartbeat before another host's run counts as dead and is taken over "
+                  "(default 300; 0: never)")
+      ->check(finite_range(0.0, kWeekS));
 }
 
 void add_checkpoint_interval_option(CLI::App* app, double* seconds) {
@@ -126,7 +153,7 @@ void add_checkpoint_interval_option(CLI::App* app, double* seconds) {
                   "stopped; the weights alone are stored at every checkpoint_every step either way. For fast runs "
                   "side by side on a GPU, whose checkpoints queue on the one DB (default 0: at every "
                   "checkpoint_every step)")
-      ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+      ->check(finite_range(0.0, kWeekS));
 }
 
 void wait_for_locks(db::Connection& conn, double seconds) {

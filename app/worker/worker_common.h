@@ -40,6 +40,11 @@ constexpr double kDefaultLockWaitS = 600;
 void add_lock_wait_option(CLI::App* app, double* seconds);
 // Adds --checkpoint-interval (ExecOptions::checkpoint_interval_s) to a training command.
 void add_checkpoint_interval_option(CLI::App* app, double* seconds);
+// Adds --stale-after: seconds without a heartbeat before another host's run counts as dead and is
+// taken over (0: never).
+void add_stale_after_option(CLI::App* app, double* seconds);
+// A number in [lo, hi], NaN and infinities refused (CLI::Range lets NaN through: it fails no comparison).
+CLI::Validator finite_range(double lo, double hi);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
 

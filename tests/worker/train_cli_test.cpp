@@ -350,14 +350,24 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
     EXPECT_EQ(file_hash(db), before) << c.name << " changed the DB";
   }
 
-  // An impossible --checkpoint-interval is refused by every training command before the DB is touched.
-  for (std::vector<std::string> bad : {train_args(db, "seed"), std::vector<std::string>{"serve", "--db", db},
-                                       std::vector<std::string>{"run", temp_path("unknown_key.toml"), "--db", db}}) {
-    bad.insert(bad.end(), {"--checkpoint-interval", "-5"});
-    const auto r = run_worker(bad);
-    EXPECT_EQ(r.exit_code, 2) << bad[0];
-    EXPECT_NE(r.err.find("--checkpoint-interval: Value -5 not in range"), std::string::npos) << bad[0] << ": " << r.err;
-    EXPECT_EQ(file_hash(db), before) << bad[0] << " --checkpoint-interval -5 changed the DB";
+  // Impossible seconds (negative, NaN, infinite) are refused by every training command before the
+  // DB is touched. NaN once passed: CLI::Range compares, and NaN fails no comparison.
+  for (const std::vector<std::string>& command :
+       {train_args(db, "seed"), std::vector<std::string>{"serve", "--db", db},
+        std::vector<std::string>{"run", temp_path("unknown_key.toml"), "--db", db}}) {
+    for (const char* flag : {"--checkpoint-interval", "--lock-wait", "--stale-after"}) {
+      for (const auto& [value, expect] : std::vector<std::pair<std::string, std::string>>{
+               {"-5", "-5 is outside [0, 604800]"},
+               {"nan", "'nan' is not a finite number: give one in [0, 604800]"},
+               {"inf", "'inf' is not a finite number"}}) {
+        auto bad = command;
+        bad.insert(bad.end(), {flag, value});
+        const auto r = run_worker(bad);
+        EXPECT_EQ(r.exit_code, 2) << command[0] << " " << flag << " " << value;
+        EXPECT_NE(r.err.find(std::string(flag) + ": " + expect), std::string::npos) << command[0] << ": " << r.err;
+        EXPECT_EQ(file_hash(db), before) << command[0] << " " << flag << " " << value << " changed the DB";
+      }
+    }
   }
 
   // A foreign file, and a Headroom DB from a newer version, are refused untouched.
