@@ -56,7 +56,8 @@ std::vector<TrainSpecProblem> validate(const TrainSpec& s) {
   need(s.warmup >= 0, "warmup", "warmup must be >= 0 steps");
   need(s.min_lr_ratio >= 0 && s.min_lr_ratio <= 1, "min_lr_ratio", "min_lr_ratio must be in [0, 1]");
   need(s.weight_decay >= 0 && s.weight_decay < 1, "weight_decay", "weight_decay must be in [0, 1)");
-  need(s.beta1 >= 0 && s.beta1 < 1 && s.beta2 >= 0 && s.beta2 < 1, "beta1", "AdamW betas must be in [0, 1)");
+  need(s.beta1 >= 0 && s.beta1 < 1, "beta1", "beta1 (AdamW's first-moment decay) must be in [0, 1), e.g. 0.9");
+  need(s.beta2 >= 0 && s.beta2 < 1, "beta2", "beta2 (AdamW's second-moment decay) must be in [0, 1), e.g. 0.999");
   need(s.eps > 0, "eps", "eps must be > 0");
   need(s.clip >= 0, "clip", "clip must be >= 0 (0 = off)");
   need(s.eval_every >= 1, "eval_every", "eval_every must be >= 1 step");

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <functional>
+#include <limits>
 
 #include "core/train/trainer.h"
 #include "tests/core/train_test_util.h"
@@ -118,5 +120,29 @@ TEST(TrainSpecDataSeed, StoredOnlyWhereItDiffersFromTheSeedAndChecked) {
     ADD_FAILURE() << "data_sead accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("data_seed)"), std::string::npos) << e.what();  // listed among the known
+  }
+}
+
+// Each impossible setting is named by its own field (beta2 = 1 was reported as beta1), NaN included.
+TEST(TrainSpecValidate, EachImpossibleSettingIsNamedByItsOwnField) {
+  EXPECT_TRUE(validate(TrainSpec{}).empty());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::pair<std::string, std::function<void(TrainSpec&)>>> cases = {
+      {"beta1", [](TrainSpec& t) { t.beta1 = 1.0; }},
+      {"beta2", [](TrainSpec& t) { t.beta2 = 1.0; }},
+      {"beta2", [&](TrainSpec& t) { t.beta2 = nan; }},
+      {"lr", [&](TrainSpec& t) { t.lr = nan; }},
+      {"eps", [&](TrainSpec& t) { t.eps = nan; }},
+      {"clip", [&](TrainSpec& t) { t.clip = nan; }},
+      {"min_lr_ratio", [&](TrainSpec& t) { t.min_lr_ratio = nan; }},
+      {"weight_decay", [&](TrainSpec& t) { t.weight_decay = nan; }},
+  };
+  for (const auto& [field, spoil] : cases) {
+    TrainSpec t;
+    spoil(t);
+    const auto problems = validate(t);
+    ASSERT_EQ(problems.size(), 1u) << field;
+    EXPECT_EQ(problems[0].field, field);
+    EXPECT_NE(problems[0].message.find(field), std::string::npos) << problems[0].message;
   }
 }
