@@ -254,7 +254,7 @@ TEST(LabControls, TheLinesViewRoundTripsAndRefusesWhatItCannotShow) {
            {R"({"map_view": 1})", "lab.map_view: expected string"},
            {R"({"lines_hidden": [-1]})", "lab.lines_hidden: expected a list of head numbers"},
            {R"({"lines_hidden": ["a"]})", "lab.lines_hidden"},
-           {R"({"lines_query": 1.5})", "lab.lines_query"},
+           {R"({"lines_query": 1.5})", "lab.lines_query: expected a whole number, got 1.5"},
            {R"({"neuron_head": -2})", "lab.neuron_head: expected a head number >= 0"}}) {
     LabControls untouched;
     EXPECT_FALSE(controls_from_json(nlohmann::json::parse(bad), &untouched, &error)) << bad;
