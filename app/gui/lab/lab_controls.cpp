@@ -257,7 +257,8 @@ bool controls_from_json(const nlohmann::json& j, LabControls* out, std::string* 
                     : want.is_number_float() ? v.is_number()
                                              : v.is_number_integer();
     if (!ok) {
-      // A whole number is asked for where the lab keeps an integer ("expected number, got 64.5" read as a contradiction).
+      // A whole number is asked for where the lab keeps an integer ("expected number, got 64.5" read as a
+      // contradiction).
       const std::string wanted = want.is_number_integer() ? "a whole number" : std::string(want.type_name());
       *error = "lab." + it.key() + ": expected " + wanted + ", got " + v.dump();
       return false;
