@@ -3,6 +3,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -60,6 +61,39 @@ void toggle(std::vector<ImGuiID>& v, ImGuiID id) {
   else v.erase(it);
 }
 
+// The popup listing the series a legend beside a short plot left out ("+ N more").
+ImGuiID legend_more_popup_id() { return ImHashStr("##legend more", 0, g_plot.id); }
+
+// The popup itself: every series the legend left out, its colour and name, a click hiding or
+// showing it as a legend row's click does. It stays open for several clicks.
+void legend_more_popup(PlotState& st, int shown_rows) {
+  const float max_h = ImGui::GetIO().DisplaySize.y * 0.6f;
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, max_h));
+  if (!ImGui::BeginPopupEx(legend_more_popup_id(), ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar |
+                                                       ImGuiWindowFlags_NoSavedSettings))
+    return;
+  ImGui::TextDisabled("Not in the legend: click to hide or show");
+  const float line = ImGui::GetTextLineHeight(), swatch = line * 1.2f;
+  int row = 0;
+  for (int i = 0; i < g_plot.series_used; ++i) {
+    const detail::PlotSeries& s = g_plot.series[i];
+    if (!detail::has_legend_entry(s) || row++ < shown_rows) continue;
+    ImGui::PushID(static_cast<int>(s.label_id));
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImU32 col = s.hidden ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : s.color;
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + line * 0.5f), ImVec2(at.x + swatch, at.y + line * 0.5f),
+                                        col, 2.0f);
+    ImGui::Dummy(ImVec2(swatch, line));
+    ImGui::SameLine();
+    const std::string label(s.label, detail::visible_text_end(s.label));
+    if (s.hidden) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_DontClosePopups)) toggle(st.hidden, s.label_id);
+    if (s.hidden) ImGui::PopStyleColor();
+    ImGui::PopID();
+  }
+  ImGui::EndPopup();
+}
+
 // The plot area inside the frame: title above, y label + tick labels left, tick labels +
 // x label below. Uses last frame's y tick label width (the ticks are not known yet).
 ImRect layout_plot_area(const PlotState& st) {
@@ -82,14 +116,17 @@ void handle_input(PlotState& st, ImGuiWindow* window) {
   const bool log_x = flags & PlotFlags_LogX;
   const bool inputs = !(flags & PlotFlags_NoInputs);
   const ImRect& plot = g_plot.plot;
-  ImRect hover_area = plot;  // the plot and a legend beside it
+  ImRect hover_area = plot;  // the plot and a legend beside it, which may reach below the plot area
   hover_area.Max.x += st.legend_reserve;
+  if (st.legend.GetWidth() > 0.0f) hover_area.Add(st.legend);
   g_plot.hovered = ImGui::ItemHoverable(hover_area, g_plot.id);
   g_plot.over_legend = g_plot.hovered && st.legend.Contains(io.MousePos) && !(flags & PlotFlags_NoLegend);
   if (g_plot.over_legend && inputs && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
     const int row = static_cast<int>((io.MousePos.y - st.legend.Min.y - ImGui::GetStyle().FramePadding.y) /
                                      std::max(st.legend_row_h, 1.0f));
     if (row >= 0 && row < static_cast<int>(st.legend_rows.size())) toggle(st.hidden, st.legend_rows[row]);
+    else if (row == static_cast<int>(st.legend_rows.size()) && st.legend_left_out > 0)
+      ImGui::OpenPopupEx(legend_more_popup_id());  // "+ N more": the list of what it left out
   }
   const AxisMap xm{st.x.lo, st.x.hi, log_x, plot.Min.x, plot.Max.x};
   if (g_plot.hovered && !g_plot.over_legend) {
@@ -430,12 +467,20 @@ void EndPlot() {
   st.legend = legend.rect;
   st.legend_row_h = legend.row_h;
   st.legend_rows.clear();
+  st.legend_left_out = 0;
   if (!(flags & PlotFlags_NoLegend))
-    for (int i = 0; i < g_plot.series_used && static_cast<int>(st.legend_rows.size()) < legend.max_rows; ++i)
-      if (detail::visible_text_end(g_plot.series[i].label) != g_plot.series[i].label)
-        st.legend_rows.push_back(g_plot.series[i].label_id);
+    for (int i = 0; i < g_plot.series_used; ++i)
+      if (detail::has_legend_entry(g_plot.series[i])) {
+        if (static_cast<int>(st.legend_rows.size()) < legend.max_rows)
+          st.legend_rows.push_back(g_plot.series[i].label_id);
+        else ++st.legend_left_out;
+      }
   const bool over_legend = g_plot.hovered && legend.rect.Contains(io.MousePos);
-  const int hot_row = over_legend && !(flags & PlotFlags_NoInputs) ? detail::legend_row_at(legend, io.MousePos) : -1;
+  const bool legend_inputs = over_legend && !(flags & PlotFlags_NoInputs);
+  const int hot_row = legend_inputs ? detail::legend_row_at(legend, io.MousePos) : -1;
+  const bool more_hot = legend_inputs && st.legend_left_out > 0 &&
+                        detail::on_legend_more_row(legend, static_cast<int>(st.legend_rows.size()), io.MousePos);
+  if (more_hot) ImGui::SetTooltip("%d more series: click to list them, and hide or show each", st.legend_left_out);
   dl->PushClipRect(plot.Min, plot.Max, true);
   for (int i = 0; i < g_plot.series_used; ++i)
     if (g_plot.series[i].kind == SeriesKind::Shaded) detail::draw_band(dl, g_plot.series[i], xm, ym);
@@ -449,7 +494,7 @@ void EndPlot() {
     detail::hover_tooltip(dl, plot, xm, ym, xm.from_pixel(io.MousePos.x));
   dl->PopClipRect();
   dl->AddRect(plot.Min, plot.Max, ImGui::GetColorU32(ImGuiCol_Border));
-  detail::draw_legend(dl, legend, hot_row);  // after the clip: it may sit beside the plot
+  detail::draw_legend(dl, legend, hot_row, more_hot);  // after the clip: it may sit beside the plot
   g_last_area = box_of(plot);
   g_last_legend = box_of(legend.rect);
 
@@ -475,6 +520,7 @@ void EndPlot() {
       request_panel_export(f.Min, f.Max, timestamped_png_name("", g_plot.title.empty() ? "plot" : g_plot.title));
     ImGui::EndPopup();
   }
+  legend_more_popup(st, static_cast<int>(st.legend_rows.size()));
 
   if (g_plot.svg_out) {
     const int w = g_plot.svg_w > 0 ? g_plot.svg_w : static_cast<int>(f.GetWidth());

@@ -9,9 +9,9 @@
 #include "widgets/text_wrap.h"
 
 namespace headroom::widgets::detail {
-namespace {
-
 bool has_legend_entry(const PlotSeries& s) { return visible_text_end(s.label) != s.label; }
+
+namespace {
 
 ImU32 with_alpha(ImU32 c, int a) { return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(a) << IM_COL32_A_SHIFT); }
 
@@ -150,7 +150,13 @@ int legend_row_at(const Legend& L, const ImVec2& p) {
   return -1;
 }
 
-void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
+bool on_legend_more_row(const Legend& L, int rows, const ImVec2& p) {
+  if (!L.rect.Contains(p)) return false;
+  const float y = L.rect.Min.y + ImGui::GetStyle().FramePadding.y + rows * L.row_h;
+  return p.y >= y && p.y < y + L.row_h;
+}
+
+void draw_legend(ImDrawList* dl, const Legend& L, int hot_row, bool more_hot) {
   const PlotContext& g = plot_context();
   if (L.rect.GetWidth() <= 0.0f) return;
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -194,8 +200,12 @@ void draw_legend(ImDrawList* dl, const Legend& L, int hot_row) {
     y += line;
   }
   if (left_out > 0) {
+    if (more_hot)
+      dl->AddRectFilled(ImVec2(L.rect.Min.x, y), ImVec2(L.rect.Max.x, y + line),
+                        ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.5f));
     const std::string more = "+ " + std::to_string(left_out) + " more";
-    dl->AddText(ImVec2(L.rect.Min.x + pad.x, y), ImGui::GetColorU32(ImGuiCol_TextDisabled), more.c_str());
+    dl->AddText(ImVec2(L.rect.Min.x + pad.x, y), ImGui::GetColorU32(more_hot ? ImGuiCol_Text : ImGuiCol_TextDisabled),
+                more.c_str());
   }
 }
 

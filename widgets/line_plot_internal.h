@@ -49,6 +49,7 @@ struct PlotState {
   float legend_row_h = 0.0f;
   float legend_reserve = 0.0f;       // width the plot gave up last frame for a legend beside it
   std::vector<ImGuiID> legend_rows;  // label id per row
+  int legend_left_out = 0;           // entries summed up as "+ N more" (its row follows legend_rows)
   // Left-button press that started inside the plot area (not on the legend).
   bool pressed = false;
   bool press_double = false;  // the press was the second click of a double-click
@@ -107,7 +108,11 @@ bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym);
 // Whether the segment a-b meets the rectangle (inside or crossing it).
 bool segment_hits_rect(const ImVec2& a, const ImVec2& b, const ImRect& r);
 int legend_row_at(const Legend& L, const ImVec2& p);  // index into series, or -1
-void draw_legend(ImDrawList* dl, const Legend& L, int hot_row);
+// Whether `p` is on the "+ N more" row (there is one only where entries were left out).
+bool on_legend_more_row(const Legend& L, int rows, const ImVec2& p);
+// `more_hot`: the "+ N more" row is under the mouse (it opens the list of what it left out).
+void draw_legend(ImDrawList* dl, const Legend& L, int hot_row, bool more_hot = false);
+bool has_legend_entry(const PlotSeries& s);
 
 void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym);
 void draw_line(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym);

@@ -5,6 +5,7 @@
 
 #include "tests/widgets/headless_imgui.h"
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cmath>
 #include <functional>
@@ -332,9 +333,10 @@ namespace {
 // A plot of `size` drawn for a few frames, `series` adding its series; its area and legend as
 // the last frame drew them, and (in *top) the plot frame's top edge.
 std::pair<hw::PlotBox, hw::PlotBox> plot_frames(const char* id, ImVec2 size, const std::function<void()>& series,
-                                                float* top = nullptr, int frames = 3) {
+                                                float* top = nullptr, int frames = 3, ImVec2 mouse = kOutside,
+                                                bool down = false) {
   for (int f = 0; f < frames; ++f) {
-    headroom::widgets::testing::set_mouse(kOutside, 0.0f, false);
+    headroom::widgets::testing::set_mouse(mouse, 0.0f, down);
     ImGui::NewFrame();
     hw::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -426,6 +428,52 @@ TEST(PlotLegend, BesideAShortPlotItKeepsToTheFrameAndCountsWhatItLeftOut) {
   const float row = ImGui::GetTextLineHeight();
   EXPECT_LT(legend.y1 - legend.y0, kSeries * row);
   EXPECT_GE(legend.y1 - legend.y0, 2.0f * row);
+  ImGui::DestroyContext();
+}
+
+TEST(PlotLegend, ItsMoreRowListsWhatItLeftOutAndAClickThereHidesASeries) {
+  headroom::widgets::testing::create_headless_imgui_context();
+  constexpr int kSeries = 20;
+  std::vector<std::vector<float>> ys(kSeries);
+  std::vector<float> xs;
+  for (int i = 0; i <= 100; ++i) xs.push_back(static_cast<float>(i));
+  for (int s = 0; s < kSeries; ++s)
+    for (int i = 0; i <= 100; ++i) ys[s].push_back((i + s) % 2 ? 1.0f : 0.0f);
+  std::vector<std::string> names;
+  for (int s = 0; s < kSeries; ++s) names.push_back("seed " + std::to_string(s));
+  std::string svg;
+  const auto series = [&] {
+    for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
+    hw::CapturePlotSvg(&svg);
+  };
+  const auto lines_drawn = [&] { return ht::count_of(ht::svg_group(svg, "lines"), "<polyline"); };
+  const auto [area, legend] = plot_frames("##more", ImVec2(600, 120), series);
+  ASSERT_FALSE(legend.empty());
+  ASSERT_EQ(lines_drawn(), kSeries);
+  EXPECT_FALSE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+  // The "+ N more" row is the legend's last; a click there opens the list.
+  const float pad = ImGui::GetStyle().FramePadding.y, row = ImGui::GetTextLineHeight();
+  const ImVec2 more((legend.x0 + legend.x1) * 0.5f, legend.y1 - pad - row * 0.5f);
+  plot_frames("##more", ImVec2(600, 120), series, nullptr, 1, more, true);
+  plot_frames("##more", ImVec2(600, 120), series, nullptr, 2, more, false);
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  ASSERT_EQ(g.OpenPopupStack.Size, 1) << "a click on '+ N more' opens no list";
+  ImGuiWindow* popup = g.OpenPopupStack[0].Window;
+  ASSERT_NE(popup, nullptr);
+  // Its first row is a caption, then one row per series left out; the legend showed the first
+  // shown_rows of them, so the list begins with the series after them.
+  const int shown_rows = static_cast<int>(std::lround((legend.y1 - legend.y0 - 2.0f * pad) / row)) - 1;
+  ASSERT_GT(shown_rows, 0);
+  ASSERT_LT(shown_rows, kSeries);
+  const ImVec2 pitch(0.0f, row + ImGui::GetStyle().ItemSpacing.y);
+  const ImVec2 first_entry(popup->Pos.x + popup->Size.x * 0.5f,
+                           popup->Pos.y + ImGui::GetStyle().WindowPadding.y + pitch.y + row * 0.5f);
+  plot_frames("##more", ImVec2(600, 120), series, nullptr, 1, first_entry, true);
+  plot_frames("##more", ImVec2(600, 120), series, nullptr, 2, first_entry, false);
+  EXPECT_EQ(lines_drawn(), kSeries - 1) << "a click on the list's first series did not hide it";
+  EXPECT_EQ(ht::svg_group(svg, "legend").find(">" + names[shown_rows] + "<"), std::string::npos)
+      << "the hidden series is seed " << shown_rows;
+  EXPECT_EQ(g.OpenPopupStack.Size, 1) << "the list closed on a click: several series take several clicks";
   ImGui::DestroyContext();
 }
 
