@@ -402,25 +402,36 @@ TEST(PlotLegend, GoesBesideThePlotWhenEveryCornerHoldsData) {
   ImGui::DestroyContext();
 }
 
+namespace {
+
+// Twenty zigzag series "seed 0".."seed 19" over x = 0..100: every corner of a plot holds data, so
+// the legend goes beside it, and in a 120-pixel plot it has room for a few rows.
+constexpr int kSeries = 20;
+struct ManySeries {
+  std::vector<float> xs;
+  std::vector<std::vector<float>> ys;
+  std::vector<std::string> names;
+  ManySeries() : ys(kSeries) {
+    for (int i = 0; i <= 100; ++i) xs.push_back(static_cast<float>(i));
+    for (int s = 0; s < kSeries; ++s) {
+      for (int i = 0; i <= 100; ++i) ys[s].push_back((i + s) % 2 ? 1.0f : 0.0f);
+      names.push_back("seed " + std::to_string(s));
+    }
+  }
+  void plot() const {
+    for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
+  }
+};
+
+}  // namespace
+
 TEST(PlotLegend, BesideAShortPlotItKeepsToTheFrameAndCountsWhatItLeftOut) {
   headroom::widgets::testing::create_headless_imgui_context();
-  // Twenty zigzag series in a 120-pixel plot: the legend goes beside it and has room for a few rows.
-  constexpr int kSeries = 20;
-  std::vector<std::vector<float>> ys(kSeries);
-  std::vector<float> xs;
-  for (int i = 0; i <= 100; ++i) xs.push_back(static_cast<float>(i));
-  for (int s = 0; s < kSeries; ++s)
-    for (int i = 0; i <= 100; ++i) ys[s].push_back((i + s) % 2 ? 1.0f : 0.0f);
-  std::vector<std::string> names;
-  for (int s = 0; s < kSeries; ++s) names.push_back("seed " + std::to_string(s));
+  const ManySeries many;
   const float plot_h = 120.0f;
   float frame_top = 0.0f;
   const auto [area, legend] = plot_frames(
-      "##many", ImVec2(600, plot_h),
-      [&] {
-        for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
-      },
-      &frame_top);
+      "##many", ImVec2(600, plot_h), [&] { many.plot(); }, &frame_top);
   ASSERT_FALSE(legend.empty());
   EXPECT_GE(legend.x0, area.x1);  // beside the plot
   EXPECT_LE(legend.y1, frame_top + plot_h + 0.5f) << "the legend runs below the plot's frame";
@@ -433,17 +444,10 @@ TEST(PlotLegend, BesideAShortPlotItKeepsToTheFrameAndCountsWhatItLeftOut) {
 
 TEST(PlotLegend, ItsMoreRowListsWhatItLeftOutAndAClickThereHidesASeries) {
   headroom::widgets::testing::create_headless_imgui_context();
-  constexpr int kSeries = 20;
-  std::vector<std::vector<float>> ys(kSeries);
-  std::vector<float> xs;
-  for (int i = 0; i <= 100; ++i) xs.push_back(static_cast<float>(i));
-  for (int s = 0; s < kSeries; ++s)
-    for (int i = 0; i <= 100; ++i) ys[s].push_back((i + s) % 2 ? 1.0f : 0.0f);
-  std::vector<std::string> names;
-  for (int s = 0; s < kSeries; ++s) names.push_back("seed " + std::to_string(s));
+  const ManySeries many;
   std::string svg;
   const auto series = [&] {
-    for (int s = 0; s < kSeries; ++s) hw::PlotLine(names[s].c_str(), xs.data(), ys[s].data(), 101);
+    many.plot();
     hw::CapturePlotSvg(&svg);
   };
   const auto lines_drawn = [&] { return ht::count_of(ht::svg_group(svg, "lines"), "<polyline"); };
@@ -471,7 +475,7 @@ TEST(PlotLegend, ItsMoreRowListsWhatItLeftOutAndAClickThereHidesASeries) {
   plot_frames("##more", ImVec2(600, 120), series, nullptr, 1, first_entry, true);
   plot_frames("##more", ImVec2(600, 120), series, nullptr, 2, first_entry, false);
   EXPECT_EQ(lines_drawn(), kSeries - 1) << "a click on the list's first series did not hide it";
-  EXPECT_EQ(ht::svg_group(svg, "legend").find(">" + names[shown_rows] + "<"), std::string::npos)
+  EXPECT_EQ(ht::svg_group(svg, "legend").find(">" + many.names[shown_rows] + "<"), std::string::npos)
       << "the hidden series is seed " << shown_rows;
   EXPECT_EQ(g.OpenPopupStack.Size, 1) << "the list closed on a click: several series take several clicks";
   ImGui::DestroyContext();
