@@ -48,7 +48,8 @@ fi
 if want build; then
   start=$(date +%s)
   configure() {
-    cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEADROOM_BUILD_GUI=OFF \
+    # No GUI, and no ICU libraries (.gpu carries ICU's headers only; stage_gpu.sh says why).
+    cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEADROOM_BUILD_GUI=OFF -DHEADROOM_ICU=OFF \
       -DCMAKE_PREFIX_PATH="$DEPS_PREFIX;$TORCH_PREFIX" "$@" >>"$OUT/configure.log" 2>&1
   }
   : >"$OUT/configure.log"

@@ -99,6 +99,15 @@ TEST(InspectModelCli, BertTokenizesTheTextItselfAndDumpsALayer) {
   std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nin\nthe\nbeginning\ngod\ncreated\nheaven\nand\nearth\n";
   for (int i = 13; i < 41; ++i) vocab += "w" + std::to_string(i) + "\n";
   std::ofstream(model + "/vocab.txt") << vocab;
+#ifdef HEADROOM_NO_ICU
+  // Built without ICU (-DHEADROOM_ICU=OFF): the tokenizer cannot class the text's characters and
+  // says so, naming the build option (unicode_text_without_icu.cpp).
+  const auto refused = run_worker({"inspect", "--model", model, "--text", "In the beginning"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("this Headroom was built without it (-DHEADROOM_ICU=OFF)"), std::string::npos)
+      << refused.err;
+  GTEST_SKIP() << "built without ICU: BERT's tokenizer refuses the text, as checked; the rest needs it";
+#endif
   const std::string dump = dir.file("layer1.safetensors");
   const json j = inspect_json({"inspect", "--model", model, "--text", "In the beginning God created the heaven",
                                "--json", "--dump", dump, "--layer", "1"});
