@@ -120,8 +120,9 @@ CLI::Validator finite_range(double lo, double hi) {
   const std::string range = r.str();
   return CLI::Validator(
       [lo, hi, range](std::string& text) -> std::string {
-        double v = 0;
-        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v))
+        char* end = nullptr;
+        const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v))
           return "'" + text + "' is not a finite number: give one in " + range;
         if (v < lo || v > hi) return text + " is outside " + range;
         return "";
