@@ -112,6 +112,7 @@ int legend_row_at(const Legend& L, const ImVec2& p);  // index into series, or -
 bool on_legend_more_row(const Legend& L, int rows, const ImVec2& p);
 // `more_hot`: the "+ N more" row is under the mouse (it opens the list of what it left out).
 void draw_legend(ImDrawList* dl, const Legend& L, int hot_row, bool more_hot = false);
+// A series with a visible label (text before any "##"): it has a legend row.
 bool has_legend_entry(const PlotSeries& s);
 
 void draw_band(ImDrawList* dl, const PlotSeries& s, const AxisMap& xm, const AxisMap& ym);
