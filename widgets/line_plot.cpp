@@ -122,8 +122,7 @@ void handle_input(PlotState& st, ImGuiWindow* window) {
   g_plot.hovered = ImGui::ItemHoverable(hover_area, g_plot.id);
   g_plot.over_legend = g_plot.hovered && st.legend.Contains(io.MousePos) && !(flags & PlotFlags_NoLegend);
   if (g_plot.over_legend && inputs && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    const int row = static_cast<int>((io.MousePos.y - st.legend.Min.y - ImGui::GetStyle().FramePadding.y) /
-                                     std::max(st.legend_row_h, 1.0f));
+    const int row = detail::legend_row_index(st.legend, st.legend_row_h, io.MousePos);
     if (row >= 0 && row < static_cast<int>(st.legend_rows.size())) toggle(st.hidden, st.legend_rows[row]);
     else if (row == static_cast<int>(st.legend_rows.size()) && st.legend_left_out > 0)
       ImGui::OpenPopupEx(legend_more_popup_id());  // "+ N more": the list of what it left out
@@ -478,8 +477,9 @@ void EndPlot() {
   const bool over_legend = g_plot.hovered && legend.rect.Contains(io.MousePos);
   const bool legend_inputs = over_legend && !(flags & PlotFlags_NoInputs);
   const int hot_row = legend_inputs ? detail::legend_row_at(legend, io.MousePos) : -1;
-  const bool more_hot = legend_inputs && st.legend_left_out > 0 &&
-                        detail::on_legend_more_row(legend, static_cast<int>(st.legend_rows.size()), io.MousePos);
+  const bool more_hot =
+      legend_inputs && st.legend_left_out > 0 &&
+      detail::legend_row_index(legend.rect, legend.row_h, io.MousePos) == static_cast<int>(st.legend_rows.size());
   if (more_hot) ImGui::SetTooltip("%d more series: click to list them, and hide or show each", st.legend_left_out);
   dl->PushClipRect(plot.Min, plot.Max, true);
   for (int i = 0; i < g_plot.series_used; ++i)

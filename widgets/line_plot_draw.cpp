@@ -150,10 +150,10 @@ int legend_row_at(const Legend& L, const ImVec2& p) {
   return -1;
 }
 
-bool on_legend_more_row(const Legend& L, int rows, const ImVec2& p) {
-  if (!L.rect.Contains(p)) return false;
-  const float y = L.rect.Min.y + ImGui::GetStyle().FramePadding.y + rows * L.row_h;
-  return p.y >= y && p.y < y + L.row_h;
+int legend_row_index(const ImRect& rect, float row_h, const ImVec2& p) {
+  if (!rect.Contains(p)) return -1;
+  // The top padding counts as the first row (the cast truncates towards zero).
+  return static_cast<int>((p.y - rect.Min.y - ImGui::GetStyle().FramePadding.y) / std::max(row_h, 1.0f));
 }
 
 void draw_legend(ImDrawList* dl, const Legend& L, int hot_row, bool more_hot) {

@@ -108,8 +108,9 @@ bool data_under(const ImRect& r, const AxisMap& xm, const AxisMap& ym);
 // Whether the segment a-b meets the rectangle (inside or crossing it).
 bool segment_hits_rect(const ImVec2& a, const ImVec2& b, const ImRect& r);
 int legend_row_at(const Legend& L, const ImVec2& p);  // index into series, or -1
-// Whether `p` is on the "+ N more" row (there is one only where entries were left out).
-bool on_legend_more_row(const Legend& L, int rows, const ImVec2& p);
+// The legend row (0 = the first) under `p` in a legend drawn in `rect` with rows `row_h` high, or -1
+// outside it; the row after the entries is "+ N more" where entries were left out.
+int legend_row_index(const ImRect& rect, float row_h, const ImVec2& p);
 // `more_hot`: the "+ N more" row is under the mouse (it opens the list of what it left out).
 void draw_legend(ImDrawList* dl, const Legend& L, int hot_row, bool more_hot = false);
 // A series with a visible label (text before any "##"): it has a legend row.
