@@ -8,6 +8,9 @@
 #   csv_matrix   represent's CSV matrices
 #   lesson       lesson files (TOML, their markdown and formulas, the player)
 #   suite        suite files (TOML, per-scale grids expanded into validated run configs)
+#   hf_config    a downloaded checkpoint's config.json
+#   tokenizer    the tokenizer files beside it (tokenizer.json; vocab.json + merges.txt; vocab.txt),
+#                and any text encoded with what they make
 # Usage: scripts/fuzz.sh [SECONDS per target, default 60] [TARGET ...]
 # Builds fuzz/ with clang into build-fuzz/. Corpora grow in build-fuzz/corpus/; the seeds in
 # fuzz/corpus/ are read, never written. A finding leaves build-fuzz/findings/<target>/crash-* and
@@ -20,7 +23,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson suite)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson suite hf_config tokenizer)
 
 CXX_FUZZ="$(command -v clang++ || command -v clang++-14 || true)"
 if [ -z "$CXX_FUZZ" ]; then

@@ -48,10 +48,21 @@ const json* value_of(const json& config, const std::string& key) {
   return it == config.end() || it->is_null() ? nullptr : &*it;
 }
 
+// The largest size a key may give: token ids are 32-bit, and every size below it keeps the
+// products the importer forms (4 x n_embd, hidden x intermediate) inside 64 bits.
+constexpr int64_t kMaxSize = 2147483647;
+
 int64_t positive_int(const json& config, const std::string& path, const std::string& key, const std::string& what) {
   const json* v = value_of(config, key);
   const std::string expected = "a positive integer (" + what + ")";
-  if (!v || !v->is_number_integer() || v->get<int64_t>() <= 0) fail_key(path, key, expected, v);
+  if (!v || !v->is_number_integer()) fail_key(path, key, expected, v);
+  // Parsed JSON holds non-negative integers unsigned (up to 2^64 - 1): compared so, never wrapped.
+  const bool too_large =
+      v->is_number_unsigned() ? v->get<uint64_t>() > uint64_t(kMaxSize) : v->get<int64_t>() > kMaxSize;
+  if (too_large)
+    throw HfError(path + ": key '" + key + "' = " + show(*v) + " is too large for " + what +
+                  "; expected a positive integer up to " + std::to_string(kMaxSize));
+  if (v->get<int64_t>() <= 0) fail_key(path, key, expected, v);
   return v->get<int64_t>();
 }
 

@@ -24,6 +24,7 @@ std::string hex_byte(int b) {
 ByteLevelBpeTokenizer::ByteLevelBpeTokenizer(BpeModel model, BpeOptions options)
     : options_(std::move(options)), spellings_(std::move(model.spellings)) {
   bytes_.resize(spellings_.size());
+  piece_lengths_.resize(spellings_.size());
   is_added_.assign(spellings_.size(), false);
   for (const AddedToken& token : options_.added_tokens) {
     if (token.id >= 0 && token.id < vocab_size()) is_added_[token.id] = true;
@@ -32,11 +33,17 @@ ByteLevelBpeTokenizer::ByteLevelBpeTokenizer(BpeModel model, BpeOptions options)
     const std::string& spelled = spellings_[id];
     if (spelled.empty()) continue;
     by_spelling_.emplace(spelled, id);
-    // Added tokens stand for their text as written; the rest for the bytes their spelling encodes.
-    if (is_added_[id] || !byte_level_to_bytes(spelled, &bytes_[id])) {
+    // Added tokens stand for their text as written (decode gives it back, as HF tokenizers do since
+    // huggingface/tokenizers#1513); the rest for the bytes their spelling encodes. The merges see every token by its
+    // spelling, so where they reach an added token, the input bytes it covers are its spelling's.
+    std::string spelled_bytes;
+    const bool byte_level = byte_level_to_bytes(spelled, &spelled_bytes);
+    piece_lengths_[id] = byte_level ? spelled_bytes.size() : spelled.size();
+    if (is_added_[id] || !byte_level) {
       bytes_[id] = spelled;
       continue;
     }
+    bytes_[id] = std::move(spelled_bytes);
     by_bytes_.emplace(bytes_[id], id);
   }
   const auto& alphabet = byte_level_alphabet();
@@ -121,7 +128,7 @@ void ByteLevelBpeTokenizer::encode_segment(const std::string& text, size_t begin
   for (const auto& [piece_begin, piece_end] : pieces) {
     size_t at = piece_begin;
     for (int32_t id : bpe(segment.substr(piece_begin, piece_end - piece_begin))) {
-      const size_t next = at + bytes_[id].size();
+      const size_t next = at + piece_lengths_[id];
       const size_t from = at < shift ? 0 : at - shift, to = next < shift ? 0 : next - shift;
       out->push_back({id, begin + from, begin + to});
       at = next;

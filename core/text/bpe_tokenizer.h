@@ -61,7 +61,8 @@ class ByteLevelBpeTokenizer final : public TextTokenizer {
 
   BpeOptions options_;
   std::vector<std::string> spellings_;
-  std::vector<std::string> bytes_;  // by id: the raw bytes the token stands for
+  std::vector<std::string> bytes_;     // by id: the raw bytes the token stands for (what decode gives)
+  std::vector<size_t> piece_lengths_;  // by id: how many input bytes the token covers when BPE makes it
   std::vector<bool> is_added_;
   std::unordered_map<std::string, int32_t> by_spelling_;
   std::unordered_map<std::string, int32_t> by_bytes_;

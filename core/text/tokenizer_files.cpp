@@ -29,7 +29,7 @@ bool file_exists(const std::string& path) {
 nlohmann::json read_json(const std::string& path) {
   try {
     return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number past a double's range
     throw std::runtime_error(path + ": not valid JSON (" + e.what() + ")");
   }
 }

@@ -2,6 +2,9 @@
 // error one line naming the file and the key.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "core/hf/hf_config.h"
 #include "tests/hf/hf_test_util.h"
 
@@ -159,6 +162,27 @@ TEST(HfConfigErrors, WrongTypeNamesKeyAndValue) {
   j = testing::llama_json();
   j["num_key_value_heads"] = 2.5;
   expect_error([&] { config_of(j); }, {"'num_key_value_heads' must be a positive integer", "got 2.5"});
+}
+
+TEST(HfConfigErrors, SizesPastAnyModelAreRefusedNotWrapped) {
+  // GPT-2's MLP width defaults to 4 x n_embd: with n_embd = 2^62 that product overflowed int64
+  // (undefined behaviour, found reading the fuzz target's code), and 2^64 - 1 read as int64 is -1.
+  json j = testing::gpt2_json();
+  j["n_embd"] = int64_t{1} << 62;
+  expect_error([&] { config_of(j); },
+               {"config.json: key 'n_embd' = 4611686018427387904 is too large for GPT-2's hidden size",
+                "expected a positive integer up to 2147483647"});
+  j = testing::gpt2_json();
+  j["vocab_size"] = std::numeric_limits<uint64_t>::max();
+  expect_error([&] { config_of(j); }, {"key 'vocab_size' = 18446744073709551615 is too large"});
+  j = testing::llama_json();
+  j["num_key_value_heads"] = int64_t{2147483648};
+  expect_error([&] { config_of(j); }, {"key 'num_key_value_heads' = 2147483648 is too large for grouped k/v heads"});
+  j = testing::gpt2_json();
+  j["n_positions"] = int64_t{2147483647};  // the largest accepted
+  EXPECT_EQ(config_of(j).max_positions, 2147483647);
+  j["n_positions"] = -5;
+  expect_error([&] { config_of(j); }, {"'n_positions' must be a positive integer", "got -5"});
 }
 
 TEST(HfConfigErrors, RopeScalingRefused) {

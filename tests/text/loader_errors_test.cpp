@@ -52,6 +52,16 @@ TEST(TokenizerFileErrors, VocabJsonNotJson) {
   expect_error([&] { load_tokenizer_dir(dir.path()); }, {dir.file("vocab.json"), "not valid JSON"});
 }
 
+TEST(TokenizerFileErrors, AJsonNumberPastADoublesRangeIsNotValidJson) {
+  // nlohmann reports it as out_of_range, not parse_error: it escaped the reader without the file's
+  // name (found by the tokenizer fuzz target).
+  TempDir dir;
+  dir.write("vocab.txt", "[UNK]\nword\n");
+  dir.write("tokenizer_config.json", "{\"model_max_length\": 4e188888}");
+  expect_error([&] { load_tokenizer_dir(dir.path()); },
+               {dir.file("tokenizer_config.json") + ": not valid JSON", "number overflow"});
+}
+
 TEST(TokenizerFileErrors, VocabJsonNotAnObject) {
   TempDir dir;
   dir.write("merges.txt", "a b\n");

@@ -111,6 +111,28 @@ TEST(TokenizerJson, AddedTokensAreMatchedBeforePreTokenization) {
   EXPECT_EQ(tok->special_ids().eos, 300);
 }
 
+TEST(TokenizerJson, AnAddedTokenTheMergesReachCoversTheBytesTheyMerged) {
+  // "\xC4\xA0t" (id 256) is also an added token: matched as those characters in the raw text, and
+  // made by the merge "Ġ t" from the input " t". Its span was measured by its content (3 bytes),
+  // so " t" gave a token ending past the text (found while writing the tokenizer fuzz target).
+  TempDir dir;
+  json j = bpe_tokenizer_json(byte_level(true));
+  j["added_tokens"] = {{{"id", 256}, {"content", "\xC4\xA0t"}, {"special", false}}};
+  auto tok = load(dir, j);
+  const std::string text = "a t";
+  const auto spans = tok->encode_with_offsets(text, false);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[1].id, 256);
+  EXPECT_EQ(spans[1].begin, 1u);
+  EXPECT_EQ(spans[1].end, 3u);                 // " t", within the text
+  EXPECT_EQ(tok->decode({256}), "\xC4\xA0t");  // an added token decodes as written
+  // Its content in the raw text is matched before pre-tokenization, over its own 3 bytes.
+  const auto raw = tok->encode_with_offsets("x\xC4\xA0t", false);
+  ASSERT_EQ(raw.size(), 2u);
+  EXPECT_EQ(raw[1].id, 256);
+  EXPECT_EQ(raw[1].end, 4u);
+}
+
 TEST(TokenizerJson, IgnoreMergesTakesAWholeTokenAsIs) {
   TempDir dir;
   json j = bpe_tokenizer_json(byte_level(true), {"h e"});  // "\xC4\xA0the" is a token no merge reaches
