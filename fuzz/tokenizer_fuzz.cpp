@@ -34,8 +34,14 @@ const std::string& model_dir() {
   return dir;
 }
 
-const char* const kFiles[] = {"tokenizer.json", "vocab.json", "merges.txt", "encoder.json", "vocab.bpe",
-                              "vocab.txt",      "tokenizer_config.json", "special_tokens_map.json"};
+const char* const kFiles[] = {"tokenizer.json",
+                              "vocab.json",
+                              "merges.txt",
+                              "encoder.json",
+                              "vocab.bpe",
+                              "vocab.txt",
+                              "tokenizer_config.json",
+                              "special_tokens_map.json"};
 
 void write_file(const std::string& name, const std::string& bytes) {
   std::ofstream out(model_dir() + "/" + name, std::ios::binary | std::ios::trunc);
@@ -64,9 +70,9 @@ void check_encoding(const headroom::core::text::TextTokenizer& tok, const std::s
     std::vector<std::int32_t> ids;
     std::size_t last_begin = 0, tiled = 0;
     for (const auto& span : spans) {
-      if (span.id < 0 || span.id >= tok.vocab_size()) __builtin_trap();  // an id outside the vocabulary
+      if (span.id < 0 || span.id >= tok.vocab_size()) __builtin_trap();       // an id outside the vocabulary
       if (span.begin > span.end || span.end > text.size()) __builtin_trap();  // a span outside the text
-      if (span.begin < last_begin) __builtin_trap();                           // spans out of order
+      if (span.begin < last_begin) __builtin_trap();                          // spans out of order
       last_begin = span.begin;
       if (round_trips && !special) {
         if (span.begin != tiled) __builtin_trap();  // a gap or an overlap between tokens

@@ -9,6 +9,7 @@
 #   lesson       lesson files (TOML, their markdown and formulas, the player)
 #   suite        suite files (TOML, per-scale grids expanded into validated run configs)
 #   hf_config    a downloaded checkpoint's config.json
+#   hf_checkpoint its weights: model.safetensors, or the index and a shard (headers read, tensors converted)
 #   tokenizer    the tokenizer files beside it (tokenizer.json; vocab.json + merges.txt; vocab.txt),
 #                and any text encoded with what they make
 # Usage: scripts/fuzz.sh [SECONDS per target, default 60] [TARGET ...]
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson suite hf_config tokenizer)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(filter flat_config safetensors db_open scene csv_matrix lesson suite hf_config hf_checkpoint tokenizer)
 
 CXX_FUZZ="$(command -v clang++ || command -v clang++-14 || true)"
 if [ -z "$CXX_FUZZ" ]; then
