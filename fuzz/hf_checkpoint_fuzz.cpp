@@ -7,60 +7,43 @@
 // Input: a first byte, even for a single model.safetensors (the rest of the input), odd for a
 // sharded checkpoint: the index's text, a NUL, then the shard's bytes, written as
 // model-00001-of-00001.safetensors (the name the seeds' index uses).
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "core/hf/hf_checkpoint.h"
 #include "core/io/safetensors.h"
+#include "fuzz/fuzz_scratch.h"
 
 namespace {
 
-const std::string& checkpoint_dir() {
-  static const std::string dir = [] {
-    char name[] = "/tmp/headroom-fuzz-hf-checkpoint-XXXXXX";
-    if (!mkdtemp(name)) __builtin_trap();
-    return std::string(name);
-  }();
-  return dir;
-}
-
 constexpr const char* kShard = "model-00001-of-00001.safetensors";
-
-void write_file(const std::string& name, const char* data, std::size_t size) {
-  std::ofstream out(checkpoint_dir() + "/" + name, std::ios::binary | std::ios::trunc);
-  out.write(data, static_cast<std::streamsize>(size));
-  if (!out) __builtin_trap();
-}
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   namespace hf = headroom::core::hf;
-  const std::string& dir = checkpoint_dir();
+  const std::string& dir = headroom::fuzz::scratch_dir("hf-checkpoint");
   for (const char* file : {hf::kSingleFileName, hf::kIndexFileName, kShard}) std::remove((dir + "/" + file).c_str());
   const char* rest = reinterpret_cast<const char*>(data + 1);
   const std::size_t rest_size = size - 1;
   if (data[0] % 2 == 0) {
-    write_file(hf::kSingleFileName, rest, rest_size);
+    headroom::fuzz::write_bytes(dir, hf::kSingleFileName, rest, rest_size);
   } else {
     const char* nul = static_cast<const char*>(std::memchr(rest, 0, rest_size));
     const std::size_t index_size = nul ? static_cast<std::size_t>(nul - rest) : rest_size;
-    write_file(hf::kIndexFileName, rest, index_size);
-    if (nul) write_file(kShard, nul + 1, rest_size - index_size - 1);
+    headroom::fuzz::write_bytes(dir, hf::kIndexFileName, rest, index_size);
+    if (nul) headroom::fuzz::write_bytes(dir, kShard, nul + 1, rest_size - index_size - 1);
   }
 
   hf::HfCheckpoint ckpt;
   try {
     ckpt = hf::open_checkpoint(dir);
-  } catch (const std::runtime_error& e) {  // HfError and SafetensorsError both
+  } catch (const std::runtime_error& e) {                            // HfError and SafetensorsError both
     if (std::string(e.what()).rfind(dir, 0) != 0) __builtin_trap();  // names a file of the checkpoint first
     return 0;
   }

@@ -2,34 +2,24 @@
 // either a model configuration Headroom can build or one HfError naming the file, never a crash or
 // undefined behaviour; an accepted configuration passes check_hf_config and comes back equal from
 // the config.json Headroom writes for it (hf_config_json, what `export --hf` stores).
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <string>
 
 #include "core/hf/hf_config.h"
+#include "fuzz/fuzz_scratch.h"
 
 namespace {
 
 const std::string& config_path() {
-  static const std::string path = [] {
-    char name[] = "/tmp/headroom-fuzz-hf-config-XXXXXX";
-    if (!mkdtemp(name)) __builtin_trap();
-    return std::string(name) + "/config.json";
-  }();
+  static const std::string path = headroom::fuzz::scratch_dir("hf-config") + "/config.json";
   return path;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  {
-    std::ofstream out(config_path(), std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    if (!out) __builtin_trap();
-  }
+  headroom::fuzz::write_bytes(headroom::fuzz::scratch_dir("hf-config"), "config.json", data, size);
   using headroom::core::hf::HfError;
   headroom::core::hf::HfConfig config;
   try {

@@ -10,29 +10,20 @@
 //   layout 1: vocab.json, merges.txt, tokenizer_config.json, text
 //   layout 2: vocab.txt, tokenizer_config.json, text
 // A part left out leaves its file out (tokenizer_config.json is optional in every layout).
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/text/load_tokenizer.h"
+#include "fuzz/fuzz_scratch.h"
 
 namespace {
 
-const std::string& model_dir() {
-  static const std::string dir = [] {
-    char name[] = "/tmp/headroom-fuzz-tokenizer-XXXXXX";
-    if (!mkdtemp(name)) __builtin_trap();
-    return std::string(name);
-  }();
-  return dir;
-}
+const std::string& model_dir() { return headroom::fuzz::scratch_dir("tokenizer"); }
 
 const char* const kFiles[] = {"tokenizer.json",
                               "vocab.json",
@@ -42,12 +33,6 @@ const char* const kFiles[] = {"tokenizer.json",
                               "vocab.txt",
                               "tokenizer_config.json",
                               "special_tokens_map.json"};
-
-void write_file(const std::string& name, const std::string& bytes) {
-  std::ofstream out(model_dir() + "/" + name, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) __builtin_trap();
-}
 
 std::vector<std::string> split_parts(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> parts(1);
@@ -100,7 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<const char*> layouts[] = {{"tokenizer.json", "tokenizer_config.json"},
                                               {"vocab.json", "merges.txt", "tokenizer_config.json"},
                                               {"vocab.txt", "tokenizer_config.json"}};
-  for (std::size_t i = 0; i < parts.size() && i < layouts[layout].size(); ++i) write_file(layouts[layout][i], parts[i]);
+  for (std::size_t i = 0; i < parts.size() && i < layouts[layout].size(); ++i)
+    headroom::fuzz::write_bytes(model_dir(), layouts[layout][i], parts[i].data(), parts[i].size());
 
   std::unique_ptr<headroom::core::text::TextTokenizer> tok;
   try {
