@@ -25,7 +25,9 @@ for kind in "${kinds[@]}"; do
     # The suppressions from a copy: install_and_package moves the source tree away while it runs.
     supp=$(mktemp -d)
     cp tests/sanitize/*.supp "$supp/"
-    export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+    # allocator_may_return_null: an allocation too large to make returns null, as it does without
+    # ASan, instead of aborting: the worker's out-of-memory message is tested (TrainCli).
+    export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:allocator_may_return_null=1"
     export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
     ;;
