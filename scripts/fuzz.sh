@@ -17,6 +17,10 @@
 # fuzz/corpus/ are read, never written. A finding leaves build-fuzz/findings/<target>/crash-* and
 # makes the script exit 1: fix it and keep the input in fuzz/corpus/<target>/ as a regression.
 # Prints one markdown row per target (executions, seconds, result) for the README.
+# HEADROOM_FUZZ_RNG_SEED=N fixes libFuzzer's random seed (-seed=N), so a run's inputs are the same
+# on every machine up to how many it reaches in the time; the test suite's smoke run uses it, so CI
+# checks what was fuzzed here rather than drawing new inputs on every run (unseeded, each run
+# explores afresh: what a fuzzing session wants).
 # Exit: 0 clean, 1 a finding, 2 cannot build (no clang), 77 skipped (HEADROOM_FUZZ_SKIP_OK=1
 # and no clang: what the test suite uses).
 set -euo pipefail
@@ -38,6 +42,9 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S fuzz -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER="$CXX_FUZZ" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j2 >/dev/null || { echo "fuzz.sh: building the fuzz targets failed" >&2; cmake --build "$BUILD" -j1 | tail -20 >&2; exit 2; }
 
+rng=()
+[ -n "${HEADROOM_FUZZ_RNG_SEED:-}" ] && rng=(-seed="$HEADROOM_FUZZ_RNG_SEED")
+
 status=0
 echo "| fuzz target | seconds | executions | result |"
 echo "|---|---|---|---|"
@@ -48,7 +55,7 @@ for t in "${TARGETS[@]}"; do
   [ -d "fuzz/corpus/$t" ] && seeds=("fuzz/corpus/$t")
   [ "$t" = db_open ] && HEADROOM_FUZZ_SEED="$corpus/seed.sqlite" "$BUILD/fuzz_$t" -runs=0 "$corpus" >/dev/null 2>&1
   log="$BUILD/$t.log"
-  if "$BUILD/fuzz_$t" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  if "$BUILD/fuzz_$t" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${rng[@]}" \
       -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     result="no finding"
   else

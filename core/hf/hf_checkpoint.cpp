@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <system_error>
 
 #include "core/io/float16.h"
 
@@ -66,9 +67,20 @@ float narrow(double d) {
   return static_cast<float>(d);
 }
 
+// Whether `path` exists. std::filesystem throws its own error, naming neither the checkpoint's
+// file nor the tensor, when the lookup itself fails (a name past NAME_MAX, a directory without search
+// permission): that is an HfError here, `context` first, then what the file system said.
+bool exists(const std::string& path, const std::string& context) {
+  std::error_code error;
+  const bool found = fs::exists(path, error);  // a missing file clears `error`
+  if (error) throw HfError(context + " (" + error.message() + ")");
+  return found;
+}
+bool exists(const std::string& path) { return exists(path, path + ": cannot be looked up"); }
+
 [[noreturn]] void no_checkpoint(const std::string& dir) {
   std::string hint;
-  if (fs::exists(dir + "/pytorch_model.bin") || fs::exists(dir + "/pytorch_model.bin.index.json"))
+  if (exists(dir + "/pytorch_model.bin") || exists(dir + "/pytorch_model.bin.index.json"))
     hint =
         " (pytorch_model.bin is a torch pickle Headroom does not read: save the model again with "
         "save_pretrained(dir, safe_serialization=True))";
@@ -164,26 +176,31 @@ void HfCheckpoint::index_tensors() {
 }
 
 HfCheckpoint open_checkpoint(const std::string& dir) {
-  if (!fs::is_directory(dir))
+  std::error_code error;
+  const bool is_directory = fs::is_directory(dir, error);
+  if (error && error != std::errc::no_such_file_or_directory)
+    throw HfError(dir + ": cannot be looked up (" + error.message() + ")");
+  if (!is_directory)
     throw HfError(dir + ": not a directory; a Hugging Face checkpoint is a directory with " + kConfigFileName +
                   " and " + kSingleFileName + " (or " + kIndexFileName + " and its shards)");
   HfCheckpoint ckpt;
   ckpt.dir_ = dir;
   const std::string single = dir + "/" + kSingleFileName, index_path = dir + "/" + kIndexFileName;
-  if (fs::exists(single)) {
+  if (exists(single)) {
     ckpt.source_ = single;
     ckpt.add_file(read_safetensors_header(single));
     ckpt.index_tensors();
     return ckpt;
   }
-  if (!fs::exists(index_path)) no_checkpoint(dir);
+  if (!exists(index_path)) no_checkpoint(dir);
   ckpt.source_ = index_path;
   ckpt.sharded_ = true;
   const auto weight_map = weight_map_of(read_index(index_path), index_path);
   std::map<std::string, std::string> first_tensor_of;  // shard -> a tensor the index puts there
   for (const auto& [tensor, file] : weight_map) first_tensor_of.emplace(file, tensor);
   for (const auto& [file, tensor] : first_tensor_of)
-    if (!fs::exists(dir + "/" + file))
+    if (!exists(dir + "/" + file,
+                index_path + ": tensor " + tensor + " is in shard " + file + ", which cannot be looked up in " + dir))
       throw HfError(index_path + ": tensor " + tensor + " is in shard " + file + ", which is missing from " + dir);
   for (const auto& [file, tensor] : first_tensor_of) ckpt.add_file(read_safetensors_header(dir + "/" + file));
   ckpt.index_tensors();  // a tensor in two shards is an error before the index is checked against them

@@ -57,6 +57,22 @@ TEST(HfCheckpointErrors, MissingShard) {
                {index + ": tensor " + tensor + " is in shard " + kShard2 + ", which is missing from " + dir.path()});
 }
 
+// A name the file system refuses to look up (longer than NAME_MAX) is an error naming the index and
+// the tensor, as a missing shard is; std::filesystem's own exception named neither (found by fuzzing).
+TEST(HfCheckpointErrors, AShardNameTheFileSystemCannotLookUpIsRefusedByName) {
+  TempDir dir;
+  const std::string index = sharded_gpt2(dir);
+  json j = read_json(index);
+  const std::string tensor = tensor_in(index, kShard1), too_long(300, 'm');
+  j["weight_map"][tensor] = too_long;
+  write_json(index, j);
+  expect_error([&] { open_checkpoint(dir.path()); },
+               {index + ": tensor " + tensor + " is in shard " + too_long + ", which cannot be looked up in " +
+                dir.path() + " (File name too long)"});
+  expect_error([&] { open_checkpoint(dir.file(too_long)); },
+               {dir.file(too_long) + ": cannot be looked up (File name too long)"});
+}
+
 TEST(HfCheckpointErrors, IndexedTensorAbsentFromItsShard) {
   TempDir dir;
   const std::string index = sharded_gpt2(dir);
