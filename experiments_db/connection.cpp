@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 #include <thread>
 #include <fstream>
 #include <utility>
@@ -88,6 +89,10 @@ enum class FileKind { Missing, Directory, Empty, LooksLikeSqlite, NotSqlite };
 FileKind inspect_file(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
+  // Past "no such file": a name longer than NAME_MAX, a plain file used as a directory, a directory
+  // without search permission. "Does not exist" (or SQLite's "unable to open") would hide why.
+  if (error && error != std::errc::no_such_file_or_directory)
+    throw DbError(path + ": cannot be looked up (" + error.message() + "); check the path (nothing was created)");
   if (error || !fs::exists(status)) return FileKind::Missing;
   if (fs::is_directory(status)) return FileKind::Directory;
   if (fs::file_size(path, error) == 0 && !error) return FileKind::Empty;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -357,7 +358,7 @@ Command register_serve(CLI::App& root) {
               std::cerr << "headroom-worker serve: " << e.what() << "\n";
               return kExitBadInput;
             }
-            if (access(o->db.c_str(), F_OK) != 0) {
+            if (access(o->db.c_str(), F_OK) != 0 && errno == ENOENT) {  // other failures: the DB's open explains
               std::cerr << "headroom-worker serve: " << o->db
                         << ": no such experiments database; create one with `headroom-worker run SUITE --db " << o->db
                         << "` or `train`\n";

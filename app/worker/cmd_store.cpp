@@ -1,6 +1,7 @@
 // `headroom-worker status`, `export` and `merge`: reading and folding experiments databases.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,7 +36,9 @@ namespace {
 const std::set<std::string> kLossSeries = {"train_loss", "val_loss"};
 
 bool require_existing(const std::string& cmd, const std::string& path) {
-  if (access(path.c_str(), F_OK) == 0) return true;
+  // Only a missing file is "no such database"; any other failure (a name too long, a file used as a
+  // directory) is the connection's to explain.
+  if (access(path.c_str(), F_OK) == 0 || errno != ENOENT) return true;
   std::cerr << "headroom-worker " << cmd << ": " << path
             << ": no such experiments database; check the path, or create one with `headroom-worker run SUITE --db "
             << path << "` or `train`\n";

@@ -125,6 +125,21 @@ TEST(Open, DirectoryIsRefused) {
   for (OpenMode mode : kAllModes) expect_refused(path, mode, {"is a directory"});
 }
 
+// A path the file system cannot look up (a name past NAME_MAX, a file used as a directory) says
+// what the file system said, in every mode, instead of "does not exist" or SQLite's generic
+// "unable to open database file"; nothing is created.
+TEST(Open, APathTheFileSystemCannotLookUpSaysWhy) {
+  TempDir dir;
+  const std::string too_long = dir.path(std::string(300, 'r') + ".sqlite");
+  for (OpenMode mode : kAllModes)
+    expect_refused(too_long, mode, {too_long + ": cannot be looked up (File name too long)"});
+  const std::string file = dir.path("plain.txt");
+  write_bytes(file, "text");
+  for (OpenMode mode : kAllModes)
+    expect_refused(file + "/runs.sqlite", mode, {file + "/runs.sqlite: cannot be looked up (Not a directory)"});
+  EXPECT_EQ(read_bytes(file), "text");
+}
+
 TEST(Open, NewerSchemaVersionIsRefusedAndFileUnchanged) {
   TempDir dir;
   const std::string path = dir.path("future.sqlite");

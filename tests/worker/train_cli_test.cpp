@@ -464,6 +464,12 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   r = run_worker({"serve", "--db", temp_path("nope.sqlite")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such experiments database"), std::string::npos);
+  const std::string too_long = temp_path(std::string(300, 'q') + ".sqlite");  // not "no such": why it cannot be read
+  for (const char* cmd : {"serve", "status"}) {
+    r = run_worker({cmd, "--db", too_long});
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_NE(r.err.find(too_long + ": cannot be looked up (File name too long)"), std::string::npos) << cmd << r.err;
+  }
   r = run_worker(train_args("/proc/forbidden/x.sqlite", "a"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("/proc/forbidden/x.sqlite"), std::string::npos) << r.err;
