@@ -63,6 +63,12 @@ foreach(i RANGE ${last})
       endif()
     endforeach()
   endif()
+  # No named lab control cut off at its panel's right edge (a projector's 1024 wide included).
+  string(JSON cut_n ERROR_VARIABLE no_cut LENGTH "${doc}" steps ${i} view_state controls_cut_off)
+  if(NOT no_cut AND cut_n GREATER 0)
+    string(JSON cut GET "${doc}" steps ${i} view_state controls_cut_off)
+    message(FATAL_ERROR "${where}: lab controls cut off at their panel's right edge: ${cut}")
+  endif()
   # The scene's lab keys, as the lab shows them (swept controls at their end).
   string(JSON lab_type ERROR_VARIABLE no_lab TYPE "${doc}" steps ${i} scene lab)
   string(JSON view GET "${doc}" steps ${i} view)

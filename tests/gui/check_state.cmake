@@ -37,6 +37,15 @@ string(JSON clipped ERROR_VARIABLE err GET "${json}" controls_clipped)
 if(NOT err AND clipped GREATER 0)
   message(FATAL_ERROR "check_state: FAIL: ${clipped} of the lab's checkbox or radio labels run past its column")
 endif()
+# No named lab control runs past its panel's right edge (a row of buttons whose wrap was measured
+# too narrow: the lab's "view" row was cut at 1400 wide, "neurons" showing as "neuror").
+string(JSON cut_controls ERROR_VARIABLE err GET "${json}" controls_cut_off)
+if(NOT err)
+  string(JSON cut_count LENGTH "${json}" controls_cut_off)
+  if(cut_count GREATER 0)
+    message(FATAL_ERROR "check_state: FAIL: lab controls cut off at their panel's right edge: ${cut_controls}")
+  endif()
+endif()
 # No tab label cut short ("Attentio..."): a narrow tab bar shows the brief labels.
 string(JSON cut ERROR_VARIABLE err GET "${json}" tab_labels_cut)
 if(NOT err AND cut GREATER 0)

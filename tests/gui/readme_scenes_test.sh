@@ -23,6 +23,8 @@ scene, state = (json.load(open(p)) for p in sys.argv[1:3])
 problems = []
 if state.get("blocking_io_on_ui_thread", 0) != 0:
     problems.append("blocking I/O on the UI thread")
+if state.get("controls_cut_off"):
+    problems.append(f"lab controls cut off at their panel's right edge: {state['controls_cut_off']}")
 ex = state.get("explorer", {})
 for key in ("error", "message"):
     if ex.get(key):

@@ -526,9 +526,9 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
     // Lines are drawn from the weights W, neurons from the logits L and W: no stage to choose.
   } else if (th) {
     int stage = static_cast<int>(c.stage);
-    ImGui::BeginGroup();  // one item, so a lesson's highlight frames all four
-    for (int i = 0; i < 4; ++i) {
-      if (i) ImGui::SameLine();
+    ImGui::BeginGroup();           // one item, so a lesson's highlight frames all four
+    for (int i = 0; i < 4; ++i) {  // wrapping inside the group where the panel is narrower than the row
+      if (i) same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), names[i]));
       ImGui::RadioButton(names[i], &stage, i);
     }
     ImGui::EndGroup();
@@ -547,15 +547,16 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   }
   // Heatmaps of one layer, lines between the tokens, or every layer at once.
   const MapView views[] = {MapView::Heatmaps, MapView::Lines, MapView::Model, MapView::Neurons};
-  float views_w = ImGui::CalcTextSize("view").x + 3 * ImGui::GetStyle().ItemSpacing.x;
+  // The group below: " view", then each button after an item spacing.
+  float views_w = ImGui::CalcTextSize(" view").x + 4 * ImGui::GetStyle().ItemSpacing.x;
   for (MapView v : views) views_w += labelled_width(ImGui::GetFrameHeight(), to_string(v));
   same_line_if_fits(views_w);
   int view = static_cast<int>(c.map_view);
   ImGui::BeginGroup();
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled(" view");  // apart from the stage buttons before it
-  for (MapView v : views) {
-    ImGui::SameLine();
+  for (MapView v : views) {      // wrapping inside the group on a panel narrower than the row (a projector)
+    same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), to_string(v)));
     ImGui::RadioButton(to_string(v), &view, static_cast<int>(v));
   }
   ImGui::EndGroup();

@@ -201,7 +201,7 @@ void LabModelPanel::draw(LabControls& c, const LabSnapshot* snapshot, const View
       ImGui::PopTextWrapPos();
     }
   } else {
-    ImGui::SliderInt("n", &c.synthetic_n, 4, std::min(128, c.context));
+    ImGui::SliderInt(field("n").c_str(), &c.synthetic_n, 4, std::min(128, c.context));  // label above when stacked
     highlight_item("synthetic_n");
   }
   const char* tasks[] = {"copy", "reverse", "induction", "recall"};

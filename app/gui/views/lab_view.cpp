@@ -118,7 +118,10 @@ bool LabView::lesson_action(const LessonAnimation& action, std::string* error) {
 }
 
 nlohmann::json LabView::lesson_state() const {
-  nlohmann::json j = {{"panel", drawn_panel_}, {"highlighted", highlights_drawn_}, {"lab", to_json(c_)}};
+  nlohmann::json j = {{"panel", drawn_panel_},
+                      {"highlighted", highlights_drawn_},
+                      {"controls_cut_off", controls_cut_off_},
+                      {"lab", to_json(c_)}};
   stored_state(&j);
   if (!drawn_panel_.empty() && !stored_message_.empty()) j["panel_problem"] = panel_problem();  // drawn above it
   if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
@@ -151,7 +154,8 @@ bool LabView::load_scene(const nlohmann::json& scene, std::string* error) {
 nlohmann::json LabView::state() const {
   nlohmann::json j;
   j["lab"] = to_json(c_);
-  j["lab_settled"] = settled();  // the engine has answered the last request (trained what it was asked)
+  j["lab_settled"] = settled();               // the engine has answered the last request (trained what it was asked)
+  j["controls_cut_off"] = controls_cut_off_;  // named controls running past their panel's right edge
   if (c_.tab == LabTab::Theorem) j["theorem"] = theorem_.state();
   if (snap_ && snap_->valid) {
     j["model"] = core::to_json(snap_->spec);
@@ -567,6 +571,7 @@ void LabView::draw() {
   }
   ImGui::EndChild();
   highlights_drawn_ = highlights_drawn();
+  controls_cut_off_ = controls_cut_off();
 }
 
 }  // namespace headroom::gui

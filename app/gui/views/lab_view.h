@@ -101,6 +101,7 @@ class LabView : public View {
   std::string drawn_panel_;       // the panel the last frame drew (lesson checks)
   MapsDrawn maps_drawn_;          // the lines or model view, as the last frame drew it (state())
   std::vector<std::string> highlights_drawn_;
+  std::vector<std::string> controls_cut_off_;  // the last frame's (lesson_highlight.h)
 };
 
 }  // namespace headroom::gui

@@ -11,6 +11,7 @@ namespace {
 
 std::vector<std::string> g_wanted;
 std::vector<std::string> g_drawn;
+std::vector<std::string> g_cut_off;
 bool g_scrolled = false;  // a highlighted control was scrolled into view this frame
 
 }  // namespace
@@ -18,6 +19,7 @@ bool g_scrolled = false;  // a highlighted control was scrolled into view this f
 void begin_highlights(const std::vector<std::string>& controls) {
   g_wanted = controls;
   g_drawn.clear();
+  g_cut_off.clear();
   g_scrolled = false;
 }
 
@@ -26,9 +28,15 @@ bool is_highlighted(const char* control) {
 }
 
 void highlight_item(const char* control) {
+  const ImRect clip = ImGui::GetCurrentWindow()->ClipRect;
+  // Starts inside the panel and ends past its right edge (half a pixel for rounding): cut off. A
+  // control wholly outside (scrolled away sideways) or below the fold (scrolling shows it) is not.
+  const float left = ImGui::GetItemRectMin().x, right = ImGui::GetItemRectMax().x;
+  if (left < clip.Max.x && right > clip.Max.x + 0.5f &&
+      std::find(g_cut_off.begin(), g_cut_off.end(), control) == g_cut_off.end())
+    g_cut_off.emplace_back(control);
   if (!is_highlighted(control)) return;
   // Recorded only when wholly on screen: a control cut off at the panel's edge was not shown.
-  const ImRect clip = ImGui::GetCurrentWindow()->ClipRect;
   const bool shown = clip.Contains(ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
   if (shown && std::find(g_drawn.begin(), g_drawn.end(), control) == g_drawn.end()) g_drawn.emplace_back(control);
   // Below the fold (a column of controls in large type): scroll it into view, the first one a frame.
@@ -47,5 +55,7 @@ void highlight_item(const char* control) {
 }
 
 const std::vector<std::string>& highlights_drawn() { return g_drawn; }
+
+const std::vector<std::string>& controls_cut_off() { return g_cut_off; }
 
 }  // namespace headroom::gui
