@@ -176,11 +176,8 @@ void HfCheckpoint::index_tensors() {
 }
 
 HfCheckpoint open_checkpoint(const std::string& dir) {
-  std::error_code error;
-  const bool is_directory = fs::is_directory(dir, error);
-  if (error && error != std::errc::no_such_file_or_directory)
-    throw HfError(dir + ": cannot be looked up (" + error.message() + ")");
-  if (!is_directory)
+  std::error_code ignored;  // exists() has already refused a lookup the file system failed
+  if (!exists(dir) || !fs::is_directory(dir, ignored))
     throw HfError(dir + ": not a directory; a Hugging Face checkpoint is a directory with " + kConfigFileName +
                   " and " + kSingleFileName + " (or " + kIndexFileName + " and its shards)");
   HfCheckpoint ckpt;

@@ -14,6 +14,10 @@ std::vector<std::string> g_drawn;
 std::vector<std::string> g_cut_off;
 bool g_scrolled = false;  // a highlighted control was scrolled into view this frame
 
+void add_once(std::vector<std::string>& names, const char* name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+}
+
 }  // namespace
 
 void begin_highlights(const std::vector<std::string>& controls) {
@@ -32,13 +36,11 @@ void highlight_item(const char* control) {
   // Starts inside the panel and ends past its right edge (half a pixel for rounding): cut off. A
   // control wholly outside (scrolled away sideways) or below the fold (scrolling shows it) is not.
   const float left = ImGui::GetItemRectMin().x, right = ImGui::GetItemRectMax().x;
-  if (left < clip.Max.x && right > clip.Max.x + 0.5f &&
-      std::find(g_cut_off.begin(), g_cut_off.end(), control) == g_cut_off.end())
-    g_cut_off.emplace_back(control);
+  if (left < clip.Max.x && right > clip.Max.x + 0.5f) add_once(g_cut_off, control);
   if (!is_highlighted(control)) return;
   // Recorded only when wholly on screen: a control cut off at the panel's edge was not shown.
   const bool shown = clip.Contains(ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()));
-  if (shown && std::find(g_drawn.begin(), g_drawn.end(), control) == g_drawn.end()) g_drawn.emplace_back(control);
+  if (shown) add_once(g_drawn, control);
   // Below the fold (a column of controls in large type): scroll it into view, the first one a frame.
   if (!shown && !g_scrolled) {
     ImGui::SetScrollHereY(0.25f);
