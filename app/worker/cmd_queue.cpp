@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -358,12 +357,7 @@ Command register_serve(CLI::App& root) {
               std::cerr << "headroom-worker serve: " << e.what() << "\n";
               return kExitBadInput;
             }
-            if (access(o->db.c_str(), F_OK) != 0 && errno == ENOENT) {  // other failures: the DB's open explains
-              std::cerr << "headroom-worker serve: " << o->db
-                        << ": no such experiments database; create one with `headroom-worker run SUITE --db " << o->db
-                        << "` or `train`\n";
-              return kExitBadInput;
-            }
+            if (!require_existing_db(o->db, "serve")) return kExitBadInput;
             const auto device = resolve_device_flag(o->device, "serve");
             if (!device) return kExitBadInput;
             if (!o->quiet) {  // once: the children are quiet

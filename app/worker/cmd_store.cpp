@@ -1,7 +1,6 @@
 // `headroom-worker status`, `export` and `merge`: reading and folding experiments databases.
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <string_view>
 
 #include "app/worker/worker_cli.h"
+#include "app/worker/worker_common.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
@@ -35,20 +35,10 @@ namespace {
 // explorer's figures read.
 const std::set<std::string> kLossSeries = {"train_loss", "val_loss"};
 
-bool require_existing(const std::string& cmd, const std::string& path) {
-  // Only a missing file is "no such database"; any other failure (a name too long, a file used as a
-  // directory) is the connection's to explain.
-  if (access(path.c_str(), F_OK) == 0 || errno != ENOENT) return true;
-  std::cerr << "headroom-worker " << cmd << ": " << path
-            << ": no such experiments database; check the path, or create one with `headroom-worker run SUITE --db "
-            << path << "` or `train`\n";
-  return false;
-}
-
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 int run_status(const std::string& path, bool json) {
-  if (!require_existing("status", path)) return kExitBadInput;
+  if (!require_existing_db(path, "status")) return kExitBadInput;
   auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);
   db::RunStore store(conn);
   nlohmann::ordered_json out;
@@ -132,7 +122,7 @@ int run_status(const std::string& path, bool json) {
 }
 
 int run_export(const std::string& path, std::optional<int64_t> run) {
-  if (!require_existing("export", path)) return kExitBadInput;
+  if (!require_existing_db(path, "export")) return kExitBadInput;
   auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);
   db::RunStore store(conn);
   if (run && !store.get_run(*run)) {
@@ -326,7 +316,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
 int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
                        std::optional<int> snapshots_per_run, std::optional<int> aux_series_points,
                        const std::vector<std::string>& keep_weights_of) {
-  if (!require_existing("export", path)) return kExitBadInput;
+  if (!require_existing_db(path, "export")) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
     std::cerr << "headroom-worker export: " << out
               << " already exists; give --out a new file name (nothing is "
@@ -380,7 +370,7 @@ int run_export_results(const std::string& path, const std::string& out, int weig
 
 int run_merge(const std::string& out, const std::vector<std::string>& inputs) {
   for (const auto& in : inputs)
-    if (!require_existing("merge", in)) return kExitBadInput;
+    if (!require_existing_db(in, "merge")) return kExitBadInput;
   // Every input is read before OUT is created or changed: a foreign, damaged or newer file, or
   // two runs of one name that are different experiments, stop the merge with nothing written.
   std::map<std::string, std::pair<std::string, std::string>> configs;  // run name -> (config, file)

@@ -40,6 +40,14 @@ Shard parse_shard(const std::string& text) {
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
 
+bool require_existing_db(const std::string& path, const char* command) {
+  if (access(path.c_str(), F_OK) == 0 || errno != ENOENT) return true;
+  std::cerr << "headroom-worker " << command << ": " << path
+            << ": no such experiments database; check the path, or create one with `headroom-worker run SUITE --db "
+            << path << "` or `train`\n";
+  return false;
+}
+
 bool output_file_ok(const std::string& path, const char* command, const char* flag) {
   namespace fs = std::filesystem;
   const auto fail = [&](const std::string& why) {

@@ -70,4 +70,10 @@ bool stdout_is_tty();
 // `headroom-worker command: ...` and returns false.
 bool output_file_ok(const std::string& path, const char* command, const char* flag);
 
+// Whether the experiments DB a command reads (`status`, `export`, `merge`, `serve`) may exist:
+// false only when `path` is missing (ENOENT), after saying so on stderr as `headroom-worker
+// command: PATH: no such experiments database; ...`. Any other lookup failure (a name too long, a
+// file used as a directory) passes, for the DB's own open to explain.
+bool require_existing_db(const std::string& path, const char* command);
+
 }  // namespace headroom::worker

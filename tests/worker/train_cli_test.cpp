@@ -461,9 +461,17 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   EXPECT_NE(r.err.find("unknown command 'bogus'; the commands are inspect, represent, train"), std::string::npos)
       << r.err;
 
-  r = run_worker({"serve", "--db", temp_path("nope.sqlite")});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no such experiments database"), std::string::npos);
+  const std::string missing = temp_path("nope.sqlite");  // one wording for every command that reads a DB
+  for (const char* cmd : {"serve", "status", "export", "merge"}) {
+    r = run_worker(std::string(cmd) == "merge" ? std::vector<std::string>{cmd, temp_path("nope_merged.sqlite"), missing}
+                                               : std::vector<std::string>{cmd, "--db", missing});
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_NE(r.err.find(std::string("headroom-worker ") + cmd + ": " + missing +
+                         ": no such experiments database; check the path, or create one with"),
+              std::string::npos)
+        << cmd << r.err;
+  }
+  EXPECT_NE(access(temp_path("nope_merged.sqlite").c_str(), F_OK), 0) << "merge created its output for nothing";
   const std::string too_long = temp_path(std::string(300, 'q') + ".sqlite");  // not "no such": why it cannot be read
   for (const char* cmd : {"serve", "status"}) {
     r = run_worker({cmd, "--db", too_long});
