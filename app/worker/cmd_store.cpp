@@ -84,10 +84,15 @@ int run_status(const std::string& path, bool json) {
     return kExitOk;
   }
   // weights: stored weight snapshots (the explorer's Run tab opens them in the lab).
-  // The name column fits the longest name (44 at least), so long names do not shift the columns.
+  // The name column fits the longest name (44 at least), so long names do not shift the columns;
+  // on a terminal (or with COLUMNS) a line keeps to its width, longer names shortened in the middle
+  // (`--json` always has them whole).
+  constexpr int kOtherColumns = 4 + 12 + 9 + 11 + 11 + 9;  // id, status, step, train, val, weights
   int name_width = 44;
   for (const auto& r : out["runs"])
     name_width = std::max(name_width, static_cast<int>(r["name"].get<std::string>().size()));
+  if (const int columns = output_columns(); columns > 0)
+    name_width = std::min(name_width, std::max(20, columns - kOtherColumns - 1));
   std::printf("%-4s %-*s %-11s %8s %10s %10s %8s\n", "id", name_width, "name", "status", "step", "train", "val",
               "weights");
   for (const auto& r : out["runs"]) {
@@ -103,7 +108,8 @@ int run_status(const std::string& path, bool json) {
       return std::string(text);
     };
     std::printf("%-4lld %-*s %-11s %8lld %10s %10s %8lld\n", static_cast<long long>(r["id"].get<int64_t>()), name_width,
-                r["name"].get<std::string>().c_str(), r.value("shown_status", r["status"].get<std::string>()).c_str(),
+                elide_middle(r["name"].get<std::string>(), static_cast<size_t>(name_width)).c_str(),
+                r.value("shown_status", r["status"].get<std::string>()).c_str(),
                 static_cast<long long>(r["step"].get<int64_t>()), loss("train_loss").c_str(), loss("val_loss").c_str(),
                 static_cast<long long>(r["weights"].get<int64_t>()));
   }

@@ -1,6 +1,7 @@
 #include "app/worker/worker_common.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -39,6 +40,26 @@ Shard parse_shard(const std::string& text) {
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO) == 1; }
+
+int output_columns() {
+  if (winsize ws{}; stdout_is_tty() && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 0;
+}
+
+std::string elide_middle(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  if (width <= 3) return std::string(width, '.');
+  const auto continuation = [&](size_t i) { return i < text.size() && (text[i] & 0xC0) == 0x80; };
+  size_t head = (width - 3 + 1) / 2, tail_start = text.size() - (width - 3 - head);
+  while (head > 0 && continuation(head)) --head;                              // cut before a character
+  while (tail_start < text.size() && continuation(tail_start)) ++tail_start;  // resume at one
+  return text.substr(0, head) + "..." + text.substr(tail_start);
+}
 
 bool require_existing_db(const std::string& path, const char* command) {
   if (access(path.c_str(), F_OK) == 0 || errno != ENOENT) return true;

@@ -63,6 +63,13 @@ void note_cpu_kernels(const std::string& device, const char* command);
 
 // True when stdout is a terminal (progress lines redraw in place).
 bool stdout_is_tty();
+// How many columns a line of stdout may take: the terminal's width when stdout is one, else
+// COLUMNS when it holds a positive number (as `ls` reads it), else 0 (no limit: a pipe or file
+// gets whole lines).
+int output_columns();
+// `text` in at most `width` bytes: when longer, its middle is replaced by "..." (never splitting a
+// UTF-8 character), keeping its start and its end, where run names differ (a seed, a size).
+std::string elide_middle(const std::string& text, size_t width);
 
 // Whether `path` may take a new output file (`flag`'s, e.g. "--dump"): not a folder, in a folder
 // that exists, and not an SQLite file, which holds runs and must never be overwritten by a JSON

@@ -533,7 +533,7 @@ TEST(TrainCli, StatusColumnsStayAlignedPastLongRunNames) {
   const std::string label(60, 'x');
   write_text(suite, tiny_suite("long", "steps = 2\n[[grid]]\nlabel = \"" + label + "\"\n\"train.seed\" = [0, 1]\n"));
   ASSERT_EQ(run_worker({"enqueue", suite, "--db", db, "--quiet"}).exit_code, 0);
-  const auto r = run_worker({"status", "--db", db});
+  const auto r = run_worker({"status", "--db", db}, [] { unsetenv("COLUMNS"); });  // a pipe: whole names
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
   std::string header, line;
@@ -548,6 +548,36 @@ TEST(TrainCli, StatusColumnsStayAlignedPastLongRunNames) {
     EXPECT_EQ(line.find(" queued"), status_at - 1) << "\n" << header << "\n" << line;
   }
   EXPECT_EQ(rows, 2) << r.out;
+
+  // In an 80-column terminal (COLUMNS, as a terminal's width would be) every line keeps to 80:
+  // the names lose their middle, keep their start and their distinct ends, and the columns align.
+  const auto narrow = run_worker({"status", "--db", db}, [] { setenv("COLUMNS", "80", 1); });
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  std::vector<std::string> names;
+  const auto listed = json::parse(run_worker({"status", "--db", db, "--json"}).out);
+  for (const auto& run : listed["runs"]) names.push_back(run["name"].get<std::string>());
+  ASSERT_EQ(names.size(), 2u);
+  ASSERT_GT(names[0].size(), 40u) << "the names must be too long for 80 columns for this to test anything";
+  std::istringstream narrow_lines(narrow.out);
+  std::getline(narrow_lines, header);
+  EXPECT_LE(header.size(), 80u) << header;
+  rows = 0;
+  std::set<std::string> shown_names;
+  while (std::getline(narrow_lines, line)) {
+    ASSERT_LT(rows, 2) << narrow.out;
+    const std::string& name = names[static_cast<size_t>(rows++)];
+    EXPECT_LE(line.size(), 80u) << line;
+    const std::string shown = line.substr(5, line.find(' ', 5) - 5);
+    EXPECT_LT(shown.size(), name.size()) << line;
+    ASSERT_NE(shown.find("..."), std::string::npos) << line;
+    EXPECT_EQ(name.rfind(shown.substr(0, shown.find("...")), 0), 0u) << "keeps the start: " << shown;
+    const std::string end = shown.substr(shown.find("...") + 3);
+    EXPECT_EQ(name.substr(name.size() - end.size()), end) << "keeps the end: " << shown;
+    shown_names.insert(shown);
+    EXPECT_EQ(line.find(" queued"), header.find("status") - 1) << "\n" << header << "\n" << line;
+  }
+  EXPECT_EQ(rows, 2) << narrow.out;
+  EXPECT_EQ(shown_names.size(), 2u) << "the shortened names still tell the runs apart: " << narrow.out;
 }
 
 // A bad suite is reported under the subcommand the user typed, and creates no DB.

@@ -219,6 +219,11 @@ void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, floa
     style.version = detail.version;
     widgets::Heatmap(("##p" + std::to_string(i)).c_str(), m.values.data(), m.rows, m.cols, style);
     ImGui::TextDisabled("%d%% off the diagonal", off_diagonal_percent(m));
+    tooltip(m.rows == m.cols ? "The share of the matrix's |weights| off its diagonal: 0% is plain multi-head "
+                               "attention, each head on its own; more means heads talk (TH §7.4)."
+                             : "The share of the matrix's |weights| off its rectangular diagonal (row i, column i), "
+                               "where training starts (identity plus a little noise: each of the first heads on its "
+                               "own, the others nearly empty); more means heads talk (TH §7.4).");
     ImGui::EndGroup();
   }
 }
