@@ -641,6 +641,7 @@ bool App::write_state_out() const {
   for (const auto& v : views_) in.views.push_back(v->name());
   in.screenshot = screenshot_written_;
   in.tooltip = last_tooltip();
+  in.tooltip_width_em = last_tooltip_width_em();
   std::vector<nlohmann::json> states;
   for (const auto& v : views_) states.push_back(v->state());
   if (lesson_.active()) states.push_back({{"lesson", lesson_state(now_seconds())}});

@@ -31,6 +31,7 @@ nlohmann::json build_app_state(const AppStateInputs& in, const std::vector<nlohm
   j["version"] = HEADROOM_VERSION;
   if (!in.screenshot.empty()) j["screenshot"] = in.screenshot;
   j["tooltip"] = in.tooltip;
+  j["tooltip_width_em"] = in.tooltip_width_em;
   return j;
 }
 

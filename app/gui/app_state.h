@@ -27,6 +27,7 @@ struct AppStateInputs {
   std::vector<std::string> views;  // all registered views, in tab order
   std::string screenshot;          // the PNG written, if any
   std::string tooltip;             // the text of gui::tooltip() in the last frame, "" if none
+  double tooltip_width_em = 0;     // its window's width in em, 0 if none
 };
 
 // Builds the state object. `view_states` are merged in first (e.g. the lab's

@@ -13,11 +13,25 @@ namespace headroom::gui {
 
 namespace {
 std::string g_last_tooltip;
+float g_last_tooltip_width_em = 0.0f;
 int g_last_tooltip_frame = -1;
 }  // namespace
 
 void show_tooltip(const char* text) {
-  ImGui::SetTooltip("%s", text);
+  // As ImGui::SetTooltip (it replaces a tooltip shown earlier in the frame), but a text wider than
+  // 30 em wraps at spaces instead of running off the window.
+  ImGui::BeginTooltipEx(ImGuiTooltipFlags_OverridePreviousTooltip, ImGuiWindowFlags_None);
+  const float wrap = ImGui::GetFontSize() * 30.0f;
+  if (ImGui::CalcTextSize(text).x > wrap) {
+    ImGui::PushTextWrapPos(wrap);
+    widgets::TextWrappedAtSpaces(text);
+    ImGui::PopTextWrapPos();
+  } else {
+    ImGui::TextUnformatted(text);
+  }
+  // The window's width as its last frame laid it out (a tooltip shown for a while has settled).
+  g_last_tooltip_width_em = ImGui::GetWindowWidth() / ImGui::GetFontSize();
+  ImGui::EndTooltip();
   g_last_tooltip = text;
   g_last_tooltip_frame = ImGui::GetFrameCount();
 }
@@ -30,21 +44,14 @@ std::string last_tooltip() {
   return g_last_tooltip_frame >= ImGui::GetFrameCount() - 1 ? g_last_tooltip : std::string();
 }
 
-void wrapped_tooltip(const char* text) {
-  if (!ImGui::IsItemHovered()) return;
-  ImGui::BeginTooltip();
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-  widgets::TextWrappedAtSpaces(text);
-  ImGui::PopTextWrapPos();
-  ImGui::EndTooltip();
-  g_last_tooltip = text;
-  g_last_tooltip_frame = ImGui::GetFrameCount();
+float last_tooltip_width_em() {
+  return g_last_tooltip_frame >= ImGui::GetFrameCount() - 1 ? g_last_tooltip_width_em : 0.0f;
 }
 
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  wrapped_tooltip(text);
+  tooltip(text);
 }
 
 namespace {

@@ -14,18 +14,16 @@ namespace headroom::gui {
 // Text that explains what is wrong (bad input, a failed run, a file that is not ours).
 inline const ImVec4 kProblem(1.0f, 0.45f, 0.40f, 1.0f);
 
-// A tooltip on the item drawn last, when it is hovered.
+// A tooltip on the item drawn last, when it is hovered; a text wider than 30 em wraps at spaces.
 void tooltip(const char* text);
 inline void tooltip(const std::string& text) { tooltip(text.c_str()); }
-// A tooltip now, whatever is hovered (the caller has decided), recorded like tooltip()'s.
+// A tooltip now, whatever is hovered (the caller has decided), wrapped and recorded like tooltip()'s.
 void show_tooltip(const char* text);
 // The text tooltip() or show_tooltip() showed in the latest frame, "" if none: --state-out
 // reports it, so a test can hover an item and read what it said.
 std::string last_tooltip();
-
-// A tooltip on the item drawn last, when it is hovered, wrapped at 30 em (recorded as tooltip()'s).
-void wrapped_tooltip(const char* text);
-inline void wrapped_tooltip(const std::string& text) { wrapped_tooltip(text.c_str()); }
+// That tooltip's width in em (its font's size), 0 if none: long texts wrap at 30 em.
+float last_tooltip_width_em();
 
 // A grey "(?)" after the item drawn last, with `text` wrapped in its tooltip.
 void help_marker(const char* text);
@@ -45,7 +43,7 @@ void wrapped_text(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_disabled(const char* fmt, ...) IM_FMTARGS(1);
 void wrapped_text_colored(const ImVec4& color, const char* fmt, ...) IM_FMTARGS(2);
 // In at most `max_lines` lines (<= 0: all), the last ending in "…" where more were left out;
-// returns whether they were (show the whole text in a wrapped_tooltip, say).
+// returns whether they were (show the whole text in a tooltip, say).
 bool wrapped_unformatted(std::string_view text, int max_lines = 0);
 // Whether the item drawn last runs past the window's content edge (a label cut off there).
 bool item_runs_past_edge();

@@ -2,7 +2,7 @@
 # name_tooltip_test.sh HEADROOM WORKER OUTDIR
 # The run table gives run names the room of 9 in 10 of them, up to 280 px, and clips longer names to
 # their column; hovering one shows it whole in a tooltip (the tooltip's text comes back through
-# --state-out), and so does a suite name longer than its column.
+# --state-out), and so does a suite name longer than its column. A long tooltip wraps at 30 em.
 set -u
 headroom=$1 worker=$2 out=$3
 . "$(cd "$(dirname "$0")/../gui" && pwd)/gui_test_lib.sh"
@@ -38,4 +38,16 @@ hover_and_check short_name @results vb-attention-ratio 250 174 ""
 hover_and_check suite "$long_db" "" 60 174 "a-suite-whose-name-is-longer-than-its-column"
 # The kind column holds "fixed-head" whole: no tooltip.
 hover_and_check kind @results vb-attention-ratio 400 174 ""
+
+# A long tooltip wraps at 30 em instead of running off the window's right edge (as it did before):
+# the Run tab's "N% off the diagonal" under a talking-heads run's first P_l, at (590, 571).
+mkdir -p "$out/wrapped"
+printf '{"view": "Explorer", "explorer": {"db": "@results", "select": ["th-head-dims/6-24-6/seed=0"], "tab": "run"}}\n' \
+  >"$out/wrapped/scene.json"
+open_window "$out/wrapped" "$headroom" --scene "$out/wrapped/scene.json" --state-out "$out/wrapped/state.json"
+sleep 3  # the run and its P_l / P_w load
+xdotool mousemove --window "$win" 590 571 sleep 0.3 mousemove --window "$win" 592 571 sleep 1
+close_window wrapped
+state_equals wrapped "$out/wrapped/state.json" 'j.get("tooltip", "").startswith("The share of the matrix")' True
+state_equals wrapped "$out/wrapped/state.json" '20 < j.get("tooltip_width_em", 0) <= 31.5' True
 echo PASS

@@ -182,10 +182,10 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
       pick(explorer::FigureAxis::Parameters, "x: parameters", on_params);
       ImGui::EndCombo();
     }
-    wrapped_tooltip((on_params ? std::string("x: parameters") : key_item) +
-                    ".\n\nx: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count "
-                    "(all trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB "
-                    "figures use parameters by default: VB's figures plot loss against parameter count.");
+    tooltip((on_params ? std::string("x: parameters") : key_item) +
+            ".\n\nx: the suite's own axis (its [suite] x key or its grid labels) or each run's parameter count "
+            "(all trainable parameters: embeddings, blocks, head; the runs table's 'parameters'). The VB "
+            "figures use parameters by default: VB's figures plot loss against parameter count.");
   }
   // The numbers behind the figure as a file, for a paper or another tool.
   ImGui::SameLine();

@@ -51,7 +51,7 @@ void draw_lab_summary(const LabSnapshot& s, int max_badge_lines) {
     ImGui::SmallButton(label.c_str());
     ImGui::PopStyleColor(2);
     ImGui::SameLine();
-    if (wrapped_unformatted(b.message, max_badge_lines)) wrapped_tooltip(b.message);
+    if (wrapped_unformatted(b.message, max_badge_lines)) tooltip(b.message);
   }
   if (s.partial) ImGui::TextDisabled("Measuring the heads' spectra...");
   else if (s.bottlenecks.empty())
