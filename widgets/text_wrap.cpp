@@ -1,5 +1,7 @@
 #include "widgets/text_wrap.h"
 
+#include "core/io/utf8.h"
+
 #include <imgui.h>
 #include <imgui_internal.h>
 
@@ -124,17 +126,8 @@ bool TextWrappedAtSpaces(std::string_view text, int max_lines) {
 
 std::string elide_middle(std::string_view text, float width) {
   if (ImGui::CalcTextSize(text.data(), text.data() + text.size()).x <= width) return std::string(text);
-  auto boundary = [&](std::size_t i) {
-    return i >= text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
-  };
-  // Keep `keep` characters' worth of bytes, split between the ends (the start gets the odd one).
-  auto cut = [&](std::size_t keep) {
-    std::size_t head = (keep + 1) / 2, tail = keep / 2;
-    while (head > 0 && !boundary(head)) --head;
-    std::size_t tail_start = text.size() - tail;
-    while (tail_start < text.size() && !boundary(tail_start)) ++tail_start;
-    return std::string(text.substr(0, head)) + "..." + std::string(text.substr(tail_start));
-  };
+  // Keep `keep` bytes' worth, split between the ends (the start gets the odd one).
+  auto cut = [&](std::size_t keep) { return io::elide_middle_bytes(text, keep); };
   // The widest cut that fits: its width grows with `keep`, so a binary search (~log2 of the
   // length in text measurements a frame, not one per character).
   std::size_t lo = 0, hi = text.size();  // cut(lo) fits (or lo = 0: "..."), cut(hi) does not

@@ -157,19 +157,30 @@ db::Blob to_f16(core::StFile f, const std::string& note) {
   return core::encode_safetensors(f);
 }
 
+// What `export --results-only` keeps (its flags).
+struct ResultsExport {
+  int weights_per_suite = 6;
+  bool done_only = false;
+  std::optional<int> snapshots_per_run;
+  std::optional<int> aux_series_points;
+  std::vector<std::string> keep_weights_of;    // run names
+  std::vector<std::string> keep_snapshots_of;  // run names
+};
+
 // A DB for sharing (issue: ship the papers' results): every suite, run, config and metric; no
 // checkpoints (model + optimiser state); the final weights of at most `weights_per_suite` runs per
 // suite (the runs named in `keep_weights_of` first, then lowest seed first, then enqueue order;
 // runs outside a suite count as one suite; weights byte for byte a kept run's are stored once and
 // do not count), in 16 bits; with `snapshots_per_run`, at most that many P_l / P_w snapshots per
-// run, evenly spaced over training, the first and the last always among them; with
-// `aux_series_points`, at most that many points of each series but the losses (kLossSeries),
-// spaced the same way. Written into the
+// run (but the runs named in `keep_snapshots_of`, which keep all of theirs), evenly spaced over
+// training, the first and the last always among them; with `aux_series_points`, at most that many
+// points of each series but the losses (kLossSeries), spaced the same way. Written into the
 // new file `out` from one snapshot of `source`, which is only read: its checkpoints and the
 // weights of runs past each suite's quota are never read (a paper-scale DB is gigabytes of them).
-int compact_export(db::Connection& source, db::Connection& conn, int weights_per_suite, bool done_only,
-                   std::optional<int> snapshots_per_run, std::optional<int> aux_series_points,
-                   const std::vector<std::string>& keep_weights_of) {
+int compact_export(db::Connection& source, db::Connection& conn, const ResultsExport& o) {
+  const int weights_per_suite = o.weights_per_suite;
+  const bool done_only = o.done_only;
+  const std::optional<int>& snapshots_per_run = o.snapshots_per_run;
   const std::string weights_kind(db::kWeightsArtifact);
   const std::string& out = conn.path();
   db::RunStore store(conn), from(source);
@@ -215,7 +226,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   };
   std::multimap<size_t, Kept> kept_by_hash;                // by the hash of their source bytes
   std::vector<std::pair<std::string, std::string>> twins;  // (run left without, the run that has them)
-  const std::set<std::string> named(keep_weights_of.begin(), keep_weights_of.end());
+  const std::set<std::string> named(o.keep_weights_of.begin(), o.keep_weights_of.end());
   for (auto& [suite, runs] : by_suite) {
     std::stable_sort(runs.begin(), runs.end(), [&named](const db::RunRecord& a, const db::RunRecord& b) {
       return std::make_pair(!named.count(a.name), a.seed) < std::make_pair(!named.count(b.name), b.seed);
@@ -250,7 +261,9 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   if (snapshots_per_run) {
     const auto kind = std::string(db::kTalkingHeadsArtifact);
     auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
+    const std::set<std::string> whole(o.keep_snapshots_of.begin(), o.keep_snapshots_of.end());
     for (const auto& r : store.list_runs()) {
+      if (whole.count(r.name)) continue;
       const auto steps = store.artifact_steps(r.id, kind);  // ascending
       const auto keep_n = static_cast<size_t>(*snapshots_per_run);
       if (steps.size() <= keep_n) continue;
@@ -290,7 +303,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
     }
     halved = static_cast<int64_t>(rewritten.size());
   }
-  const int64_t points_left_out = aux_series_points ? store.thin_series(kLossSeries, *aux_series_points) : 0;
+  const int64_t points_left_out = o.aux_series_points ? store.thin_series(kLossSeries, *o.aux_series_points) : 0;
   transaction.commit();
   snapshot.commit();
   conn.exec("VACUUM");                           // the runs and snapshots left out
@@ -306,12 +319,18 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   if (!twins.empty())
     std::cout << "; " << twins.size() << " runs' weights equal a kept run's and are stored once (below)";
   if (done_only) std::cout << "; " << dropped << " runs not done left out";
-  if (snapshots_per_run)
-    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run)";
+  if (snapshots_per_run) {
+    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run";
+    const size_t named_runs = std::set<std::string>(o.keep_snapshots_of.begin(), o.keep_snapshots_of.end()).size();
+    if (named_runs)
+      std::cout << "; " << (named_runs == 1 ? "the run" : std::to_string(named_runs) + " runs")
+                << " named in --keep-snapshots-of kept all";
+    std::cout << ")";
+  }
   if (halved) std::cout << "; " << halved << " P_l / P_w snapshots stored in F16";
-  if (aux_series_points)
+  if (o.aux_series_points)
     std::cout << "; " << points_left_out << " points of series other than train_loss and val_loss left out (at most "
-              << *aux_series_points << " per series)";
+              << *o.aux_series_points << " per series)";
   std::cout << "\n";
   for (const auto& [run, holder] : twins)
     std::cout << "  " << run << ": final weights byte for byte " << holder
@@ -319,9 +338,7 @@ int compact_export(db::Connection& source, db::Connection& conn, int weights_per
   return kExitOk;
 }
 
-int run_export_results(const std::string& path, const std::string& out, int weights_per_suite, bool done_only,
-                       std::optional<int> snapshots_per_run, std::optional<int> aux_series_points,
-                       const std::vector<std::string>& keep_weights_of) {
+int run_export_results(const std::string& path, const std::string& out, const ResultsExport& o) {
   if (!require_existing_db(path, "export")) return kExitBadInput;
   if (access(out.c_str(), F_OK) == 0) {
     std::cerr << "headroom-worker export: " << out
@@ -333,19 +350,28 @@ int run_export_results(const std::string& path, const std::string& out, int weig
       db::Connection::open(path, db::OpenMode::Source);  // throws unless a Headroom DB we know (older ones too)
   {
     db::RunStore runs(source);
-    for (const auto& name : keep_weights_of) {
-      const auto run = runs.find_run(name);
-      if (run && (!done_only || run->status == db::RunStatus::Done) &&
-          !runs.artifact_steps(run->id, std::string(db::kWeightsArtifact)).empty())
-        continue;
-      std::cerr << "headroom-worker export: --keep-weights-of " << name << ": "
-                << (!run ? "no such run in " + path + " (give run names as `headroom-worker status` lists them)"
-                    : run->status != db::RunStatus::Done && done_only
-                        ? "the run is not done, and --done-only leaves it out"
-                        : "the run has no weights in " + path + " to keep")
-                << "; nothing was written\n";
+    // A named run that is missing, left out or without what it should keep is a typo or a wrong
+    // DB: said before anything is written.
+    const auto check = [&](const std::vector<std::string>& names, const char* flag, const std::string& kind,
+                           const char* what) {
+      for (const auto& name : names) {
+        const auto run = runs.find_run(name);
+        if (run && (!o.done_only || run->status == db::RunStatus::Done) && !runs.artifact_steps(run->id, kind).empty())
+          continue;
+        std::cerr << "headroom-worker export: " << flag << " " << name << ": "
+                  << (!run ? "no such run in " + path + " (give run names as `headroom-worker status` lists them)"
+                      : run->status != db::RunStatus::Done && o.done_only
+                          ? "the run is not done, and --done-only leaves it out"
+                          : "the run has no " + std::string(what) + " in " + path + " to keep")
+                  << "; nothing was written\n";
+        return false;
+      }
+      return true;
+    };
+    if (!check(o.keep_weights_of, "--keep-weights-of", std::string(db::kWeightsArtifact), "weights") ||
+        !check(o.keep_snapshots_of, "--keep-snapshots-of", std::string(db::kTalkingHeadsArtifact),
+               "P_l / P_w snapshots"))
       return kExitBadInput;
-    }
   }
   // A half-made export is no export: it goes, so the same command can run again once the cause
   // is fixed.
@@ -362,8 +388,7 @@ int run_export_results(const std::string& path, const std::string& out, int weig
     return kExitBadInput;
   }
   try {
-    return compact_export(source, *target, weights_per_suite, done_only, snapshots_per_run, aux_series_points,
-                          keep_weights_of);
+    return compact_export(source, *target, o);
   } catch (const std::exception& e) {
     // SQLite reads a damaged source without complaint until it reaches the bad page.
     target.reset();
@@ -433,11 +458,7 @@ Command register_export(CLI::App& root) {
   auto csv = std::make_shared<bool>(false);
   auto results_only = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
-  auto weights = std::make_shared<int>(6);
-  auto done_only = std::make_shared<bool>(false);
-  auto snapshots = std::make_shared<std::optional<int>>();
-  auto aux_points = std::make_shared<std::optional<int>>();
-  auto keep_weights_of = std::make_shared<std::vector<std::string>>();
+  auto o = std::make_shared<ResultsExport>();
   auto* app =
       root.add_subcommand("export", "Metrics as CSV rows run,metric,step,value on stdout, or a compact DB to share");
   app->add_option("--db", *db, "Experiments database")->required();
@@ -448,26 +469,29 @@ Command register_export(CLI::App& root) {
       "Write a compact copy to --out: suites, runs, configs and metrics; no checkpoints; the final weights of "
       "a few runs per suite and the P_l / P_w snapshots in F16");
   app->add_option("--out", *out, "--results-only: the new database file (must not exist)");
-  app->add_option("--weights-per-suite", *weights,
+  app->add_option("--weights-per-suite", o->weights_per_suite,
                   "--results-only: runs per suite that keep final weights (default 6; weights byte for byte a "
                   "kept run's are stored once and do not count)")
       ->check(CLI::Range(0, 100000));
-  app->add_flag("--done-only", *done_only,
+  app->add_flag("--done-only", o->done_only,
                 "--results-only: leave out runs that are not done (queued, running, failed)");
-  app->add_option("--snapshots-per-run", *snapshots,
+  app->add_option("--snapshots-per-run", o->snapshots_per_run,
                   "--results-only: keep at most this many P_l / P_w snapshots per run, evenly spaced, the first "
                   "and last among them (default: all)")
       ->check(CLI::Range(1, 100000));
-  app->add_option("--aux-series-points", *aux_points,
+  app->add_option("--aux-series-points", o->aux_series_points,
                   "--results-only: keep at most this many points of each series but train_loss and val_loss (lr, "
                   "grad_norm, tokens_per_s), evenly spaced, the first and last among them (default: all)")
       ->check(CLI::Range(1, 100000));
-  app->add_option("--keep-weights-of", *keep_weights_of,
+  app->add_option("--keep-weights-of", o->keep_weights_of,
                   "--results-only: these runs (by name; repeatable) keep their final weights first, within their "
                   "suite's --weights-per-suite");
+  app->add_option("--keep-snapshots-of", o->keep_snapshots_of,
+                  "--results-only: these runs (by name; repeatable) keep every P_l / P_w snapshot whatever "
+                  "--snapshots-per-run says (a run whose replay should animate)");
   // Every variable an option writes lives as long as the command: CLI11 writes --csv into *csv
   // while it parses, after this function has returned (ASan found *csv freed by then).
-  return {app, [db, run, csv, results_only, out, weights, done_only, snapshots, aux_points, keep_weights_of]() -> int {
+  return {app, [db, run, csv, results_only, out, o]() -> int {
             (void)csv;  // CSV is the default output; the flag only says so
             if (!*results_only) return run_export(*db, *run);
             if (out->empty() || run->has_value()) {
@@ -475,7 +499,7 @@ Command register_export(CLI::App& root) {
                            "every run)\n";
               return kExitBadInput;
             }
-            return run_export_results(*db, *out, *weights, *done_only, *snapshots, *aux_points, *keep_weights_of);
+            return run_export_results(*db, *out, *o);
           }};
 }
 

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "app/worker/run_executor.h"
+#include "core/io/utf8.h"
 #include "experiments_db/run_liveness.h"
 #include "core/train/blas_threads.h"
 #include "core/train/device.h"
@@ -54,11 +55,7 @@ int output_columns() {
 std::string elide_middle(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
   if (width <= 3) return std::string(width, '.');
-  const auto continuation = [&](size_t i) { return i < text.size() && (text[i] & 0xC0) == 0x80; };
-  size_t head = (width - 3 + 1) / 2, tail_start = text.size() - (width - 3 - head);
-  while (head > 0 && continuation(head)) --head;                              // cut before a character
-  while (tail_start < text.size() && continuation(tail_start)) ++tail_start;  // resume at one
-  return text.substr(0, head) + "..." + text.substr(tail_start);
+  return io::elide_middle_bytes(text, width - 3);
 }
 
 bool require_existing_db(const std::string& path, const char* command) {

@@ -1,5 +1,6 @@
-// UTF-8 by hand, for the torch-free readers (TOML shield, lesson formulas): encode one code point,
-// decode one well-formed sequence. Header-only.
+// UTF-8 by hand, for the torch-free readers (TOML shield, lesson formulas) and the name shorteners
+// (the GUI's tables, the worker's `status`): encode one code point, decode one well-formed sequence,
+// cut the middle out of a string. Header-only.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +43,24 @@ inline size_t decode_utf8(std::string_view s, size_t i, uint32_t* cp) {
   if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
   *cp = c;
   return len;
+}
+
+// `text` with its middle replaced by "...": about `keep` bytes kept, the start getting the odd
+// one, each cut moved onto a character boundary so no UTF-8 sequence is split (so a cut may keep
+// a few bytes fewer). The callers decide whether a cut is needed and how much fits.
+inline std::string elide_middle_bytes(std::string_view text, size_t keep) {
+  const auto boundary = [&](size_t i) {
+    return i >= text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  };
+  keep = keep < text.size() ? keep : text.size();
+  size_t head = (keep + 1) / 2;
+  size_t tail_start = text.size() - keep / 2;
+  while (head > 0 && !boundary(head)) --head;
+  while (tail_start < text.size() && !boundary(tail_start)) ++tail_start;
+  std::string out(text.substr(0, head));
+  out += "...";
+  out += text.substr(tail_start);
+  return out;
 }
 
 }  // namespace headroom::io

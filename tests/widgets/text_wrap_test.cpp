@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/utf8.h"
 #include "tests/widgets/headless_imgui.h"
 
 namespace hw = headroom::widgets;
@@ -140,4 +141,21 @@ TEST(TextWrap, KeepsAtMostTheLinesAskedForAndSaysSo) {
   // A last line of one word too wide for the ellipsis gives it up.
   EXPECT_EQ(hw::keep_lines("abcdefghij\nmore", 1, 10.0f, chars, &cut), "\xE2\x80\xA6");
   EXPECT_TRUE(cut);
+}
+
+// The one middle cut both name shorteners use (the GUI's by pixels, the worker's `status` by bytes).
+TEST(TextWrap, ElideMiddleBytesKeepsBothEndsAndWholeCharacters) {
+  namespace io = headroom::io;
+  EXPECT_EQ(io::elide_middle_bytes("lrb-heads/h32-dp16/seed=2", 9), "lrb-h...ed=2") << "5 + 4";
+  EXPECT_EQ(io::elide_middle_bytes("abcdef", 0), "...");
+  EXPECT_EQ(io::elide_middle_bytes("abc", 99), "ab...c") << "keep past the size: all of it kept";
+  // "αβγδ" is 8 bytes of 2-byte characters: a cut inside one moves to its boundary, so fewer bytes.
+  const std::string greek = "\xCE\xB1\xCE\xB2\xCE\xB3\xCE\xB4";
+  EXPECT_EQ(io::elide_middle_bytes(greek, 4), "\xCE\xB1...\xCE\xB4");
+  EXPECT_EQ(io::elide_middle_bytes(greek, 3), "\xCE\xB1...") << "head 2 bytes, tail 1 byte: no tail";
+  for (size_t keep = 0; keep <= greek.size(); ++keep) {
+    const std::string cut = io::elide_middle_bytes(greek, keep);
+    EXPECT_LE(cut.size(), keep + 3) << keep;
+    EXPECT_EQ(cut.size() % 2, 1u) << "whole 2-byte characters around the dots, keep " << keep;
+  }
 }

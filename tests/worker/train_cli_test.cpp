@@ -899,6 +899,44 @@ TEST(TrainCli, ResultsOnlyExportThinsTalkingHeadsSnapshotsEvenlyKeepingFirstAndL
   EXPECT_NE(r.err.find("snapshots-per-run"), std::string::npos) << r.err;
 }
 
+TEST(TrainCli, ResultsOnlyExportKeepsEverySnapshotOfTheRunsNamed) {
+  const std::string db = temp_path("keep_snapshots.sqlite"), out = temp_path("keep_snapshots_results.sqlite"),
+                    never = temp_path("keep_snapshots_never.sqlite");
+  for (const auto& p : {db, out, never}) std::remove(p.c_str());
+  for (const char* name : {"th", "other"}) {
+    auto args = train_args(db, name);
+    args[args.size() - 12] = "100";  // --steps: snapshots at 0, 25, .., 100
+    ASSERT_EQ(run_worker(args).exit_code, 0) << name;
+  }
+  auto count_of = [](const std::string& path, const std::string& run) {
+    long n = 0;
+    for_each_row(path,
+                 ("SELECT COUNT(*) FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE a.kind = 'talking_heads' "
+                  "AND r.name = '" +
+                  run + "'")
+                     .c_str(),
+                 [&](sqlite3_stmt* st) { n = sqlite3_column_int64(st, 0); });
+    return n;
+  };
+  ASSERT_EQ(count_of(db, "th"), 5);
+  ASSERT_EQ(count_of(db, "other"), 5);
+  auto r = run_worker(
+      {"export", "--db", db, "--results-only", "--out", out, "--snapshots-per-run", "2", "--keep-snapshots-of", "th"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_of(out, "th"), 5) << "named: every snapshot kept";
+  EXPECT_EQ(count_of(out, "other"), 2) << "the others thinned as asked";
+  EXPECT_NE(
+      r.out.find("3 P_l / P_w snapshots left out (at most 2 per run; the run named in --keep-snapshots-of kept all)"),
+      std::string::npos)
+      << r.out;
+  // A name that is no run is refused before anything is written.
+  r = run_worker({"export", "--db", db, "--results-only", "--out", never, "--snapshots-per-run", "2",
+                  "--keep-snapshots-of", "nonesuch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--keep-snapshots-of nonesuch: no such run"), std::string::npos) << r.err;
+  EXPECT_NE(access(never.c_str(), F_OK), 0) << "nothing written";
+}
+
 TEST(TrainCli, ResultsOnlyExportThinsTheSeriesButTheLossesEvenlyKeepingFirstAndLast) {
   const std::string db = temp_path("aux_points.sqlite"), out = temp_path("aux_points_results.sqlite");
   for (const auto& p : {db, out}) std::remove(p.c_str());
