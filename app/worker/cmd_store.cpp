@@ -87,14 +87,16 @@ int run_status(const std::string& path, bool json) {
   // The name column fits the longest name (44 at least), so long names do not shift the columns;
   // on a terminal (or with COLUMNS) a line keeps to its width, longer names shortened in the middle
   // (`--json` always has them whole).
-  constexpr int kOtherColumns = 4 + 12 + 9 + 11 + 11 + 9;  // id, status, step, train, val, weights
+  // Column widths, each column but the last followed by one space; the name's width varies.
+  constexpr int kId = 4, kStatus = 11, kStep = 8, kLoss = 10, kWeights = 8;
+  constexpr int kOtherColumns = (kId + 1) + (kStatus + 1) + (kStep + 1) + 2 * (kLoss + 1) + kWeights;
   int name_width = 44;
   for (const auto& r : out["runs"])
     name_width = std::max(name_width, static_cast<int>(r["name"].get<std::string>().size()));
   if (const int columns = output_columns(); columns > 0)
     name_width = std::min(name_width, std::max(20, columns - kOtherColumns - 1));
-  std::printf("%-4s %-*s %-11s %8s %10s %10s %8s\n", "id", name_width, "name", "status", "step", "train", "val",
-              "weights");
+  std::printf("%-*s %-*s %-*s %*s %*s %*s %*s\n", kId, "id", name_width, "name", kStatus, "status", kStep, "step",
+              kLoss, "train", kLoss, "val", kWeights, "weights");
   for (const auto& r : out["runs"]) {
     auto metric = [&](const char* k) {
       const auto& m = r["metrics"];
@@ -107,11 +109,11 @@ int run_status(const std::string& path, bool json) {
       std::snprintf(text, sizeof text, "%.4f", v);
       return std::string(text);
     };
-    std::printf("%-4lld %-*s %-11s %8lld %10s %10s %8lld\n", static_cast<long long>(r["id"].get<int64_t>()), name_width,
-                elide_middle(r["name"].get<std::string>(), static_cast<size_t>(name_width)).c_str(),
-                r.value("shown_status", r["status"].get<std::string>()).c_str(),
-                static_cast<long long>(r["step"].get<int64_t>()), loss("train_loss").c_str(), loss("val_loss").c_str(),
-                static_cast<long long>(r["weights"].get<int64_t>()));
+    std::printf("%-*lld %-*s %-*s %*lld %*s %*s %*lld\n", kId, static_cast<long long>(r["id"].get<int64_t>()),
+                name_width, elide_middle(r["name"].get<std::string>(), static_cast<size_t>(name_width)).c_str(),
+                kStatus, r.value("shown_status", r["status"].get<std::string>()).c_str(), kStep,
+                static_cast<long long>(r["step"].get<int64_t>()), kLoss, loss("train_loss").c_str(), kLoss,
+                loss("val_loss").c_str(), kWeights, static_cast<long long>(r["weights"].get<int64_t>()));
   }
   // Why runs failed, under the table (a run's error is its last line of output, kept in the DB).
   for (const auto& r : out["runs"])
