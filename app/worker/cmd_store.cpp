@@ -180,9 +180,6 @@ struct ResultsExport {
 // new file `out` from one snapshot of `source`, which is only read: its checkpoints and the
 // weights of runs past each suite's quota are never read (a paper-scale DB is gigabytes of them).
 int compact_export(db::Connection& source, db::Connection& conn, const ResultsExport& o) {
-  const int weights_per_suite = o.weights_per_suite;
-  const bool done_only = o.done_only;
-  const std::optional<int>& snapshots_per_run = o.snapshots_per_run;
   const std::string weights_kind(db::kWeightsArtifact);
   const std::string& out = conn.path();
   db::RunStore store(conn), from(source);
@@ -190,7 +187,7 @@ int compact_export(db::Connection& source, db::Connection& conn, const ResultsEx
   db::Transaction transaction(conn);
   store.copy_from(source, {std::string(db::kCheckpointArtifact), weights_kind});
   int64_t dropped = 0;
-  if (done_only) {  // the runs still queued, running or failed go, with their metrics and artifacts
+  if (o.done_only) {  // the runs still queued, running or failed go, with their metrics and artifacts
     auto del = conn.prepare("DELETE FROM runs WHERE status <> 'done'");
     del.step();
     dropped = conn.changes();
@@ -235,7 +232,7 @@ int compact_export(db::Connection& source, db::Connection& conn, const ResultsEx
     });
     int kept = 0;
     for (const auto& r : runs) {
-      if (kept >= weights_per_suite) break;
+      if (kept >= o.weights_per_suite) break;
       const auto steps = from.artifact_steps(r.id, weights_kind);
       if (steps.empty()) continue;
       const Weights w = read_weights(r.id, steps.back());
@@ -260,14 +257,14 @@ int compact_export(db::Connection& source, db::Connection& conn, const ResultsEx
     }
   }
   int64_t thinned = 0;
-  if (snapshots_per_run) {
+  if (o.snapshots_per_run) {
     const auto kind = std::string(db::kTalkingHeadsArtifact);
     auto del = conn.prepare("DELETE FROM artifacts WHERE run_id = ?1 AND kind = ?2 AND step = ?3");
     const std::set<std::string> whole(o.keep_snapshots_of.begin(), o.keep_snapshots_of.end());
     for (const auto& r : store.list_runs()) {
       if (whole.count(r.name)) continue;
       const auto steps = store.artifact_steps(r.id, kind);  // ascending
-      const auto keep_n = static_cast<size_t>(*snapshots_per_run);
+      const auto keep_n = static_cast<size_t>(*o.snapshots_per_run);
       if (steps.size() <= keep_n) continue;
       const std::set<int64_t> kept = db::evenly_spaced(steps, keep_n);
       for (int64_t step : steps) {
@@ -317,12 +314,12 @@ int compact_export(db::Connection& source, db::Connection& conn, const ResultsEx
   std::cout << "exported " << path << " (" << file_size(path) << " bytes) to " << out << " (" << file_size(out)
             << " bytes): " << store.list_runs().size()
             << " runs with their configs and metrics, final weights in F16 for " << keep.size() << " of them (at most "
-            << weights_per_suite << " per suite), no checkpoints";
+            << o.weights_per_suite << " per suite), no checkpoints";
   if (!twins.empty())
     std::cout << "; " << twins.size() << " runs' weights equal a kept run's and are stored once (below)";
-  if (done_only) std::cout << "; " << dropped << " runs not done left out";
-  if (snapshots_per_run) {
-    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *snapshots_per_run << " per run";
+  if (o.done_only) std::cout << "; " << dropped << " runs not done left out";
+  if (o.snapshots_per_run) {
+    std::cout << "; " << thinned << " P_l / P_w snapshots left out (at most " << *o.snapshots_per_run << " per run";
     const size_t named_runs = std::set<std::string>(o.keep_snapshots_of.begin(), o.keep_snapshots_of.end()).size();
     if (named_runs)
       std::cout << "; " << (named_runs == 1 ? "the run" : std::to_string(named_runs) + " runs")
