@@ -23,6 +23,18 @@ void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const 
   }
 }
 
+const char* fitting_y_label(const char* label, const char* short_label, float plot_height) {
+  if (label && *label && ImGui::CalcTextSize(label).x <= plot_height) return label;
+  if (!short_label || !*short_label || ImGui::CalcTextSize(short_label).x > plot_height) return nullptr;
+  const ImFont* font = ImGui::GetFont();
+  for (const char* s = short_label; *s;) {
+    unsigned int c = 0;
+    s += ImTextCharFromUtf8(&c, s, nullptr);
+    if (c == 0 || !font->FindGlyphNoFallback(static_cast<ImWchar>(c))) return nullptr;
+  }
+  return short_label;
+}
+
 bool item_box(ImGuiID id, const ImVec2& size, ImRect* bb, bool* hovered, bool* pressed) {
   const ImVec2 at = ImGui::GetCurrentWindow()->DC.CursorPos;
   *bb = ImRect(at, at + size);

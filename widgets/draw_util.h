@@ -17,6 +17,11 @@ namespace headroom::widgets::detail {
 void AddTextVertical(ImDrawList* dl, const ImFont* font, float font_size, const ImVec2& top_center, ImU32 col,
                      const char* text, const char* text_end = nullptr);
 
+// The y-axis label a plot `plot_height` pixels tall shows, read along the axis: `label` where it
+// fits, else `short_label` (a symbol such as sigma) where given, it fits and the font has its
+// glyphs, else none (nullptr), so that the plot keeps no margin for a label it does not draw.
+const char* fitting_y_label(const char* label, const char* short_label, float plot_height);
+
 // `label` cut to max_chars UTF-8 code points with ".." appended when longer.
 // Returns buf (or label itself when it already fits). max_chars <= 0: no limit.
 const char* clip_label(const char* label, int max_chars, char* buf, int buf_size);

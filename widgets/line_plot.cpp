@@ -100,9 +100,11 @@ ImRect layout_plot_area(const PlotState& st) {
   const float line = ImGui::GetTextLineHeight();
   const ImRect& f = g_plot.frame;
   const float tick_w = st.y_tick_w > 0.0f ? st.y_tick_w : ImGui::CalcTextSize("0.000").x;
-  const float left = 6.0f + (g_plot.y_label.empty() ? 0.0f : line + 4.0f) + tick_w + 8.0f;
   const float top = g_plot.title.empty() ? line * 0.5f : line + 6.0f;
   const float bottom = line + 9.0f + (g_plot.x_label.empty() ? 0.0f : line + 2.0f);
+  g_plot.y_label_shown =
+      detail::fitting_y_label(g_plot.y_label.c_str(), nullptr, std::floor(f.GetHeight() - top - bottom));
+  const float left = 6.0f + (g_plot.y_label_shown ? line + 4.0f : 0.0f) + tick_w + 8.0f;
   return ImRect(ImVec2(std::floor(f.Min.x + left), std::floor(f.Min.y + top)),
                 ImVec2(std::floor(f.Max.x - 10.0f - st.legend_reserve), std::floor(f.Max.y - bottom)));
 }
@@ -221,6 +223,7 @@ bool BeginPlot(const char* title_id, const ImVec2& size) {
   g_plot.frame = bb;
   g_plot.x_label.clear();
   g_plot.y_label.clear();
+  g_plot.y_label_shown = nullptr;
   g_plot.x_categories.clear();
   g_plot.flags = 0;
   g_plot.fixed_y = false;
@@ -507,11 +510,11 @@ void EndPlot() {
     dl->AddText(ImVec2(plot.GetCenter().x - sz.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f),
                 g_plot.x_label.c_str());
   }
-  if (!g_plot.y_label.empty() && ImGui::CalcTextSize(g_plot.y_label.c_str()).x <= plot.GetHeight())
+  if (const char* y_label = g_plot.y_label_shown)
     detail::AddTextVertical(
         dl, ImGui::GetFont(), ImGui::GetFontSize(),
-        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(g_plot.y_label.c_str()).x * 0.5f),
-        detail::text_color(0.8f), g_plot.y_label.c_str());
+        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(y_label).x * 0.5f),
+        detail::text_color(0.8f), y_label);
   if (ImGui::BeginPopupEx(g_plot.id, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar |
                                          ImGuiWindowFlags_NoSavedSettings)) {
     if (ImGui::MenuItem("Fit to data", "double-click")) st.user_x = false;

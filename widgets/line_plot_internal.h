@@ -64,6 +64,7 @@ struct PlotContext {
   std::string title;
   ImRect frame;
   std::string x_label, y_label;
+  const char* y_label_shown = nullptr;    // y_label where the plot is tall enough for it (layout)
   std::vector<std::string> x_categories;  // SetupAxisCategoriesX: x = i names x_categories[i]
   PlotFlags flags = 0;
   bool fixed_y = false;

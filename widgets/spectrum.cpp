@@ -81,9 +81,10 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
 
   const std::vector<AxisTick> yt_probe = log_y ? log_ticks(yr.lo, yr.hi, 4) : nice_ticks(yr.lo, yr.hi, 4);
   const float ytw = std::max(detail::max_tick_label_width(yt_probe), ImGui::CalcTextSize("0.0").x);
-  const float left = 6.0f + (style.y_label ? line + 4.0f : 0.0f) + ytw + 8.0f;
   const float top = has_title ? line + 6.0f : line * 0.5f;
   const float bottom = line + 9.0f + (style.x_label ? line + 2.0f : 0.0f);
+  const char* y_label = detail::fitting_y_label(style.y_label, style.y_label_short, std::floor(sz.y - top - bottom));
+  const float left = 6.0f + (y_label ? line + 4.0f : 0.0f) + ytw + 8.0f;
   const ImRect plot(ImVec2(std::floor(f.Min.x + left), std::floor(f.Min.y + top)),
                     ImVec2(std::floor(f.Max.x - 10.0f), std::floor(f.Max.y - bottom)));
   if (plot.GetWidth() < 8.0f || plot.GetHeight() < 8.0f) return -1;
@@ -203,11 +204,16 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
     dl->AddText(ImVec2(plot.GetCenter().x - ts.x * 0.5f, f.Max.y - line - 1.0f), detail::text_color(0.8f),
                 style.x_label);
   }
-  if (style.y_label && ImGui::CalcTextSize(style.y_label).x <= plot.GetHeight())
+  if (y_label == style.y_label_short) {  // a symbol reads upright
+    const ImVec2 ts = ImGui::CalcTextSize(y_label);
+    dl->AddText(ImVec2(f.Min.x + 6.0f + (line - ts.x) * 0.5f, plot.GetCenter().y - ts.y * 0.5f),
+                detail::text_color(0.8f), y_label);
+  } else if (y_label) {
     detail::AddTextVertical(
         dl, ImGui::GetFont(), ImGui::GetFontSize(),
-        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(style.y_label).x * 0.5f),
-        detail::text_color(0.8f), style.y_label);
+        ImVec2(f.Min.x + 6.0f + line * 0.5f, plot.GetCenter().y - ImGui::CalcTextSize(y_label).x * 0.5f),
+        detail::text_color(0.8f), y_label);
+  }
 
   if (hot >= 0) {
     ImGui::BeginTooltip();

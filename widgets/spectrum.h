@@ -13,10 +13,11 @@ struct SpectrumStyle {
   bool log_y = true;  // spectra span decades; linear hides the tail
   const char* x_label = "index i";
   const char* y_label = "singular value";
-  const char* value_format = "%.4g";  // tooltip format for one singular value
-  float tolerance = 0.0f;             // > 0: dashed horizontal line (the rank threshold)
-  ImU32 bar_color = 0;                // 0: the theme's accent
-  ImU32 tail_color = 0;               // bars beyond `rank`; 0: grey
+  const char* y_label_short = "\u03c3";  // sigma, where y_label is longer than the plot is tall
+  const char* value_format = "%.4g";     // tooltip format for one singular value
+  float tolerance = 0.0f;                // > 0: dashed horizontal line (the rank threshold)
+  ImU32 bar_color = 0;                   // 0: the theme's accent
+  ImU32 tail_color = 0;                  // bars beyond `rank`; 0: grey
 };
 
 // Bars for sv[0..n) (descending singular values; NaN/negative bars are skipped).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "widgets/demo_data.h"
+#include "widgets/draw_util.h"
 #include "widgets/frame_stats.h"
 #include "widgets/heatmap.h"
 #include "widgets/line_plot.h"
@@ -110,5 +111,24 @@ TEST_F(HeadlessImGui, ColorScaleWidthCoversItsTickLabels) {
   const float tiny = hw::ColorScaleWidth(-1e-6f, 1e-6f);
   EXPECT_GT(tiny, plain);
   EXPECT_GE(tiny - plain + ImGui::CalcTextSize("-0.000").x, ImGui::CalcTextSize("-1e-06").x);
+  ImGui::EndFrame();
+}
+
+// A y label longer than its plot is tall gives way to the short label (when the font has its
+// glyphs), else to none, so that a short plot (the lab's rank view at 16 heads) keeps no empty
+// margin for a label it cannot show.
+TEST_F(HeadlessImGui, YLabelGivesWayToItsShortFormOrNoneWhenThePlotIsShort) {
+  namespace d = headroom::widgets::detail;
+  ImGui::NewFrame();
+  const char* label = "singular value";
+  const float long_w = ImGui::CalcTextSize(label).x;
+  EXPECT_STREQ(d::fitting_y_label(label, "s", long_w), label);
+  EXPECT_STREQ(d::fitting_y_label(label, "s", long_w - 1.0f), "s");
+  EXPECT_EQ(d::fitting_y_label(label, nullptr, long_w - 1.0f), nullptr);
+  EXPECT_EQ(d::fitting_y_label(label, "s", 1.0f), nullptr);  // not even the short one fits
+  // ImGui's built-in font has no sigma: a symbol it would draw as '?' is not shown.
+  ASSERT_EQ(ImGui::GetFont()->FindGlyphNoFallback(0x3C3), nullptr);
+  EXPECT_EQ(d::fitting_y_label(label, "\u03c3", long_w - 1.0f), nullptr);
+  EXPECT_EQ(d::fitting_y_label(nullptr, nullptr, 500.0f), nullptr);
   ImGui::EndFrame();
 }

@@ -239,8 +239,9 @@ bool LabView::settled() const {
   if (stored_pending()) return false;                       // a stored run is still being read
   if (real_posted_ > snap_->real.request_id) return false;  // a real model is still being read
   // The frame a tab bar first appears lays it out and shows its first tab; a tab chosen by the
-  // scene is drawn from the next frame on.
-  if (snap_->valid && frames_shown_ < (focus_.active && !focus_.panel.empty() ? 1 : 2)) return false;
+  // scene is drawn from the next frame on. A panel (a lesson's panel in focus too) sizes its
+  // scroll bar from the frame before: new content taller than the panel gets it on its second.
+  if (snap_->valid && frames_shown_ < 2) return false;
   if (c_.tab == LabTab::Theorem) return theorem_.settled();
   return true;
 }
