@@ -24,10 +24,8 @@ ImFont* font_of(const TextRun& run, const LessonFonts& fonts) {
   return or_body(fonts.body, fonts);
 }
 
-// The width of [begin, end) in `font` at its own size.
-float text_width(ImFont* font, const char* begin, const char* end) {
-  return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, begin, end).x;
-}
+// A formula's sub- and superscripts, against the text's size.
+constexpr float kScriptScale = 0.72f;
 
 }  // namespace
 
@@ -46,6 +44,20 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 formula_col = ImGui::GetColorU32(ImGuiCol_CheckMark);  // the theme's accent
+  // A run's size, and where its top sits below the line's top: the baseline of a larger or smaller
+  // font on the body's line; a subscript's 0.2 em below it, a superscript's 0.35 em above.
+  auto size_of = [](const TextRun& run, const ImFont* font) {
+    return run.script != 0 ? font->FontSize * kScriptScale : font->FontSize;
+  };
+  auto top_of = [&](const TextRun& run, const ImFont* font) {
+    const float base = (body->FontSize - font->FontSize) * 0.8f, em = font->FontSize;
+    if (run.script == 0) return base;
+    return base + em * (run.script < 0 ? 1.0f : 0.45f) - 0.8f * size_of(run, font);
+  };
+  auto width_of = [&](const TextRun& run, const char* begin, const char* end) {
+    const ImFont* font = font_of(run, fonts);
+    return font->CalcTextSizeA(size_of(run, font), FLT_MAX, 0.0f, begin, end).x;
+  };
   float y = 0.0f;
   for (size_t b = 0; b < blocks.size(); ++b) {
     const TextBlock& block = blocks[b];
@@ -59,22 +71,44 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
     }
     float x = indent;
     bool break_allowed = false;  // only after a space: "**query**," keeps its comma
-    for (const TextRun& run : block.runs) {
+    const std::vector<TextRun>& runs = block.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const TextRun& run = runs[r];
       ImFont* font = font_of(run, fonts);
       const ImU32 col = run.formula ? formula_col : text_col;
       const char* p = run.text.c_str();
       const char* end = p + run.text.size();
-      // A formula stays on one line ("d = 64" never splits after "d ="), unless it is wider than one.
-      const float formula_w = run.formula ? text_width(font, p, end) : 0.0f;
-      if (run.formula && formula_w <= wrap_width - indent) {
-        if (x + formula_w > wrap_width && x > indent && break_allowed) {
-          x = indent;
-          y += line_h;
+      // A formula (its runs: the text between scripts and the scripts) stays on one line ("d = 64"
+      // never splits after "d ="), unless it is wider than one.
+      if (run.formula && (r == 0 || !runs[r - 1].formula)) {
+        size_t last = r;
+        float formula_w = 0.0f;
+        for (; last < runs.size() && runs[last].formula; ++last)
+          formula_w += width_of(runs[last], runs[last].text.c_str(), runs[last].text.c_str() + runs[last].text.size());
+        if (formula_w <= wrap_width - indent) {
+          if (x + formula_w > wrap_width && x > indent && break_allowed) {
+            x = indent;
+            y += line_h;
+          }
+          for (size_t k = r; k < last; ++k) {
+            const TextRun& part = runs[k];
+            ImFont* part_font = font_of(part, fonts);
+            const char* q = part.text.c_str();
+            const char* q_end = q + part.text.size();
+            draw->AddText(part_font, size_of(part, part_font),
+                          ImVec2(origin.x + x, origin.y + y + top_of(part, part_font)), col, q, q_end);
+            x += width_of(part, q, q_end);
+          }
+          const std::string& tail = runs[last - 1].text;
+          break_allowed = !tail.empty() && tail.back() == ' ';
+          r = last - 1;
+          continue;
         }
-        const float dy = (body->FontSize - font->FontSize) * 0.8f;
-        draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + dy), col, p, end);
-        x += formula_w;
-        break_allowed = end > p && end[-1] == ' ';
+      }
+      if (run.script != 0) {  // a script of a formula wider than a line: never split, never first on a line
+        draw->AddText(font, size_of(run, font), ImVec2(origin.x + x, origin.y + y + top_of(run, font)), col, p, end);
+        x += width_of(run, p, end);
+        break_allowed = false;
         continue;
       }
       while (p < end) {
@@ -82,19 +116,17 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
         while (word_end < end && *word_end != ' ') ++word_end;
         const char* space_end = word_end;
         while (space_end < end && *space_end == ' ') ++space_end;
-        const float word_w = text_width(font, p, word_end);
+        const float word_w = width_of(run, p, word_end);
         if (x + word_w > wrap_width && x > indent && break_allowed) {
           x = indent;
           y += line_h;
         }
         if (x > indent || p != word_end) {
-          // The baseline of a larger or smaller font sits on the body's line.
-          const float dy = (body->FontSize - font->FontSize) * 0.8f;
-          draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + dy), col, p, word_end);
+          draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + top_of(run, font)), col, p, word_end);
           x += word_w;
         }
         if (space_end > word_end) {
-          if (x > indent) x += text_width(font, word_end, space_end);  // no leading spaces on a line
+          if (x > indent) x += width_of(run, word_end, space_end);  // no leading spaces on a line
           break_allowed = true;
         } else {
           break_allowed = false;

@@ -31,7 +31,8 @@ std::string error_of(const std::string& source, int* line = nullptr) {
   return error;
 }
 
-// A block's runs as "text|bi f" style tags, for compact expectations.
+// A block's runs as "text|bif_" style tags ('_' a subscript, '^' a superscript), for compact
+// expectations.
 std::string runs_of(const TextBlock& b) {
   std::string out;
   for (const TextRun& r : b.runs) {
@@ -40,6 +41,7 @@ std::string runs_of(const TextBlock& b) {
     if (r.bold) out += "b";
     if (r.italic) out += "i";
     if (r.formula) out += "f";
+    if (r.script != 0) out += r.script < 0 ? "_" : "^";
     out += "]";
   }
   return out;
@@ -77,7 +79,7 @@ TEST(LessonMarkdown, Runs) {
   const auto blocks = parse("A **bold** and *italic* word, `d_k` and ***both*** **a *b* c**.");
   ASSERT_EQ(blocks.size(), 1u);
   EXPECT_EQ(runs_of(blocks[0]),
-            "[A ][bold|b][ and ][italic|i][ word, ][d\xE2\x82\x96|f][ and ][both|bi][ ][a |b][b|bi][ c|b][.]");
+            "[A ][bold|b][ and ][italic|i][ word, ][d|f][k|f_][ and ][both|bi][ ][a |b][b|bi][ c|b][.]");
 }
 
 TEST(LessonMarkdown, MarkupSpansLinesOfOneBlock) {
@@ -86,7 +88,7 @@ TEST(LessonMarkdown, MarkupSpansLinesOfOneBlock) {
 
 TEST(LessonMarkdown, FormulaInsideBoldKeepsBold) {
   // Documented: a formula inside bold or italic is allowed and keeps that style.
-  EXPECT_EQ(runs_of(parse("**bold `Q K^T` here**")[0]), "[bold |b][Q K\xE1\xB5\x80|bf][ here|b]");
+  EXPECT_EQ(runs_of(parse("**bold `Q K^T` here**")[0]), "[bold |b][Q K|bf][T|bf^][ here|b]");
   EXPECT_EQ(runs_of(parse("*`x`*")[0]), "[x|if]");
 }
 
@@ -124,6 +126,19 @@ TEST(LessonMarkdown, Errors) {
   std::string error;
   EXPECT_FALSE(parse_lesson_markdown("**x", &blocks, &error));
   EXPECT_EQ(error.rfind("unclosed '**' (bold) opened on line 1", 0), 0u);
+}
+
+// Scripts are runs of their own, drawn as real sub/superscripts, also where Unicode has no
+// character for them (there is no subscript w); plain text keeps typeset_formula's form.
+TEST(LessonMarkdown, FormulaScriptsAreRunsWithTheirPlainForm) {
+  const auto blocks = parse("`P_w` and `d_{model} x K^T`");
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(runs_of(blocks[0]), "[P|f][w|f_][ and ][d|f][model|f_][ \xC3\x97 K|f][T|f^]");
+  EXPECT_EQ(plain_text(blocks), "P_w and d_(model) \xC3\x97 K\xE1\xB5\x80");
+  EXPECT_EQ(blocks_to_html(blocks),
+            "<p><span class=\"f\">P</span><span class=\"f\"><sub>w</sub></span> and <span class=\"f\">d</span>"
+            "<span class=\"f\"><sub>model</sub></span><span class=\"f\"> \xC3\x97 K</span>"
+            "<span class=\"f\"><sup>T</sup></span></p>\n");
 }
 
 TEST(LessonMarkdown, PlainText) {
@@ -185,6 +200,34 @@ TEST(TypesetFormula, Table) {
   for (const auto& [in, want] : cases) EXPECT_EQ(typeset_formula(in), want) << in;
 }
 
+TEST(TypesetFormula, PiecesSplitOutTheScriptsAndJoinToTheString) {
+  auto pieces_of = [](const std::string& ascii) {
+    std::string out, joined;
+    for (const FormulaPiece& p : typeset_formula_pieces(ascii)) {
+      out += "[" + p.text + (p.script < 0 ? "|_" : p.script > 0 ? "|^" : "") + "]";
+      joined += p.plain;
+    }
+    EXPECT_EQ(joined, typeset_formula(ascii)) << ascii;
+    return out;
+  };
+  EXPECT_EQ(pieces_of("P_w x P_l"), "[P][w|_][ \xC3\x97 P][l|_]");
+  EXPECT_EQ(pieces_of("sqrt(d_k)"),
+            "[\xE2\x88\x9A"
+            "d][k|_]");                                                       // the sign and its argument's text merge
+  EXPECT_EQ(pieces_of("sqrt(h d_k) + 1"), "[\xE2\x88\x9A(h d][k|_][) + 1]");  // parentheses around pieces
+  EXPECT_EQ(pieces_of("e^{x_1}"), "[e][x\xE2\x82\x81|^]");  // a group inside a group stays in its text
+  EXPECT_EQ(pieces_of("10^-3 n^{-1}"), "[10][-3|^][ n][-1|^]");
+  EXPECT_EQ(pieces_of("log3 d"), "[log\xE2\x82\x83 d]");  // log's base is not a script group
+  EXPECT_EQ(pieces_of("x_ a_{}"), "[x_ a_{}]");           // nothing to script
+  EXPECT_EQ(pieces_of(""), "");
+  const auto w = typeset_formula_pieces("P_w");
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[1].plain, "_w");  // no subscript w: the ASCII form
+  const auto k = typeset_formula_pieces("d_k");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[1].plain, "\xE2\x82\x96");  // the Unicode subscript k
+}
+
 TEST(TypesetFormula, DeepNestingIsCopied) {
   std::string deep;
   for (int i = 0; i < 2000; ++i) deep += "x_{";
@@ -195,6 +238,8 @@ TEST(TypesetFormula, DeepNestingIsCopied) {
   std::string many;
   for (int i = 0; i < 20000; ++i) many += "_{(sqrt(";
   EXPECT_FALSE(typeset_formula(many).empty());
+  EXPECT_FALSE(typeset_formula_pieces(deep).empty());
+  EXPECT_FALSE(typeset_formula_pieces(many).empty());
 }
 
 std::vector<uint32_t> decode_utf8(const std::string& s) {

@@ -151,11 +151,22 @@ bool single_token(std::string_view s) {
 // Groups nest (a_{b_{c}}); past this depth the rest is copied as written, which bounds the recursion.
 constexpr int kMaxDepth = 8;
 
-std::string typeset(std::string_view s, int depth) {
-  if (depth > kMaxDepth) return std::string(s);
+// Typesets s. With `pieces` (the formula's top level, and a sqrt's argument there) every script
+// group becomes a piece of its own, the text between them pieces too, and the return is empty;
+// without, everything is one string.
+std::string typeset(std::string_view s, int depth, std::vector<FormulaPiece>* pieces) {
+  std::string out;
+  auto flush = [&] {
+    if (pieces && !out.empty()) pieces->push_back({out, 0, out});
+    if (pieces) out.clear();
+  };
+  if (depth > kMaxDepth) {
+    out = std::string(s);
+    flush();
+    return out;
+  }
   const std::vector<size_t> match = match_brackets(s);
   const size_t n = s.size();
-  std::string out;
   size_t i = 0;
   while (i < n) {
     const char c = s[i];
@@ -180,13 +191,15 @@ std::string typeset(std::string_view s, int depth) {
         }
       }
       if (end != 0) {
-        const std::string inner = typeset(group, depth + 1);
-        std::string scripted;
-        if (script(inner, c == '_', &scripted)) {
-          out += scripted;
+        const std::string inner = typeset(group, depth + 1, nullptr);
+        std::string plain;
+        if (!script(inner, c == '_', &plain))
+          plain = c + (braced && utf8_length(inner) > 1 ? "(" + inner + ")" : inner);
+        if (pieces) {
+          flush();
+          pieces->push_back({inner, c == '_' ? -1 : 1, plain});
         } else {
-          out += c;
-          out += braced && utf8_length(inner) > 1 ? "(" + inner + ")" : inner;
+          out += plain;
         }
         i = end;
         continue;
@@ -205,8 +218,11 @@ std::string typeset(std::string_view s, int depth) {
         io::append_utf8(out, kSqrt);
         if (j < n && s[j] == '(' && match[j] != npos) {
           const std::string_view arg = s.substr(j + 1, match[j] - j - 1);
-          const std::string inner = typeset(arg, depth + 1);
-          out += single_token(arg) ? inner : "(" + inner + ")";
+          const bool bare = single_token(arg);
+          if (!bare) out += '(';
+          flush();
+          out += typeset(arg, depth + 1, pieces);
+          if (!bare) out += ')';
           j = match[j] + 1;
         }
       } else {
@@ -235,6 +251,7 @@ std::string typeset(std::string_view s, int depth) {
     }
     ++i;
   }
+  flush();
   return out;
 }
 
@@ -279,7 +296,8 @@ class InlineParser {
                       error_line);
         }
         flush();
-        emit(typeset_formula(t.substr(i + 1, close - i - 1)), true);
+        for (const FormulaPiece& piece : typeset_formula_pieces(t.substr(i + 1, close - i - 1)))
+          emit(piece.text, true, piece.script, piece.plain);
         i = close + 1;
       } else if (c == '*') {
         const size_t len = i + 1 < n && t[i + 1] == '*' ? 2 : 1;
@@ -326,16 +344,16 @@ class InlineParser {
     emit(plain_, false);
     plain_.clear();
   }
-  void emit(const std::string& text, bool formula) {
+  void emit(const std::string& text, bool formula, int script = 0, const std::string& plain = {}) {
     if (text.empty()) return;
-    if (!runs_->empty()) {
+    if (!runs_->empty() && script == 0) {
       TextRun& last = runs_->back();
-      if (last.bold == bold_ && last.italic == italic_ && last.formula == formula) {
+      if (last.bold == bold_ && last.italic == italic_ && last.formula == formula && last.script == 0) {
         last.text += text;
         return;
       }
     }
-    runs_->push_back(TextRun{text, bold_, italic_, formula});
+    runs_->push_back(TextRun{text, bold_, italic_, formula, script, script != 0 ? plain : std::string()});
   }
 
   const PendingBlock& b_;
@@ -363,7 +381,23 @@ bool list_item(std::string_view line, TextBlock::Kind* kind, int* number, std::s
 
 }  // namespace
 
-std::string typeset_formula(const std::string& ascii) { return typeset(ascii, 0); }
+std::string typeset_formula(const std::string& ascii) { return typeset(ascii, 0, nullptr); }
+
+std::vector<FormulaPiece> typeset_formula_pieces(const std::string& ascii) {
+  std::vector<FormulaPiece> pieces;
+  typeset(ascii, 0, &pieces);
+  // Neighbours without a script between them (a sqrt's argument beside its sign) are one piece.
+  std::vector<FormulaPiece> merged;
+  for (FormulaPiece& p : pieces) {
+    if (!merged.empty() && p.script == 0 && merged.back().script == 0) {
+      merged.back().text += p.text;
+      merged.back().plain += p.plain;
+    } else {
+      merged.push_back(std::move(p));
+    }
+  }
+  return merged;
+}
 
 bool parse_lesson_markdown(const std::string& source, std::vector<TextBlock>* blocks, std::string* error) {
   return parse_lesson_markdown(source, blocks, error, nullptr);
@@ -426,7 +460,7 @@ std::string plain_text(const std::vector<TextBlock>& blocks) {
     if (b > 0) out += '\n';
     if (blocks[b].kind == TextBlock::Kind::Bullet) out += "\xE2\x80\xA2 ";
     if (blocks[b].kind == TextBlock::Kind::Numbered) out += std::to_string(blocks[b].number) + ". ";
-    for (const TextRun& run : blocks[b].runs) out += run.text;
+    for (const TextRun& run : blocks[b].runs) out += run.script != 0 ? run.plain : run.text;
   }
   return out;
 }
@@ -453,6 +487,7 @@ std::string blocks_to_html(const std::vector<TextBlock>& blocks) {
     out += block.kind == none ? "<p>" : "<li>";
     for (const TextRun& run : block.runs) {
       std::string text = html_escape(run.text);
+      if (run.script != 0) text = (run.script < 0 ? "<sub>" : "<sup>") + text + (run.script < 0 ? "</sub>" : "</sup>");
       if (run.formula) text = "<span class=\"f\">" + text + "</span>";
       if (run.italic) text = "<em>" + text + "</em>";
       if (run.bold) text = "<strong>" + text + "</strong>";

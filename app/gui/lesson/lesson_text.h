@@ -7,7 +7,7 @@
 //   - paragraphs, separated by blank lines; single newlines join lines with a space;
 //   - "- " or "* " starts a bullet item, "1. " (up to 9 digits, kept as written) a numbered item;
 //     the lines after an item, up to a blank line or the next item, continue it;
-//   - **bold**, *italic*, `formula` (typeset by typeset_formula);
+//   - **bold**, *italic*, `formula` (typeset by typeset_formula_pieces: its scripts runs of their own);
 //   - backslash escapes \* \` \\ for a literal '*', '`' or '\'.
 // Bold and italic switch independently, so ***both*** and **bold *and italic*** work, and a formula
 // inside bold or italic keeps that style (run.formula and run.bold both true). A '*' with a space
@@ -26,6 +26,11 @@ namespace headroom::gui {
 struct TextRun {
   std::string text;  // UTF-8; for a formula already typeset
   bool bold = false, italic = false, formula = false;
+  // A formula's subscript (-1) or superscript (+1) group: the GUI draws it smaller below or above
+  // the line, the handout as <sub> / <sup>. `plain` is then its plain-text form: Unicode sub- or
+  // superscript characters where every character has one (dₚ), else the ASCII (P_w).
+  int script = 0;
+  std::string plain;
 };
 
 struct TextBlock {
@@ -59,6 +64,18 @@ bool parse_lesson_markdown(const std::string& source, std::vector<TextBlock>* bl
 //   log3                                  log₃ (log followed by digits)
 // Everything else, non-ASCII included, is copied unchanged.
 std::string typeset_formula(const std::string& ascii);
+
+// The same, in pieces: the formula's sub- and superscript groups apart (script -1 / +1, `text` the
+// group typeset, `plain` what typeset_formula writes for it), the rest between them (script 0,
+// plain == text), so that a renderer can draw real scripts where Unicode has none (P_w, d_{model}).
+// Concatenating the pieces' `plain` gives typeset_formula(ascii). Groups inside groups (a_{b_c})
+// stay inside their group's text, as typeset_formula writes them.
+struct FormulaPiece {
+  std::string text;
+  int script = 0;
+  std::string plain;
+};
+std::vector<FormulaPiece> typeset_formula_pieces(const std::string& ascii);
 
 // The blocks as plain UTF-8 text: runs concatenated, blocks separated by "\n", bullets prefixed
 // "• ", numbered items "N. ".
