@@ -93,16 +93,8 @@ class BpeTokenizer final : public Tokenizer {
     std::string out;
     for (auto id : ids) {
       if (id < 0 || id >= static_cast<int32_t>(pieces_.size())) continue;
-      std::string piece = pieces_[id];
-      if (piece == "<unk>") piece = "\xE2\x81\x87";  // ⁇, as sentencepiece decodes it
-      for (size_t i = 0; i < piece.size();) {
-        if (piece.compare(i, kSpace.size(), kSpace) == 0) {
-          out += ' ';
-          i += kSpace.size();
-        } else {
-          out.push_back(piece[i++]);
-        }
-      }
+      const std::string& piece = pieces_[id];
+      out += piece == "<unk>" ? "\xE2\x81\x87" : with_spaces(piece);  // ⁇, as sentencepiece decodes it
     }
     if (!out.empty() && out[0] == ' ') out.erase(0, 1);  // the dummy prefix
     return out;
@@ -110,7 +102,15 @@ class BpeTokenizer final : public Tokenizer {
 
   std::string token_label(int32_t id) const override {
     if (id < 0 || id >= static_cast<int32_t>(pieces_.size())) return "?";
-    std::string out, piece = pieces_[id];
+    return printable(with_spaces(pieces_[id]));
+  }
+
+ private:
+  inline static const std::string kSpace = "\xE2\x96\x81";  // U+2581, sentencepiece's space
+
+  // A piece with its space marks as spaces.
+  static std::string with_spaces(const std::string& piece) {
+    std::string out;
     for (size_t i = 0; i < piece.size();) {
       if (piece.compare(i, kSpace.size(), kSpace) == 0) {
         out += ' ';
@@ -119,11 +119,8 @@ class BpeTokenizer final : public Tokenizer {
         out.push_back(piece[i++]);
       }
     }
-    return printable(out);
+    return out;
   }
-
- private:
-  inline static const std::string kSpace = "\xE2\x96\x81";  // U+2581, sentencepiece's space
 
   // Greedy BPE as sentencepiece's bpe_model.cc: start from characters, repeatedly merge the
   // adjacent pair whose concatenation is a piece with the highest score (leftmost on ties).
