@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -21,6 +22,8 @@
 #include "app/gui/app_state.h"
 #include "app/gui/bench.h"
 #include "app/gui/explorer/data_paths.h"
+#include "app/gui/frame_pacing.h"
+#include "app/gui/mailbox.h"
 #include "core/io/atomic_file.h"
 #include "core/io/blocking_io.h"
 #include "core/io/install_paths.h"
@@ -185,14 +188,17 @@ bool App::open_window(std::string* error) {
   // events, not from polled key state: ImGui 1.86 misses a press and release that both
   // happen between two frames (as with xdotool or a fast tap).
   glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int mods) {
-    if (action != GLFW_PRESS) return;
     App* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+    app->key_event_ = true;  // input, however short: the window draws at full rate for a while
+    if (action != GLFW_PRESS) return;
     const bool ctrl = mods & GLFW_MOD_CONTROL, shift = mods & GLFW_MOD_SHIFT;
     if (key == GLFW_KEY_F11) app->shortcut_fullscreen_ = true;
     if (ctrl && key == GLFW_KEY_Q) app->quit_ = true;
     if (ctrl && shift && key == GLFW_KEY_S) app->shortcut_screenshot_ = true;
     if (!ctrl && app->lesson_.active()) app->lesson_.key(key);
   });
+  // A background thread's news wakes a window that waits for events (frame_pacing.h).
+  g_ui_waker.store(+[] { glfwPostEmptyEvent(); });
   return true;
 }
 
@@ -269,7 +275,8 @@ void App::shutdown() {
     ImGui::DestroyContext();
     imgui_ready_ = false;
   }
-  views_.clear();
+  views_.clear();  // their threads, the only publishers, are joined here
+  g_ui_waker.store(nullptr);
   if (window_) {
     glfwDestroyWindow(window_);
     window_ = nullptr;
@@ -290,6 +297,7 @@ int App::run() {
   }
   setup_imgui();
   automation_started_ = now_seconds();
+  last_input_at_ = automation_started_;  // the first second draws at full rate: layouts settle
   while (!quit_ && !glfwWindowShouldClose(window_) && g_stop_signal == 0) frame();
   if (g_stop_signal != 0)
     std::cerr << "headroom: " << (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " received; closed cleanly\n";
@@ -301,12 +309,16 @@ int App::run() {
 void App::frame() {
   const double t0 = now_seconds();
   if (fonts_dirty_) rebuild_fonts();
-  glfwPollEvents();
+  // Idle: nothing changed in the last second and nothing is on its way, so wait for input or a
+  // background thread's wake-up instead of drawing the same frame again.
+  if (idle_) glfwWaitEventsTimeout(kIdleWaitSeconds);
+  else glfwPollEvents();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   hide_idle_cursor_in_automation();
   ImGui::NewFrame();
   widgets::NewFrame();
+  if (input_this_frame()) last_input_at_ = t0;
 
   handle_shortcuts();
   if (lesson_.active() || presentation_) {
@@ -344,6 +356,13 @@ void App::frame() {
     bench_sampling_ =
         views_[current_]->bench_frames_may_start() || now_seconds() - automation_started_ > kMaxSettleSeconds;
   if (bench_sampling_ && static_cast<int>(frame_ms_.size()) < opts_.bench_frames) frame_ms_.push_back(ms);
+  PacingInputs pace;
+  pace.automation = opts_.automation();
+  pace.lesson = lesson_.active();
+  pace.view_busy = views_[current_]->busy() || screenshot_countdown_ >= 0 || fonts_dirty_;
+  pace.text_input = ImGui::GetIO().WantTextInput;
+  pace.since_input_s = now_seconds() - last_input_at_;
+  idle_ = !draw_at_full_rate(pace);
   // Without a vsync (Xvfb's software renderer ignores the swap interval) the loop would draw flat
   // out and take the cores from the lab's engine, which runs niced below it: on a loaded machine a
   // lesson step that trains then took minutes. At most ~60 frames a second, except while
@@ -352,6 +371,18 @@ void App::frame() {
     const double left = kMinFrameSeconds - (now_seconds() - t0);
     if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
   }
+}
+
+bool App::input_this_frame() {
+  const ImGuiIO& io = ImGui::GetIO();
+  bool input = std::exchange(key_event_, false) || io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f ||
+               io.MouseWheel != 0.0f || io.MouseWheelH != 0.0f || ImGui::IsAnyMouseDown() ||
+               io.InputQueueCharacters.Size > 0 || io.DisplaySize.x != last_display_size_[0] ||
+               io.DisplaySize.y != last_display_size_[1];
+  for (int i = 0; i < IM_ARRAYSIZE(io.MouseReleased) && !input; ++i) input = io.MouseReleased[i];
+  last_display_size_[0] = io.DisplaySize.x;
+  last_display_size_[1] = io.DisplaySize.y;
+  return input;
 }
 
 void App::hide_idle_cursor_in_automation() {
@@ -596,8 +627,10 @@ void App::draw_status_bar() {
   else if (last_stats_.neuron_cells_drawn > 0)
     std::snprintf(extra, sizeof extra, "%d neuron cells \xC2\xB7 ", last_stats_.neuron_cells_drawn);
   char right[200];
-  std::snprintf(right, sizeof right, "%s%d maps \xC2\xB7 %d plots \xC2\xB7 %.0f FPS", extra, last_stats_.heatmaps_drawn,
-                last_stats_.plots_drawn, static_cast<double>(ImGui::GetIO().Framerate));
+  char rate[32] = "idle";  // waiting for input (frame_pacing.h): the frame rate says nothing then
+  if (!idle_) std::snprintf(rate, sizeof rate, "%.0f FPS", static_cast<double>(ImGui::GetIO().Framerate));
+  std::snprintf(right, sizeof right, "%s%d maps \xC2\xB7 %d plots \xC2\xB7 %s", extra, last_stats_.heatmaps_drawn,
+                last_stats_.plots_drawn, rate);
   const float w = ImGui::CalcTextSize(right).x;
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20.0f, ImGui::GetWindowContentRegionMax().x - w));
   ImGui::TextDisabled("%s", right);

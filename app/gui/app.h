@@ -84,6 +84,12 @@ class App {
   bool shortcut_screenshot_ = false;
 
   int frames_ = 0;
+  // Frame pacing (frame_pacing.h): the last frame with input, and whether the next one waits.
+  bool input_this_frame();  // mouse, wheel, keys, text or a resize since the last frame
+  double last_input_at_ = 0.0;
+  bool idle_ = false;
+  bool key_event_ = false;  // the key callback saw a key (ImGui 1.86 misses a tap between frames)
+  float last_display_size_[2] = {0.0f, 0.0f};
   bool bench_sampling_ = false;  // --bench-frames: sampling began (View::bench_frames_may_start)
   bool quit_ = false;
   int exit_code_ = 0;

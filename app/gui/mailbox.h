@@ -10,6 +10,7 @@
 // refresh, posted separately, arrive together).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -20,6 +21,14 @@
 #include <utility>
 
 namespace headroom::gui {
+
+// Wakes a window that waits for events (frame_pacing.h) when a background owner publishes: the
+// App installs glfwPostEmptyEvent (safe from any thread) while its window exists; unset (tests,
+// the worker), publishing wakes nothing.
+inline std::atomic<void (*)()> g_ui_waker{nullptr};
+inline void wake_ui() {
+  if (void (*wake)() = g_ui_waker.load()) wake();
+}
 
 template <class Request, class Snapshot>
 class Mailbox {
@@ -87,16 +96,22 @@ class Mailbox {
     return closed_;
   }
   void publish(std::shared_ptr<const Snapshot> snapshot) {
-    std::lock_guard<std::mutex> lock(mu_);
-    published_ = std::move(snapshot);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      published_ = std::move(snapshot);
+    }
+    wake_ui();
   }
   // Owner side: replaces parts of the published snapshot (a copy is edited and published).
   template <class Edit>
   void publish_with(Edit&& edit) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto next = std::make_shared<Snapshot>(*published_);
-    edit(*next);
-    published_ = std::move(next);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto next = std::make_shared<Snapshot>(*published_);
+      edit(*next);
+      published_ = std::move(next);
+    }
+    wake_ui();
   }
   // Either side: wakes the owner for good; wait() returns false from now on.
   void close() {

@@ -1,6 +1,8 @@
 // The UI <-> background-owner hand-off shared by the lab engine, the theorem demo and the loader.
 #include "app/gui/mailbox.h"
 
+#include "app/gui/frame_pacing.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -91,6 +93,37 @@ TEST(Mailbox, AnOwnerThreadAnswersTheNewestAndStopsOnClose) {
   owner.join();  // returns: wait() is false once closed
   EXPECT_TRUE(box.closed());
   EXPECT_TRUE(box.superseded());
+}
+
+// A window waiting for events (frame_pacing.h) learns of every publish at once.
+std::atomic<int> g_wakes{0};
+TEST(Mailbox, PublishingWakesTheWaitingWindow) {
+  g_ui_waker.store(+[] { ++g_wakes; });
+  Box box;
+  box.publish(std::make_shared<const Snap>(Snap{1, "a"}));
+  box.publish_with([](Snap& s) { s.note = "b"; });
+  box.post({3, false});  // a request is the UI's own: nothing to wake
+  g_ui_waker.store(nullptr);
+  box.publish(std::make_shared<const Snap>(Snap{2, "c"}));  // no waker installed: nothing called
+  EXPECT_EQ(g_wakes.load(), 2);
+  EXPECT_EQ(box.snapshot()->note, "c");
+}
+
+TEST(FramePacing, TheWindowWaitsOnlyWhenNothingMovesOrWaits) {
+  PacingInputs idle;
+  idle.since_input_s = 5.0;
+  EXPECT_FALSE(draw_at_full_rate(idle));
+  for (bool PacingInputs::*why :
+       {&PacingInputs::automation, &PacingInputs::lesson, &PacingInputs::view_busy, &PacingInputs::text_input}) {
+    PacingInputs p = idle;
+    p.*why = true;
+    EXPECT_TRUE(draw_at_full_rate(p));
+  }
+  PacingInputs recent = idle;
+  recent.since_input_s = kActiveAfterInputSeconds * 0.5;  // hover highlights and tooltips follow input
+  EXPECT_TRUE(draw_at_full_rate(recent));
+  recent.since_input_s = kActiveAfterInputSeconds;
+  EXPECT_FALSE(draw_at_full_rate(recent));
 }
 
 }  // namespace

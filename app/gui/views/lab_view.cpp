@@ -246,6 +246,8 @@ bool LabView::settled() const {
   return true;
 }
 
+bool LabView::busy() const { return c_.training || !settled(); }
+
 bool LabView::lesson_step_drawn() const {
   if (c_.tab != LabTab::Theorem || !problems_.empty()) return settled();
   if (stored_pending()) return false;  // the step's stored run is still being read

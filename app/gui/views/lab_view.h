@@ -35,6 +35,7 @@ class LabView : public View {
   nlohmann::json state() const override;
   nlohmann::json bench_metrics() const override;
   bool settled() const override;
+  bool busy() const override;  // also while it trains
   bool lesson_step_drawn() const override;
   bool validate_scene(const nlohmann::json& scene, std::string* error) const override;
   bool load_lesson_scene(const nlohmann::json& scene, std::string* error) override;

@@ -111,6 +111,9 @@ class View {
   // Automation waits (bounded) until the shown view says its content is ready,
   // e.g. a background snapshot has arrived, before taking the screenshot.
   virtual bool settled() const { return true; }
+  // The window keeps drawing at its frame cap while this holds (frame_pacing.h): work in flight
+  // whose answer is not shown yet, or content that moves by itself. Otherwise it waits for input.
+  virtual bool busy() const { return !settled(); }
 };
 
 }  // namespace headroom::gui

@@ -61,6 +61,8 @@ bool WidgetsDemoView::load_scene(const nlohmann::json& scene, std::string* error
   return true;
 }
 
+bool WidgetsDemoView::busy() const { return widgets::GetWidgetsDemoOptions()->animate; }
+
 nlohmann::json WidgetsDemoView::state() const {
   const widgets::WidgetsDemoOptions& o = *widgets::GetWidgetsDemoOptions();
   return {{"widgets_demo",

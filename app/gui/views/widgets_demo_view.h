@@ -17,6 +17,7 @@ class WidgetsDemoView : public View {
   void draw() override;
   bool load_scene(const nlohmann::json& scene, std::string* error) override;
   nlohmann::json state() const override;
+  bool busy() const override;  // while its maps animate
 
  private:
   ViewContext& context_;
