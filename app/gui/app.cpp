@@ -313,6 +313,7 @@ void App::frame() {
   // background thread's wake-up instead of drawing the same frame again.
   if (idle_) glfwWaitEventsTimeout(kIdleWaitSeconds);
   else glfwPollEvents();
+  frame_rate_.frame(t0, idle_);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   hide_idle_cursor_in_automation();
@@ -628,7 +629,7 @@ void App::draw_status_bar() {
     std::snprintf(extra, sizeof extra, "%d neuron cells \xC2\xB7 ", last_stats_.neuron_cells_drawn);
   char right[200];
   char rate[32] = "idle";  // waiting for input (frame_pacing.h): the frame rate says nothing then
-  if (!idle_) std::snprintf(rate, sizeof rate, "%.0f FPS", static_cast<double>(ImGui::GetIO().Framerate));
+  if (!idle_ && frame_rate_.fps() > 0.0) std::snprintf(rate, sizeof rate, "%.0f FPS", frame_rate_.fps());
   std::snprintf(right, sizeof right, "%s%d maps \xC2\xB7 %d plots \xC2\xB7 %s", extra, last_stats_.heatmaps_drawn,
                 last_stats_.plots_drawn, rate);
   const float w = ImGui::CalcTextSize(right).x;

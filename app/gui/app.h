@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/frame_pacing.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/lesson_presenter.h"
 #include "app/gui/scene.h"
@@ -88,6 +89,7 @@ class App {
   bool input_this_frame();  // mouse, wheel, keys, text or a resize since the last frame
   double last_input_at_ = 0.0;
   bool idle_ = false;
+  FrameRate frame_rate_;    // the status bar's FPS
   bool key_event_ = false;  // the key callback saw a key (ImGui 1.86 misses a tap between frames)
   float last_display_size_[2] = {0.0f, 0.0f};
   bool bench_sampling_ = false;  // --bench-frames: sampling began (View::bench_frames_may_start)

@@ -3,6 +3,8 @@
 // Headroom on a laptop or beside a training run costs next to nothing. Pure logic, no GLFW.
 #pragma once
 
+#include <deque>
+
 namespace headroom::gui {
 
 // What decides the next frame's pace, gathered by App each frame.
@@ -25,5 +27,26 @@ constexpr double kIdleWaitSeconds = 0.25;
 inline bool draw_at_full_rate(const PacingInputs& in) {
   return in.automation || in.lesson || in.view_busy || in.text_input || in.since_input_s < kActiveAfterInputSeconds;
 }
+
+// Frames a second over the last second of frames drawn at the cap, for the status bar. ImGui's own
+// average spans 120 frames, idle ones included, and would read 10 FPS for seconds after a wake-up.
+class FrameRate {
+ public:
+  // A frame began at `t` seconds; `waited`: it waited for events first (the gap before it is idle
+  // time, not a frame's).
+  void frame(double t, bool waited) {
+    if (waited) times_.clear();
+    times_.push_back(t);
+    while (times_.size() > 2 && t - times_.front() > 1.0) times_.pop_front();
+  }
+  // 0 until two frames in a row were drawn at the cap.
+  double fps() const {
+    if (times_.size() < 2 || times_.back() <= times_.front()) return 0.0;
+    return static_cast<double>(times_.size() - 1) / (times_.back() - times_.front());
+  }
+
+ private:
+  std::deque<double> times_;
+};
 
 }  // namespace headroom::gui

@@ -126,5 +126,19 @@ TEST(FramePacing, TheWindowWaitsOnlyWhenNothingMovesOrWaits) {
   EXPECT_FALSE(draw_at_full_rate(recent));
 }
 
+// The status bar's rate counts the frames drawn at the cap, not the idle time before them.
+TEST(FramePacing, FrameRateCountsOnlyTheLastSecondAtTheCap) {
+  FrameRate rate;
+  EXPECT_EQ(rate.fps(), 0.0);
+  double t = 0.0;
+  for (int i = 0; i < 120; ++i, t += 1.0 / 60) rate.frame(t, false);
+  EXPECT_NEAR(rate.fps(), 60.0, 0.5);
+  for (int i = 0; i < 8; ++i) rate.frame(t += kIdleWaitSeconds, true);  // idle: 4 a second
+  EXPECT_EQ(rate.fps(), 0.0);  // one frame since the wait: no interval at the cap yet
+  // Input woke the last one; the frames after it follow at the cap (30 a second here).
+  for (int i = 0; i < 10; ++i) rate.frame(t += 1.0 / 30, false);
+  EXPECT_NEAR(rate.fps(), 30.0, 0.5);  // ImGui's 120-frame average would still hold the idle gaps
+}
+
 }  // namespace
 }  // namespace headroom::gui
