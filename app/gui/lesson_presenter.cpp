@@ -58,7 +58,13 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
     const ImFont* font = font_of(run, fonts);
     return font->CalcTextSizeA(size_of(run, font), FLT_MAX, 0.0f, begin, end).x;
   };
-  float y = 0.0f;
+  float x = 0.0f, y = 0.0f;
+  // [begin, end) of `run` at (x, y), in its font, size, place on the line and colour.
+  auto draw_part = [&](const TextRun& run, const char* begin, const char* end) {
+    ImFont* font = font_of(run, fonts);
+    draw->AddText(font, size_of(run, font), ImVec2(origin.x + x, origin.y + y + top_of(run, font)),
+                  run.formula ? formula_col : text_col, begin, end);
+  };
   for (size_t b = 0; b < blocks.size(); ++b) {
     const TextBlock& block = blocks[b];
     float indent = 0.0f;
@@ -69,13 +75,11 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
       indent = body->FontSize * 1.4f;
       draw->AddText(body, body->FontSize, ImVec2(origin.x + body->FontSize * 0.3f, origin.y + y), text_col, marker);
     }
-    float x = indent;
+    x = indent;
     bool break_allowed = false;  // only after a space: "**query**," keeps its comma
     const std::vector<TextRun>& runs = block.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
       const TextRun& run = runs[r];
-      ImFont* font = font_of(run, fonts);
-      const ImU32 col = run.formula ? formula_col : text_col;
       const char* p = run.text.c_str();
       const char* end = p + run.text.size();
       // A formula (its runs: the text between scripts and the scripts) stays on one line ("d = 64"
@@ -91,13 +95,10 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
             y += line_h;
           }
           for (size_t k = r; k < last; ++k) {
-            const TextRun& part = runs[k];
-            ImFont* part_font = font_of(part, fonts);
-            const char* q = part.text.c_str();
-            const char* q_end = q + part.text.size();
-            draw->AddText(part_font, size_of(part, part_font),
-                          ImVec2(origin.x + x, origin.y + y + top_of(part, part_font)), col, q, q_end);
-            x += width_of(part, q, q_end);
+            const char* q = runs[k].text.c_str();
+            const char* q_end = q + runs[k].text.size();
+            draw_part(runs[k], q, q_end);
+            x += width_of(runs[k], q, q_end);
           }
           const std::string& tail = runs[last - 1].text;
           break_allowed = !tail.empty() && tail.back() == ' ';
@@ -106,7 +107,7 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
         }
       }
       if (run.script != 0) {  // a script of a formula wider than a line: never split, never first on a line
-        draw->AddText(font, size_of(run, font), ImVec2(origin.x + x, origin.y + y + top_of(run, font)), col, p, end);
+        draw_part(run, p, end);
         x += width_of(run, p, end);
         break_allowed = false;
         continue;
@@ -122,7 +123,7 @@ float draw_text_blocks(const std::vector<TextBlock>& blocks, const LessonFonts& 
           y += line_h;
         }
         if (x > indent || p != word_end) {
-          draw->AddText(font, font->FontSize, ImVec2(origin.x + x, origin.y + y + top_of(run, font)), col, p, word_end);
+          draw_part(run, p, word_end);
           x += word_w;
         }
         if (space_end > word_end) {
