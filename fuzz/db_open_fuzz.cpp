@@ -1,5 +1,6 @@
 // Arbitrary bytes opened as an experiments DB, as the explorer and `status` open one: refused
-// with a DbError naming the problem, or read without crashing.
+// with a DbError naming the problem, or read without crashing, the stored suites' TOML included
+// (the explorer parses it for the papers' figures).
 //
 // HEADROOM_FUZZ_SEED=PATH writes a small valid DB there first (scripts/fuzz.sh seeds the corpus).
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "app/gui/explorer/figures.h"
+#include "app/gui/explorer/run_rows.h"
 #include "experiments_db/connection.h"
 #include "experiments_db/db_error.h"
 #include "experiments_db/run_store.h"
@@ -29,6 +32,10 @@ void write_seed(const std::string& path) {
   remove_db(path);
   auto conn = db::Connection::open(path, db::OpenMode::Create);
   db::RunStore store(conn);
+  store.ensure_suite("th-heads",
+                     "[suite]\nname = \"th-heads\"\nreproduces = \"TH Table 1\"\nx = \"model.attention.heads\"\n"
+                     "reference = \"th_t1.csv\"\n",
+                     "quick");
   db::NewRun run;
   run.name = "seed/multi-head/heads=2";
   run.config_json = R"({"model":{"width":32,"attention":{"kind":"multi-head","heads":2}}})";
@@ -64,6 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)store.curve(runs[i].id, "val_loss", 0, 1000, 16);
       }
     }
+    std::string warnings;
+    (void)headroom::explorer::build_figures(store, headroom::explorer::load_run_rows(store), "/nonexistent", &warnings);
   } catch (const db::DbError&) {
     // refused, with its message
   }

@@ -3,7 +3,6 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/io/install_paths.h"
+#include "core/io/toml_read.h"
 #include "core/io/toml_shield.h"
 
 namespace headroom::worker {
@@ -187,25 +187,10 @@ Suite parse_suite(const std::string& text, const std::string& path, const std::s
 
   // Debian's toml++ reaches __builtin_unreachable() on some non-ASCII code points outside strings
   // (core/io/toml_shield.h): it parses a shielded copy.
-  std::string shielded;
-  int bad_line = 0;
-  uint32_t bad_cp = 0;
-  if (!io::shield_toml_text(s.source, &shielded, &bad_line, &bad_cp)) {
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "U+%05X", static_cast<unsigned>(bad_cp));
-    throw std::invalid_argument(path + ":" + std::to_string(bad_line) + ": character " + hex +
-                                " (Supplementary Private Use Area-A) cannot be in a suite file; remove it");
-  }
-  json doc;
-  try {
-    const toml::table tbl = toml::parse(shielded, path);
-    doc = to_json_node(tbl, path);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream msg;
-    msg << path << ":" << e.source().begin.line << ":" << e.source().begin.column
-        << ": not valid TOML: " << io::unshield_toml_string(e.description());
-    throw std::invalid_argument(msg.str());
-  }
+  std::string why;
+  const auto tbl = io::parse_toml_shielded(s.source, path, "suite file", &why);
+  if (!tbl) throw std::invalid_argument(why);
+  json doc = to_json_node(*tbl, path);
 
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     static const std::set<std::string> known = {"suite", "base", "scale", "grid", "match"};

@@ -211,6 +211,30 @@ TEST_F(ThHeadsFigure, UnknownSuitesAndBrokenTomlGiveNoFigure) {
   EXPECT_EQ(warnings.rfind("lrb-heads: the stored suite TOML does not parse (", 0), 0u) << warnings;
 }
 
+// A DB's stored suite TOML may come from anywhere: it is parsed through the shield of
+// core/io/toml_shield.h, so a code point that sends Debian's toml++ 3.3 into __builtin_unreachable()
+// (here a sigma where a key should be) is a parse error, and non-ASCII text inside strings reads back
+// as written.
+TEST_F(ThHeadsFigure, StoredTomlIsReadThroughTheShield) {
+  db_.store().ensure_suite("lrb-heads", "[suite]\nname = \"lrb-heads\"\n\u03c3 = 1\n", "quick");
+  std::string warnings;
+  auto figs = figures(testing::reference_dir(), &warnings);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(warnings.rfind("lrb-heads: the stored suite TOML does not parse (lrb-heads:3:", 0), 0u) << warnings;
+  EXPECT_EQ(warnings.find("\xf3"), std::string::npos) << "a stand-in leaked into the message: " << warnings;
+
+  std::string source = testing::suite_toml("th_heads.toml");
+  const std::string key = "reproduces = \"";
+  const size_t at = source.find(key);
+  ASSERT_NE(at, std::string::npos);
+  source.insert(at + key.size(), "\u03c3-\u00e9 ");
+  ScratchDb other;
+  other.store().ensure_suite("th-heads", source, "quick");
+  figs = build_figures(other.store(), load_run_rows(other.store()), testing::reference_dir(), &warnings);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].title.rfind("\u03c3-\u00e9 TH", 0), 0u) << figs[0].title;
+}
+
 TEST(Figures, ThProjectionsIsCategoricalWithSeedsCollapsed) {
   ScratchDb db;
   const auto suite = db.store().ensure_suite("th-projections", testing::suite_toml("th_projections.toml"), "quick");

@@ -7,10 +7,10 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <toml++/toml.h>
 
 #include "app/gui/explorer/curves.h"
 #include "app/gui/explorer/reference_csv.h"
+#include "core/io/toml_read.h"
 
 namespace headroom::explorer {
 namespace {
@@ -862,19 +862,19 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
                                    const std::vector<std::string>& pooled) {
   const SuiteSpec* spec = find_spec(suite.name);
   if (spec == nullptr) return std::nullopt;
-  toml::table source;
-  try {
-    source = toml::parse(suite.source_toml);
-  } catch (const toml::parse_error& e) {
-    warn(warnings, suite.name + ": the stored suite TOML does not parse (" + std::string(e.description()) +
-                       "); no figure for it");
+  // Through the shield: a DB's stored TOML may come from anywhere (core/io/toml_read.h).
+  std::string why;
+  const auto parsed = io::parse_toml_shielded(suite.source_toml, suite.name, "suite", &why);
+  if (!parsed) {
+    warn(warnings, suite.name + ": the stored suite TOML does not parse (" + why + "); no figure for it");
     return std::nullopt;
   }
+  const toml::table& source = *parsed;
   Figure fig;
   fig.suite = suite.name;
-  fig.title = source["suite"]["reproduces"].value_or(suite.name);
-  fig.paper_name = source["suite"]["paper"].value_or(std::string());
-  const std::string x_key = source["suite"]["x"].value_or(std::string());
+  fig.title = io::toml_string(source["suite"]["reproduces"], suite.name);
+  fig.paper_name = io::toml_string(source["suite"]["paper"]);
+  const std::string x_key = io::toml_string(source["suite"]["x"]);
   std::vector<const RunRow*> mine;
   for (const RunRow& r : rows) {
     if (r.suite == suite.name || std::find(pooled.begin(), pooled.end(), r.suite) != pooled.end()) mine.push_back(&r);
@@ -900,7 +900,7 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
                         "(more seeds or rows of this one); their run groups pool with this suite's.");
   }
 
-  const std::string reference = source["suite"]["reference"].value_or(std::string());
+  const std::string reference = io::toml_string(source["suite"]["reference"]);
   if (reference.empty()) {
     fig.notes.push_back("The stored suite names no reference file, so there are no paper numbers.");
   } else if (const auto table = load_reference(fig, reference_dir + "/" + reference, warnings)) {
@@ -922,12 +922,11 @@ std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteR
   // or says nothing).
   std::vector<std::string> identities;
   for (const db::SuiteRecord& s : suites) {
-    std::string identity;
-    try {
-      const toml::table t = toml::parse(s.source_toml);
-      const std::string reproduces = t["suite"]["reproduces"].value_or(std::string());
-      if (!reproduces.empty()) identity = reproduces + '\n' + t["suite"]["x"].value_or(std::string()) + '\n' + s.scale;
-    } catch (const toml::parse_error&) {}
+    std::string identity, why;
+    if (const auto t = io::parse_toml_shielded(s.source_toml, s.name, "suite", &why)) {
+      const std::string reproduces = io::toml_string((*t)["suite"]["reproduces"]);
+      if (!reproduces.empty()) identity = reproduces + '\n' + io::toml_string((*t)["suite"]["x"]) + '\n' + s.scale;
+    }
     identities.push_back(std::move(identity));
   }
   std::vector<std::vector<std::string>> pooled(suites.size());

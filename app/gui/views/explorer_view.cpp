@@ -507,8 +507,9 @@ nlohmann::json ExplorerView::state() const {
                       {"figure", tab_ == ExplorerTab::Figures ? figures_.current_suite() : ""},  // the one shown
                       {"figure_unplaced", tab_ == ExplorerTab::Figures ? figures_.unplaced() : ""},
                       {"assets_dir", assets_dir_},
-                      {"suites", worker_bar_.suite_files().size()},
+                      {"suites", worker_bar_.suites().size()},
                       {"enqueue", worker_bar_.choice()},
+                      {"enqueue_runs", worker_bar_.choice_runs()},
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
                       {"table_suites_clipped", table_.suites_clipped()},

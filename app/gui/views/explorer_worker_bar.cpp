@@ -3,7 +3,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "app/gui/explorer/data_paths.h"
 #include "app/gui/ui_util.h"
@@ -25,12 +24,19 @@ void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
   wrapped_text(
       "This database has no runs yet. Enqueue a suite above (quick scale: a minute or two on two "
       "cores) and start a worker; runs appear here as the worker writes them.");
+  int quick_suites = 0, quick_runs = 0;
+  for (const auto& suite : suites()) {
+    if (suite.runs[0] < 0) continue;
+    ++quick_suites;
+    quick_runs += suite.runs[0];
+  }
   if (ImGui::Button("Run every quick suite")) {
-    for (const auto& file : suite_files()) enqueue_suite(file, "quick", session.loader->db_path());
+    for (const auto& suite : suites())
+      if (suite.runs[0] >= 0) enqueue_suite(suite.path, "quick", session.loader->db_path());
     queued_commands_.push_back({"serve", "--db", session.loader->db_path()});
   }
-  tooltip("Enqueues the " + std::to_string(suite_files().size()) +
-          " shipped suites at quick scale, then starts `headroom-worker serve`.");
+  tooltip("Enqueues the " + std::to_string(quick_suites) + " shipped suites at quick scale (" +
+          std::to_string(quick_runs) + " runs), then starts `headroom-worker serve`.");
   if (!explorer::results_db_path().empty()) {
     ImGui::SameLine();
     if (ImGui::Button("Open the papers' results")) session.context.request_open_path = explorer::results_db_path();
@@ -38,17 +44,77 @@ void ExplorerWorkerBar::draw_empty_db_offer(ExplorerSession& session) {
         "The suites' full-scale runs shipped with Headroom (assets/results/README.md lists them): curves, the "
         "papers' figures, P_l / P_w replays, and trained weights to open in the lab. Nothing to train.");
   }
+  draw_suite_table();
 }
 
-const std::vector<std::string>& ExplorerWorkerBar::suite_files() const {
-  if (suite_files_loaded_) return suite_files_;
-  suite_files_loaded_ = true;
-  std::vector<std::string>& files = suite_files_;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(suites_dir_, ec))
-    if (e.path().extension() == ".toml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
+void ExplorerWorkerBar::draw_suite_table() {
+  if (suites().empty()) return;
+  ImGui::Spacing();
+  ImGui::TextUnformatted("The shipped suites");
+  ImGui::SameLine();
+  ImGui::TextDisabled("(click one to pick it above; its file's header says how it is scaled from the paper)");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_PadOuterX;
+  if (!ImGui::BeginTable("##suites", 4, flags, ImVec2(0.0f, ImGui::GetContentRegionAvail().y))) return;
+  const float em = ImGui::GetFontSize();
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("suite");
+  ImGui::TableSetupColumn("reproduces", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("runs: quick / full / paper");
+  ImGui::TableSetupColumn("full scale takes", ImGuiTableColumnFlags_WidthFixed, 16.0f * em);
+  ImGui::TableHeadersRow();
+  const ImU32 picked = ImGui::GetColorU32(ImGuiCol_Header);
+  for (int i = 0; i < static_cast<int>(suites().size()); ++i) {
+    const explorer::SuiteInfo& suite = suites()[static_cast<size_t>(i)];
+    ImGui::TableNextRow();
+    if (i == suite_index_) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, picked);
+    ImGui::TableNextColumn();
+    ImGui::PushID(i);
+    if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_,
+                          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
+      suite_index_ = i;
+    tooltip(describe(suite));
+    ImGui::PopID();
+    ImGui::TableNextColumn();
+    if (!suite.error.empty()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(kProblem, "%s", suite.error.c_str());
+      ImGui::PopTextWrapPos();
+      continue;
+    }
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(suite.reproduces.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::TableNextColumn();
+    std::string runs;
+    for (size_t s = 0; s < suite.runs.size(); ++s)
+      runs += (s ? " / " : "") + (suite.runs[s] < 0 ? std::string("-") : std::to_string(suite.runs[s]));
+    ImGui::TextUnformatted(runs.c_str());
+    ImGui::TableNextColumn();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", explorer::estimate_headline(suite.full_estimate).c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndTable();
+}
+
+std::string ExplorerWorkerBar::describe(const explorer::SuiteInfo& suite) {
+  if (!suite.error.empty()) return suite.stem + ": " + suite.error + "\n(`headroom-worker enqueue` says the same)";
+  std::string text = suite.stem + (suite.paper.empty() ? "" : " (" + suite.paper + ")") + ": " + suite.reproduces;
+  text += "\nRuns:";
+  for (size_t s = 0; s < suite.runs.size(); ++s)
+    text += std::string(s ? "," : "") + " " + explorer::kSuiteScales[s] + " " +
+            (suite.runs[s] < 0 ? std::string("none (no values for this scale)") : std::to_string(suite.runs[s]));
+  if (!suite.full_estimate.empty()) text += "\nFull scale: " + suite.full_estimate;
+  return text;
+}
+
+const std::vector<explorer::SuiteInfo>& ExplorerWorkerBar::suites() const {
+  if (!suites_loaded_) {
+    suites_loaded_ = true;
+    suites_ = explorer::list_suite_infos(suites_dir_);
+  }
+  return suites_;
 }
 
 void ExplorerWorkerBar::start(std::vector<std::string> args, ExplorerSession& session) {
@@ -63,20 +129,24 @@ void ExplorerWorkerBar::enqueue_suite(const std::string& suite_file, const std::
 }
 
 std::string ExplorerWorkerBar::choice() const {
-  const auto& files = suite_files();
-  if (files.empty()) return "";
-  const int i = std::clamp(suite_index_, 0, static_cast<int>(files.size()) - 1);
-  return std::filesystem::path(files[static_cast<size_t>(i)]).stem().string() + " " + kScales[scale_index_];
+  if (suites().empty()) return "";
+  const int i = std::clamp(suite_index_, 0, static_cast<int>(suites().size()) - 1);
+  return suites()[static_cast<size_t>(i)].stem + " " + explorer::kSuiteScales[scale_index_];
+}
+
+int ExplorerWorkerBar::choice_runs() const {
+  if (suites().empty()) return -1;
+  const auto& suite = suites()[static_cast<size_t>(std::clamp(suite_index_, 0, static_cast<int>(suites().size()) - 1))];
+  return suite.error.empty() ? suite.runs[static_cast<size_t>(scale_index_)] : -1;
 }
 
 void ExplorerWorkerBar::preselect(const std::string& suite_name, const std::string& scale) {
-  const auto& files = suite_files();
   std::string stem = suite_name;  // suite "th-heads" lives in th_heads.toml
   std::replace(stem.begin(), stem.end(), '-', '_');
-  for (int i = 0; i < static_cast<int>(files.size()); ++i)
-    if (std::filesystem::path(files[static_cast<size_t>(i)]).stem().string() == stem) suite_index_ = i;
-  for (int i = 0; i < 3; ++i)
-    if (scale == kScales[i]) scale_index_ = i;
+  for (int i = 0; i < static_cast<int>(suites().size()); ++i)
+    if (suites()[static_cast<size_t>(i)].stem == stem) suite_index_ = i;
+  for (int i = 0; i < static_cast<int>(explorer::kSuiteScales.size()); ++i)
+    if (scale == explorer::kSuiteScales[i]) scale_index_ = i;
 }
 
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
@@ -92,36 +162,56 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
     ImGui::PopTextWrapPos();
     return;
   }
-  const auto& files = suite_files();
+  const auto& all = suites();
   if (session.open() && preselected_for_ != db_path) {
     // A DB just opened: offer the suite (and scale) it was last enqueued with, not the first file.
     preselected_for_ = db_path;
     if (!session.rows->suites.empty()) preselect(session.rows->suites.back().name, session.rows->suites.back().scale);
   }
   ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
-  suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(files.size()) - 1));
-  const std::string current =
-      files.empty() ? "(no suites found)" : std::filesystem::path(files[suite_index_]).stem().string();
-  if (ImGui::BeginCombo("##suite", current.c_str())) {
-    for (int i = 0; i < static_cast<int>(files.size()); ++i)
-      if (ImGui::Selectable(std::filesystem::path(files[i]).stem().string().c_str(), i == suite_index_))
-        suite_index_ = i;
+  suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(all.size()) - 1));
+  const explorer::SuiteInfo* picked = all.empty() ? nullptr : &all[static_cast<size_t>(suite_index_)];
+  if (ImGui::BeginCombo("##suite", picked ? picked->stem.c_str() : "(no suites found)", ImGuiComboFlags_HeightLarge)) {
+    // Each suite with what it reproduces, in a column of its own, so that the list says which
+    // paper figure each one is.
+    float names = 0.0f;
+    for (const auto& suite : all) names = std::max(names, ImGui::CalcTextSize(suite.stem.c_str()).x);
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+      const explorer::SuiteInfo& suite = all[static_cast<size_t>(i)];
+      if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_)) suite_index_ = i;
+      tooltip(describe(suite));
+      ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + names + ImGui::GetFontSize());
+      if (suite.error.empty()) ImGui::TextDisabled("%s", suite.reproduces.c_str());
+      else ImGui::TextColored(kProblem, "cannot be read");
+    }
     ImGui::EndCombo();
   }
-  tooltip("A suite from assets/suites: one of the papers' experiments as a grid of runs.");
+  tooltip(picked ? describe(*picked) : "No suite files in " + suites_dir_ + " (assets/suites in a source tree).");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80.0f * session.context.ui_scale);
-  ImGui::Combo("##scale", &scale_index_, kScales, 3);
+  ImGui::Combo("##scale", &scale_index_, explorer::kSuiteScales.data(),
+               static_cast<int>(explorer::kSuiteScales.size()));
   tooltip(
       "quick: seconds per run (tests, demos). full: sized to finish overnight on 2 cores (estimate in the file). "
       "paper: the papers' sizes for one GPU (depth >= 6, widths up to 1024, n 128-512, bf16, linux-docs; token "
-      "budget and expected time in the file); a suite file without paper values is refused with the grids that "
-      "lack them.");
+      "budget and expected time in the file).");
   ImGui::SameLine();
-  ImGui::BeginDisabled(files.empty() || worker_.running());
-  if (ImGui::Button("Enqueue")) enqueue_suite(files[suite_index_], kScales[scale_index_], db_path);
+  const int runs = choice_runs();
+  const char* scale = explorer::kSuiteScales[static_cast<size_t>(scale_index_)];
+  ImGui::BeginDisabled(runs < 0 || worker_.running());
+  if (ImGui::Button("Enqueue")) enqueue_suite(picked->path, scale, db_path);
   ImGui::EndDisabled();
-  tooltip("Runs `headroom-worker enqueue SUITE --scale S --db FILE`: validates the suite, adds its runs to the queue.");
+  if (picked && runs >= 0) {
+    std::string what = "Adds the " + std::to_string(runs) + " runs of " + picked->stem + " at " + scale + " scale";
+    if (std::string(scale) == "full" && !picked->full_estimate.empty())
+      what += " (" + explorer::estimate_headline(picked->full_estimate) + ")";
+    tooltip(what + " to the queue: runs `headroom-worker enqueue SUITE --scale S --db FILE`, which validates them.");
+  } else if (picked) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", picked->error.empty() ? (picked->stem + " has no " + scale + " scale").c_str()
+                                                    : (picked->stem + " cannot be read").c_str());
+    tooltip(describe(*picked));
+  }
   ImGui::SameLine();
   if (!worker_.running()) {
     if (ImGui::Button("Start worker")) start({"serve", "--db", db_path, "--follow"}, session);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/explorer/suite_catalog.h"
 #include "app/gui/explorer/worker_process.h"
 #include "app/gui/views/explorer_session.h"
 
@@ -18,19 +19,25 @@ class ExplorerWorkerBar {
   // Every frame, drawn or not: collects output and starts the next queued command.
   void poll(ExplorerSession& session);
   void draw(ExplorerSession& session);
-  // An empty DB: offer every quick suite and a worker to run them.
+  // An empty DB: offer every quick suite and a worker to run them, and list what each suite is.
   void draw_empty_db_offer(ExplorerSession& session);
-  // The shipped suites (io::share_dir()/suites/*.toml), listed once.
-  const std::vector<std::string>& suite_files() const;
+  // The shipped suites (io::share_dir()/suites/*.toml), read once.
+  const std::vector<explorer::SuiteInfo>& suites() const;
   // What Enqueue would add: "<suite file stem> <scale>" (for the window's state).
   std::string choice() const;
+  // How many runs Enqueue would add (-1: none, the suite has no values for the scale or cannot be read).
+  int choice_runs() const;
 
  private:
   void start(std::vector<std::string> args, ExplorerSession& session);
   void enqueue_suite(const std::string& suite_file, const std::string& scale, const std::string& db_path);
+  // What the suite combo and the Enqueue button say of a suite: what it reproduces, its runs per
+  // scale, the full scale's estimate, or why its file cannot be read.
+  static std::string describe(const explorer::SuiteInfo& suite);
+  // The shipped suites as a table, a row per suite; clicking a row picks it in the combo.
+  void draw_suite_table();
   // Points the suite and scale combos at this suite's file (if shipped) and scale.
   void preselect(const std::string& suite_name, const std::string& scale);
-  static constexpr const char* kScales[] = {"quick", "full", "paper"};
 
   std::string suites_dir_;
   explorer::WorkerProcess worker_;
@@ -38,8 +45,8 @@ class ExplorerWorkerBar {
   int suite_index_ = 0;
   std::string preselected_for_;  // the DB whose suite the combos were last pointed at
   int scale_index_ = 0;
-  mutable std::vector<std::string> suite_files_;
-  mutable bool suite_files_loaded_ = false;
+  mutable std::vector<explorer::SuiteInfo> suites_;
+  mutable bool suites_loaded_ = false;
 };
 
 }  // namespace headroom::gui
