@@ -45,8 +45,10 @@ void AboutView::draw() {
     row("OpenGL", gl_string(GL_VERSION));
     row("renderer", gl_string(GL_RENDERER));
     row("settings", context_.config_dir.empty() ? "(no config directory)" : context_.config_dir.c_str());
-    row("database", context_.options && !context_.options->db_path.empty() ? context_.options->db_path.c_str()
-                                                                           : "(none, pass --db FILE)");
+    row("database", !context_.open_db.empty() ? context_.open_db.c_str()
+                    : context_.options && !context_.options->db_path.empty()
+                        ? context_.options->db_path.c_str()
+                        : "(none open yet: the Explorer tab opens one)");
     // The lab's and a CPU worker's speed depend on the matrix kernels OpenBLAS chose for this CPU.
     static const std::string kernels = [] {
       const std::string name = core::openblas_core_name();

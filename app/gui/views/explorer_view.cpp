@@ -201,6 +201,7 @@ void ExplorerView::draw() {
     started_ = true;
   }
   ensure_started();
+  context_.open_db = session_.loader ? session_.loader->db_path() : std::string();
   worker_bar_.poll(session_);
   sync();
   session_.check_workers(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());

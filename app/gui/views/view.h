@@ -43,7 +43,8 @@ struct ViewContext {
   // The lab's "Open a trained run": with request_open_path the shipped results, the explorer hands
   // the lab one of their runs with stored weights (explorer::trained_example) once its rows are read.
   bool request_trained_example = false;
-  bool request_open_model = false;            // File > Open model: the lab focuses its model-directory field
+  std::string open_db;              // the DB the explorer has open ("" before it opens one): the About tab shows it
+  bool request_open_model = false;  // File > Open model: the lab focuses its model-directory field
   std::optional<std::string> open_model_dir;  // --model DIR: the lab opens it
 };
 
