@@ -9,6 +9,7 @@
 #include <unicode/unistr.h>
 #include <unicode/utext.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace headroom::core::text {
@@ -41,6 +42,24 @@ bool is_bert_punctuation(int32_t cp) {
 bool is_alphanumeric(int32_t cp) { return u_isalnum(cp) || cp == '_'; }
 
 namespace {
+
+// A pattern as an error message shows it: on one line, its control characters escaped ("\n").
+std::string one_line(std::string_view pattern) {
+  std::string out;
+  for (const char c : pattern) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 icu::UnicodeString from_utf8(std::string_view utf8) {
   return icu::UnicodeString::fromUTF8(icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())));
@@ -84,7 +103,7 @@ RegexSplitter::RegexSplitter(const std::string& pattern) : pattern_(pattern), im
   UErrorCode status = U_ZERO_ERROR;
   impl_->compiled.reset(icu::RegexPattern::compile(from_utf8(pattern), 0, where, status));
   if (U_FAILURE(status)) {
-    throw std::invalid_argument("the regular expression '" + pattern + "' does not compile with ICU (" +
+    throw std::invalid_argument("the regular expression '" + one_line(pattern) + "' does not compile with ICU (" +
                                 u_errorName(status) + " at offset " + std::to_string(where.offset) + ")");
   }
 }

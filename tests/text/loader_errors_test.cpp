@@ -212,6 +212,17 @@ TEST(TokenizerJsonErrors, SplitRegexDoesNotCompile) {
   expect_tokenizer_json_error(j, {"pre_tokenizer.pretokenizers[0].pattern.Regex", "'(unclosed' does not compile"});
 }
 
+// Found by fuzz/tokenizer_fuzz.cpp: a pattern with a line break in it made a two-line message. The
+// pattern is shown with its control characters escaped.
+TEST(TokenizerJsonErrors, APatternThatDoesNotCompileIsShownOnOneLine) {
+  json j = good_tokenizer_json();
+  j["pre_tokenizer"] = {{"type", "Sequence"},
+                        {"pretokenizers",
+                         {{{"type", "Split"}, {"pattern", {{"Regex", "\\p{N}{[\r\n\t\x01"}}}, {"behavior", "Isolated"}},
+                          {{"type", "ByteLevel"}, {"use_regex", false}}}}};
+  expect_tokenizer_json_error(j, {"'\\p{N}{[\\r\\n\\t\\x01' does not compile"});
+}
+
 TEST(TokenizerJsonErrors, MergeEntryMalformed) {
   json j = good_tokenizer_json();
   j["model"]["merges"] = {"a b", "ab"};
