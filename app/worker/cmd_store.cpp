@@ -16,7 +16,9 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/worker/worker_cli.h"
 #include "app/worker/worker_common.h"
@@ -37,13 +39,149 @@ const std::set<std::string> kLossSeries = {"train_loss", "val_loss"};
 
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-int run_status(const std::string& path, bool json) {
+// What `status` narrows its table to, or sums it into.
+struct StatusOptions {
+  std::vector<std::string> suites;  // --suite: only these suites' runs (a suite's name or file stem)
+  bool summary = false;             // --summary: one line per suite instead of one per run
+};
+
+// The suite names `given` picks among the DB's: each by its name ("lrb-heads") or its file's stem
+// ("lrb_heads"). False, with one message naming the DB's suites, for a name that is not there.
+bool resolve_status_suites(const std::vector<std::string>& given, const std::vector<std::string>& present,
+                           const std::string& path, std::set<std::string>* picked) {
+  for (const std::string& name : given) {
+    std::string dashed = name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    const auto it =
+        std::find_if(present.begin(), present.end(), [&](const std::string& p) { return p == name || p == dashed; });
+    if (it != present.end()) {
+      picked->insert(*it);
+      continue;
+    }
+    std::string have;
+    for (const std::string& p : present) have += (have.empty() ? "" : ", ") + p;
+    std::cerr << "headroom-worker status: --suite " << name << ": no runs of such a suite in " << path << " ("
+              << (have.empty() ? "it has no suites" : "its suites: " + have) << ")\n";
+    return false;
+  }
+  return true;
+}
+
+// --summary: a line per suite, in the order the suites first appear among the runs: how many runs,
+// how many in each status shown (a running run no worker trains counts as interrupted or stalled),
+// and the run with the lowest latest validation loss, per corpus and tokenizer (losses per byte and
+// per BPE token of different vocabularies are not comparable: the line names the lowest only where
+// a suite's runs share one).
+int print_status_summary(const nlohmann::ordered_json& runs, bool json) {
+  struct Lowest {
+    double loss = NAN;
+    std::string run;
+  };
+  struct SuiteSum {
+    int runs = 0;
+    std::map<std::string, int> by_status;
+    std::vector<std::pair<std::string, std::string>> data;  // (corpus, tokenizer), in order of appearance
+    std::map<std::pair<std::string, std::string>, Lowest> lowest;
+  };
+  auto text_or = [](const nlohmann::ordered_json& v, const char* unknown) {
+    return v.is_string() ? v.get<std::string>() : std::string(unknown);
+  };
+  std::vector<std::string> order;
+  std::map<std::string, SuiteSum> sums;
+  for (const auto& r : runs) {
+    const std::string suite = r["suite"].get<std::string>().empty() ? "(no suite)" : r["suite"].get<std::string>();
+    if (!sums.count(suite)) order.push_back(suite);
+    SuiteSum& sum = sums[suite];
+    ++sum.runs;
+    ++sum.by_status[r.value("shown_status", r["status"].get<std::string>())];
+    const std::pair<std::string, std::string> data = {text_or(r["corpus"], "?"), text_or(r["tokenizer"], "?")};
+    if (std::find(sum.data.begin(), sum.data.end(), data) == sum.data.end()) sum.data.push_back(data);
+    const auto& m = r["metrics"];
+    if (m.contains("val_loss") && m["val_loss"].is_number()) {
+      const double v = m["val_loss"].get<double>();
+      Lowest& low = sum.lowest[data];
+      if (!(v >= low.loss)) {  // the first finite value, or a lower one
+        low.loss = v;
+        low.run = r["name"].get<std::string>();
+      }
+    }
+  }
+  // The statuses in their life cycle's order; any other word the DB shows after them.
+  const std::vector<std::string> kOrder = {"done",      "running",     "queued", "failed",
+                                           "cancelled", "interrupted", "stalled"};
+  auto status_words = [&](const SuiteSum& sum) {
+    std::vector<std::pair<std::string, int>> out;
+    for (const std::string& w : kOrder)
+      if (sum.by_status.count(w)) out.emplace_back(w, sum.by_status.at(w));
+    for (const auto& [w, n] : sum.by_status)
+      if (std::find(kOrder.begin(), kOrder.end(), w) == kOrder.end()) out.emplace_back(w, n);
+    return out;
+  };
+  if (json) {
+    nlohmann::ordered_json out = {{"suites", nlohmann::ordered_json::array()}};
+    for (const std::string& suite : order) {
+      const SuiteSum& sum = sums.at(suite);
+      nlohmann::ordered_json by_status = nlohmann::ordered_json::object();
+      for (const auto& [w, n] : status_words(sum)) by_status[w] = n;
+      nlohmann::ordered_json lowest = nlohmann::ordered_json::array();
+      for (const auto& data : sum.data) {
+        const auto it = sum.lowest.find(data);
+        lowest.push_back(
+            {{"corpus", data.first},
+             {"tokenizer", data.second},
+             {"val_loss", it == sum.lowest.end() ? nlohmann::json(nullptr) : finite_or_null(it->second.loss)},
+             {"run", it == sum.lowest.end() ? std::string() : it->second.run}});
+      }
+      out["suites"].push_back(
+          {{"suite", suite}, {"runs", sum.runs}, {"by_status", by_status}, {"lowest_val_loss", lowest}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  int suite_width = 20, status_width = 24;
+  std::vector<std::string> status_texts;
+  for (const std::string& suite : order) {
+    std::string text;
+    for (const auto& [w, n] : status_words(sums.at(suite)))
+      text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + w;
+    status_width = std::max(status_width, static_cast<int>(text.size()));
+    suite_width = std::max(suite_width, static_cast<int>(suite.size()));
+    status_texts.push_back(text);
+  }
+  std::printf("%-*s %5s  %-*s %10s  %s\n", suite_width, "suite", "runs", status_width, "status", "lowest val", "(run)");
+  for (size_t i = 0; i < order.size(); ++i) {
+    const SuiteSum& sum = sums.at(order[i]);
+    char best[32] = "-";
+    std::string run;
+    if (sum.data.size() > 1) {
+      run = "(" + std::to_string(sum.data.size()) + " corpora / tokenizers, losses in other units: see --json)";
+    } else if (!sum.lowest.empty()) {
+      std::snprintf(best, sizeof best, "%.4f", sum.lowest.begin()->second.loss);
+      run = sum.lowest.begin()->second.run;
+    }
+    std::printf("%-*s %5d  %-*s %10s  %s\n", suite_width, order[i].c_str(), sum.runs, status_width,
+                status_texts[i].c_str(), best, run.c_str());
+  }
+  return kExitOk;
+}
+
+int run_status(const std::string& path, bool json, const StatusOptions& options) {
   if (!require_existing_db(path, "status")) return kExitBadInput;
   auto conn = db::Connection::open(path, db::OpenMode::ReadOnly);
   db::RunStore store(conn);
   nlohmann::ordered_json out;
   out["runs"] = nlohmann::ordered_json::array();
-  const auto runs = store.list_runs();
+  auto runs = store.list_runs();
+  if (!options.suites.empty()) {
+    std::vector<std::string> present;
+    for (const auto& r : runs)
+      if (!r.suite_name.empty() && std::find(present.begin(), present.end(), r.suite_name) == present.end())
+        present.push_back(r.suite_name);
+    std::set<std::string> picked;
+    if (!resolve_status_suites(options.suites, present, path, &picked)) return kExitBadInput;
+    runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const auto& r) { return !picked.count(r.suite_name); }),
+               runs.end());
+  }
   const auto weights = store.artifact_counts(std::string(db::kWeightsArtifact));
   const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (const auto& r : runs) {
@@ -64,6 +202,16 @@ int run_status(const std::string& path, bool json) {
                                 {"attempts", r.attempts},
                                 {"param_count", r.param_count},
                                 {"weights", weights.count(r.id) ? weights.at(r.id) : 0}};
+    // What its losses are measured on: runs of other corpora or tokenizers have losses in other units.
+    const auto config = nlohmann::json::parse(r.config_json, nullptr, /*allow_exceptions=*/false);
+    const auto train_key = [&](const char* key) -> nlohmann::ordered_json {
+      if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return nullptr;
+      const auto& train = config["train"];
+      return train.contains(key) && train[key].is_string() ? nlohmann::ordered_json(train[key].get<std::string>())
+                                                           : nlohmann::ordered_json(nullptr);
+    };
+    j["corpus"] = train_key("corpus");
+    j["tokenizer"] = train_key("tokenizer");
     if (!r.error_text.empty()) j["error"] = r.error_text;
     if (r.status == db::RunStatus::Running) {
       // A worker killed outright leaves its run "running": say whether one still trains it.
@@ -79,6 +227,7 @@ int run_status(const std::string& path, bool json) {
     }
     out["runs"].push_back(j);
   }
+  if (options.summary) return print_status_summary(out["runs"], json);
   if (json) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
@@ -445,10 +594,15 @@ int run_merge(const std::string& out, const std::vector<std::string>& inputs) {
 Command register_status(CLI::App& root) {
   auto db = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto options = std::make_shared<StatusOptions>();
   auto* app = root.add_subcommand("status", "Every run with its status, step and latest metrics");
   app->add_option("--db", *db, "Experiments database")->required();
-  app->add_flag("--json", *json, "Print one JSON object {\"runs\": [...]}");
-  return {app, [db, json] { return run_status(*db, *json); }};
+  app->add_flag("--json", *json, "Print one JSON object {\"runs\": [...]} ({\"suites\": [...]} with --summary)");
+  app->add_option("--suite", options->suites,
+                  "Only the runs of this suite (its name, lrb-heads, or its file's, lrb_heads; repeatable)");
+  app->add_flag("--summary", options->summary,
+                "One line per suite: its runs, how many in each status, and the lowest latest val loss with its run");
+  return {app, [db, json, options] { return run_status(*db, *json, *options); }};
 }
 
 Command register_export(CLI::App& root) {

@@ -526,6 +526,78 @@ TEST(TrainCli, RunningASuiteAgainRetriesItsFailedRuns) {
   EXPECT_EQ(runs[0]["attempts"], 2);
 }
 
+// `status --suite` narrows the table to suites (by name or file stem; an unknown one is refused
+// naming those the DB has, the DB unchanged), and `--summary` sums each suite in a line: its runs,
+// their statuses, and the run with the lowest latest val loss, the same as the per-run JSON says.
+TEST(TrainCli, StatusNarrowsToSuitesAndSumsThem) {
+  const std::string db = temp_path("status_summary.sqlite");
+  const std::string trained = temp_path("status_trained.toml"), queued = temp_path("status_queued.toml");
+  std::remove(db.c_str());
+  write_text(trained, tiny_suite("sum-trained",
+                                 "steps = 4\neval_every = 2\n[[grid]]\nlabel = \"g\"\n\"train.seed\" = [0, 1]\n"));
+  write_text(queued, tiny_suite("sum-queued", "steps = 4\n[[grid]]\nlabel = \"q\"\n\"train.seed\" = [0, 1, 2]\n"));
+  ASSERT_EQ(run_worker({"run", trained, "--db", db, "--quiet", "--device", "cpu"}).exit_code, 0);
+  ASSERT_EQ(run_worker({"enqueue", queued, "--db", db, "--quiet"}).exit_code, 0);
+
+  const auto all = json::parse(run_worker({"status", "--db", db, "--json"}).out)["runs"];
+  ASSERT_EQ(all.size(), 5u);
+  double lowest = 1e300;
+  std::string lowest_run;
+  for (const auto& run : all)
+    if (run["suite"] == "sum-trained" && run["metrics"]["val_loss"].get<double>() < lowest)
+      lowest = run["metrics"]["val_loss"].get<double>(), lowest_run = run["name"].get<std::string>();
+  ASSERT_FALSE(lowest_run.empty());
+
+  const auto picked = json::parse(run_worker({"status", "--db", db, "--json", "--suite", "sum_queued"}).out)["runs"];
+  ASSERT_EQ(picked.size(), 3u);
+  for (const auto& run : picked) EXPECT_EQ(run["suite"], "sum-queued") << run.dump();
+
+  const auto sums = json::parse(run_worker({"status", "--db", db, "--json", "--summary"}).out)["suites"];
+  ASSERT_EQ(sums.size(), 2u) << sums.dump();
+  EXPECT_EQ(sums[0]["suite"], "sum-trained");
+  EXPECT_EQ(sums[0]["runs"], 2);
+  EXPECT_EQ(sums[0]["by_status"], json({{"done", 2}}));
+  ASSERT_EQ(sums[0]["lowest_val_loss"].size(), 1u) << sums.dump();
+  EXPECT_EQ(sums[0]["lowest_val_loss"][0]["corpus"], "copy");
+  EXPECT_EQ(sums[0]["lowest_val_loss"][0]["val_loss"].get<double>(), lowest);
+  EXPECT_EQ(sums[0]["lowest_val_loss"][0]["run"], lowest_run);
+  EXPECT_EQ(sums[1]["suite"], "sum-queued");
+  EXPECT_EQ(sums[1]["by_status"], json({{"queued", 3}}));
+  ASSERT_EQ(sums[1]["lowest_val_loss"].size(), 1u) << sums.dump();
+  EXPECT_TRUE(sums[1]["lowest_val_loss"][0]["val_loss"].is_null());
+
+  const auto table = run_worker({"status", "--db", db, "--summary", "--suite", "sum-trained"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("2 done"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(lowest_run), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("sum-queued"), std::string::npos) << table.out;
+
+  // Runs on two corpora have losses in different units: the line names no lowest, the JSON one per corpus.
+  const std::string mixed = temp_path("status_mixed.toml");
+  write_text(mixed, tiny_suite("sum-mixed",
+                               "steps = 2\neval_every = 2\n[[grid]]\nlabel = \"m\"\n"
+                               "\"train.corpus\" = [\"copy\", \"induction\"]\n"));
+  ASSERT_EQ(run_worker({"run", mixed, "--db", db, "--quiet", "--device", "cpu"}).exit_code, 0);
+  const auto mixed_sum =
+      json::parse(run_worker({"status", "--db", db, "--json", "--summary", "--suite", "sum-mixed"}).out)["suites"];
+  ASSERT_EQ(mixed_sum.size(), 1u);
+  ASSERT_EQ(mixed_sum[0]["lowest_val_loss"].size(), 2u) << mixed_sum.dump();
+  EXPECT_EQ(mixed_sum[0]["lowest_val_loss"][0]["corpus"], "copy");
+  EXPECT_EQ(mixed_sum[0]["lowest_val_loss"][1]["corpus"], "induction");
+  const auto mixed_table = run_worker({"status", "--db", db, "--summary", "--suite", "sum-mixed"}).out;
+  EXPECT_NE(mixed_table.find("(2 corpora / tokenizers, losses in other units: see --json)"), std::string::npos)
+      << mixed_table;
+
+  const size_t before = file_hash(db);
+  const auto bad = run_worker({"status", "--db", db, "--suite", "nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--suite nope: no runs of such a suite in " + db +
+                         " (its suites: sum-trained, sum-queued, sum-mixed)"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(file_hash(db), before);
+}
+
 // `status`'s table keeps its columns under their headers when a run's name is longer than 44.
 TEST(TrainCli, StatusColumnsStayAlignedPastLongRunNames) {
   const std::string db = temp_path("status_long.sqlite"), suite = temp_path("status_long.toml");
