@@ -496,6 +496,8 @@ void ExplorerView::time_selection() {
 nlohmann::json ExplorerView::state() const {
   const auto& rows = session_.rows;
   const explorer::RunRow* focused = rows && session_.focused >= 0 ? session_.find_row(session_.focused) : nullptr;
+  nlohmann::json suite_rows = nlohmann::json::object();  // stem -> the top of its row in the suite table
+  for (const auto& [stem, y] : worker_bar_.suite_rows_drawn()) suite_rows[stem] = y;
   nlohmann::json j = {{"db", session_.loader ? session_.loader->db_path() : ""},
                       {"runs", rows ? rows->rows.size() : 0},
                       {"runs_shown", session_.shown.size()},
@@ -511,6 +513,7 @@ nlohmann::json ExplorerView::state() const {
                       {"suites", worker_bar_.suites().size()},
                       {"enqueue", worker_bar_.choice()},
                       {"enqueue_runs", worker_bar_.choice_runs()},
+                      {"suite_rows", suite_rows},
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
                       {"table_suites_clipped", table_.suites_clipped()},

@@ -56,12 +56,13 @@ void ExplorerWorkerBar::draw_suite_table() {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_PadOuterX;
   if (!ImGui::BeginTable("##suites", 4, flags, ImVec2(0.0f, ImGui::GetContentRegionAvail().y))) return;
-  const float em = ImGui::GetFontSize();
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("suite");
-  ImGui::TableSetupColumn("reproduces", ImGuiTableColumnFlags_WidthStretch);
+  // The two text columns share the width (what a suite reproduces is the longer), so that both wrap
+  // in a narrow window or with presentation type.
+  ImGui::TableSetupColumn("reproduces", ImGuiTableColumnFlags_WidthStretch, 3.0f);
   ImGui::TableSetupColumn("runs: quick / full / paper");
-  ImGui::TableSetupColumn("full scale takes", ImGuiTableColumnFlags_WidthFixed, 16.0f * em);
+  ImGui::TableSetupColumn("full scale takes", ImGuiTableColumnFlags_WidthStretch, 1.2f);
   ImGui::TableHeadersRow();
   const ImU32 picked = ImGui::GetColorU32(ImGuiCol_Header);
   for (int i = 0; i < static_cast<int>(suites().size()); ++i) {
@@ -69,6 +70,7 @@ void ExplorerWorkerBar::draw_suite_table() {
     ImGui::TableNextRow();
     if (i == suite_index_) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, picked);
     ImGui::TableNextColumn();
+    suite_rows_.emplace_back(suite.stem, ImGui::GetCursorScreenPos().y);
     ImGui::PushID(i);
     if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_,
                           ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
@@ -150,6 +152,7 @@ void ExplorerWorkerBar::preselect(const std::string& suite_name, const std::stri
 }
 
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
+  suite_rows_.clear();  // draw_empty_db_offer fills it again when it draws the table
   const std::string& db_path = session.loader->db_path();
   if (explorer::is_shipped_db(db_path)) {  // shipped with Headroom: nothing is trained into it
     ImGui::PushTextWrapPos(0.0f);

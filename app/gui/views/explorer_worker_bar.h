@@ -25,6 +25,9 @@ class ExplorerWorkerBar {
   const std::vector<explorer::SuiteInfo>& suites() const;
   // What Enqueue would add: "<suite file stem> <scale>" (for the window's state).
   std::string choice() const;
+  // Where the empty DB's suite table drew each row (its top, window pixels), by file stem; empty
+  // when the explorer last drew no such table (--state-out: tests click a row by name).
+  const std::vector<std::pair<std::string, float>>& suite_rows_drawn() const { return suite_rows_; }
   // How many runs Enqueue would add (-1: none, the suite has no values for the scale or cannot be read).
   int choice_runs() const;
 
@@ -47,6 +50,7 @@ class ExplorerWorkerBar {
   int scale_index_ = 0;
   mutable std::vector<explorer::SuiteInfo> suites_;
   mutable bool suites_loaded_ = false;
+  std::vector<std::pair<std::string, float>> suite_rows_;
 };
 
 }  // namespace headroom::gui
