@@ -514,6 +514,8 @@ nlohmann::json ExplorerView::state() const {
                       {"enqueue", worker_bar_.choice()},
                       {"enqueue_runs", worker_bar_.choice_runs()},
                       {"suite_rows", suite_rows},
+                      {"suite_combo", worker_bar_.suite_combo_drawn()},
+                      {"suite_list", worker_bar_.suite_list_drawn()},  // [] when closed
                       {"table_columns_dropped", table_.columns_dropped()},
                       {"table_names_clipped", table_.names_clipped()},
                       {"table_suites_clipped", table_.suites_clipped()},

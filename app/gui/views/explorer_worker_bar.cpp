@@ -3,10 +3,12 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "app/gui/explorer/data_paths.h"
 #include "app/gui/ui_util.h"
 #include "app/gui/views/explorer_table.h"
+#include "widgets/text_wrap.h"
 
 namespace headroom::gui {
 
@@ -153,6 +155,8 @@ void ExplorerWorkerBar::preselect(const std::string& suite_name, const std::stri
 
 void ExplorerWorkerBar::draw(ExplorerSession& session) {
   suite_rows_.clear();  // draw_empty_db_offer fills it again when it draws the table
+  suite_list_.clear();
+  suite_combo_.clear();
   const std::string& db_path = session.loader->db_path();
   if (explorer::is_shipped_db(db_path)) {  // shipped with Headroom: nothing is trained into it
     ImGui::PushTextWrapPos(0.0f);
@@ -174,19 +178,42 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
   ImGui::SetNextItemWidth(200.0f * session.context.ui_scale);
   suite_index_ = std::clamp(suite_index_, 0, std::max(0, static_cast<int>(all.size()) - 1));
   const explorer::SuiteInfo* picked = all.empty() ? nullptr : &all[static_cast<size_t>(suite_index_)];
-  if (ImGui::BeginCombo("##suite", picked ? picked->stem.c_str() : "(no suites found)", ImGuiComboFlags_HeightLarge)) {
+  // The open list stays inside the window: at most as wide as the room right of the combo (the
+  // descriptions wrap there), and at most 20 lines high as ImGuiComboFlags_HeightLarge would be.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  const float list_width =
+      std::max(200.0f * session.context.ui_scale,
+               viewport->WorkPos.x + viewport->WorkSize.x - ImGui::GetCursorScreenPos().x - style.WindowPadding.x);
+  ImGui::SetNextWindowSizeConstraints(
+      ImVec2(0.0f, 0.0f), ImVec2(list_width, (ImGui::GetFontSize() + style.ItemSpacing.y) * 20 - style.ItemSpacing.y +
+                                                 2 * style.WindowPadding.y));
+  const ImVec2 combo = ImGui::GetCursorScreenPos();
+  suite_combo_ = {combo.x, combo.y, combo.x + ImGui::CalcItemWidth(), combo.y + ImGui::GetFrameHeight()};
+  if (ImGui::BeginCombo("##suite", picked ? picked->stem.c_str() : "(no suites found)")) {
     // Each suite with what it reproduces, in a column of its own, so that the list says which
     // paper figure each one is.
     float names = 0.0f;
     for (const auto& suite : all) names = std::max(names, ImGui::CalcTextSize(suite.stem.c_str()).x);
+    const float column = style.WindowPadding.x + names + ImGui::GetFontSize();
+    const float text_width = list_width - style.WindowPadding.x - column;
+    const auto measure = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
+    float text_right = 0.0f;
     for (int i = 0; i < static_cast<int>(all.size()); ++i) {
       const explorer::SuiteInfo& suite = all[static_cast<size_t>(i)];
-      if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_)) suite_index_ = i;
+      // Wrapped here rather than by ImGui, so that the row's height is known before its Selectable.
+      const std::string text =
+          widgets::wrap_at_spaces(suite.error.empty() ? suite.reproduces : "cannot be read", text_width, measure);
+      const float height = ImGui::CalcTextSize(text.c_str()).y;
+      if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_, 0, ImVec2(0.0f, height))) suite_index_ = i;
       tooltip(describe(suite));
-      ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + names + ImGui::GetFontSize());
-      if (suite.error.empty()) ImGui::TextDisabled("%s", suite.reproduces.c_str());
-      else ImGui::TextColored(kProblem, "cannot be read");
+      ImGui::SameLine(column);
+      if (suite.error.empty()) ImGui::TextDisabled("%s", text.c_str());
+      else ImGui::TextColored(kProblem, "%s", text.c_str());
+      text_right = std::max(text_right, ImGui::GetItemRectMax().x);
     }
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    suite_list_ = {pos.x, pos.y, pos.x + size.x, pos.y + size.y, text_right};
     ImGui::EndCombo();
   }
   tooltip(picked ? describe(*picked) : "No suite files in " + suites_dir_ + " (assets/suites in a source tree).");

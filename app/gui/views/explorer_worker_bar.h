@@ -28,6 +28,12 @@ class ExplorerWorkerBar {
   // Where the empty DB's suite table drew each row (its top, window pixels), by file stem; empty
   // when the explorer last drew no such table (--state-out: tests click a row by name).
   const std::vector<std::pair<std::string, float>>& suite_rows_drawn() const { return suite_rows_; }
+  // The combo's open list of suites as last drawn (window pixels: left, top, right, bottom, and the
+  // right end of its longest line, which ImGui would cut off at the list's edge); empty when it was
+  // closed (--state-out: a test checks that the list and its lines stay inside the window).
+  const std::vector<float>& suite_list_drawn() const { return suite_list_; }
+  // The suite combo itself, as last drawn (the same four numbers; empty where it was not drawn).
+  const std::vector<float>& suite_combo_drawn() const { return suite_combo_; }
   // How many runs Enqueue would add (-1: none, the suite has no values for the scale or cannot be read).
   int choice_runs() const;
 
@@ -51,6 +57,7 @@ class ExplorerWorkerBar {
   mutable std::vector<explorer::SuiteInfo> suites_;
   mutable bool suites_loaded_ = false;
   std::vector<std::pair<std::string, float>> suite_rows_;
+  std::vector<float> suite_list_, suite_combo_;
 };
 
 }  // namespace headroom::gui
