@@ -857,19 +857,38 @@ std::vector<std::string> figure_suites() {
   return names;
 }
 
-std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
-                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis,
-                                   const std::vector<std::string>& pooled) {
+namespace {
+
+// A stored suite's TOML, parsed once for every use in a build of the figures: through the shield,
+// as a DB's stored TOML may come from anywhere (core/io/toml_read.h).
+struct StoredToml {
+  std::optional<toml::table> table;
+  std::string error;  // why it does not parse
+};
+
+StoredToml parse_stored(const db::SuiteRecord& suite) {
+  StoredToml t;
+  t.table = io::parse_toml_shielded(suite.source_toml, suite.name, "suite", &t.error);
+  return t;
+}
+
+std::vector<StoredToml> parse_stored(const std::vector<db::SuiteRecord>& suites) {
+  std::vector<StoredToml> parsed;
+  parsed.reserve(suites.size());
+  for (const db::SuiteRecord& s : suites) parsed.push_back(parse_stored(s));
+  return parsed;
+}
+
+std::optional<Figure> figure_of(const db::SuiteRecord& suite, const StoredToml& stored, const std::vector<RunRow>& rows,
+                                const std::string& reference_dir, std::string* warnings, FigureAxis axis,
+                                const std::vector<std::string>& pooled) {
   const SuiteSpec* spec = find_spec(suite.name);
   if (spec == nullptr) return std::nullopt;
-  // Through the shield: a DB's stored TOML may come from anywhere (core/io/toml_read.h).
-  std::string why;
-  const auto parsed = io::parse_toml_shielded(suite.source_toml, suite.name, "suite", &why);
-  if (!parsed) {
-    warn(warnings, suite.name + ": the stored suite TOML does not parse (" + why + "); no figure for it");
+  if (!stored.table) {
+    warn(warnings, suite.name + ": the stored suite TOML does not parse (" + stored.error + "); no figure for it");
     return std::nullopt;
   }
-  const toml::table& source = *parsed;
+  const toml::table& source = *stored.table;
   Figure fig;
   fig.suite = suite.name;
   fig.title = io::toml_string(source["suite"]["reproduces"], suite.name);
@@ -917,15 +936,17 @@ std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vect
   return fig;
 }
 
-std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteRecord>& suites) {
+std::vector<std::vector<std::string>> pooled_of(const std::vector<db::SuiteRecord>& suites,
+                                                const std::vector<StoredToml>& parsed) {
   // What each stored suite reproduces, on which x, at which scale ("" where its TOML does not parse
   // or says nothing).
   std::vector<std::string> identities;
-  for (const db::SuiteRecord& s : suites) {
-    std::string identity, why;
-    if (const auto t = io::parse_toml_shielded(s.source_toml, s.name, "suite", &why)) {
+  for (size_t i = 0; i < suites.size(); ++i) {
+    std::string identity;
+    if (const auto& t = parsed[i].table) {
       const std::string reproduces = io::toml_string((*t)["suite"]["reproduces"]);
-      if (!reproduces.empty()) identity = reproduces + '\n' + io::toml_string((*t)["suite"]["x"]) + '\n' + s.scale;
+      if (!reproduces.empty())
+        identity = reproduces + '\n' + io::toml_string((*t)["suite"]["x"]) + '\n' + suites[i].scale;
     }
     identities.push_back(std::move(identity));
   }
@@ -939,15 +960,28 @@ std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteR
   return pooled;
 }
 
+}  // namespace
+
+std::optional<Figure> build_figure(const db::SuiteRecord& suite, const std::vector<RunRow>& rows,
+                                   const std::string& reference_dir, std::string* warnings, FigureAxis axis,
+                                   const std::vector<std::string>& pooled) {
+  return figure_of(suite, parse_stored(suite), rows, reference_dir, warnings, axis, pooled);
+}
+
+std::vector<std::vector<std::string>> pooled_suites(const std::vector<db::SuiteRecord>& suites) {
+  return pooled_of(suites, parse_stored(suites));
+}
+
 std::vector<Figure> build_figures(const std::vector<db::SuiteRecord>& suites, const std::vector<RunRow>& rows,
                                   const std::string& reference_dir, std::string* warnings,
                                   const std::map<std::string, FigureAxis>& axes, FigureAxis otherwise) {
-  const std::vector<std::vector<std::string>> pooled = pooled_suites(suites);
+  const std::vector<StoredToml> parsed = parse_stored(suites);
+  const std::vector<std::vector<std::string>> pooled = pooled_of(suites, parsed);
   std::vector<Figure> figures;
   for (size_t i = 0; i < suites.size(); ++i) {
     const auto chosen = axes.find(suites[i].name);
     const FigureAxis axis = chosen != axes.end() ? chosen->second : otherwise;
-    if (auto fig = build_figure(suites[i], rows, reference_dir, warnings, axis, pooled[i]))
+    if (auto fig = figure_of(suites[i], parsed[i], rows, reference_dir, warnings, axis, pooled[i]))
       figures.push_back(std::move(*fig));
   }
   return figures;
