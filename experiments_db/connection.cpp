@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -64,6 +67,10 @@ void throw_sqlite_error(const ConnectionState& state, int rc, std::string_view d
       break;
     case SQLITE_FULL: message += " (the disk is full)"; break;
     case SQLITE_CORRUPT:
+      message += " (the file is damaged: `sqlite3 " + state.path +
+                 " \"PRAGMA integrity_check\"` lists where, and the sqlite3 shell's .recover copies out what can "
+                 "still be read; restore it from a copy if you have one)";
+      break;
     case SQLITE_NOTADB: message += " (the file is damaged or is not an SQLite database)"; break;
     case SQLITE_TOOBIG: message += " (a single value may be at most 1 GB in SQLite)"; break;
     default: break;
@@ -111,11 +118,14 @@ std::string not_ours(const std::string& path, const std::string& why) {
          "); point Headroom at its own runs file or a new path. The file was not changed.";
 }
 
-std::unique_ptr<detail::ConnectionState> raw_open(const std::string& path, int flags, bool read_only) {
+// `uri`, when given, is what SQLite opens (with SQLITE_OPEN_URI in `flags`); `path` names the file.
+std::unique_ptr<detail::ConnectionState> raw_open(const std::string& path, int flags, bool read_only,
+                                                  const std::string& uri = "") {
   auto state = std::make_unique<detail::ConnectionState>();
   state->path = path;
   state->read_only = read_only;
-  const int rc = sqlite3_open_v2(detail::sqlite_file_name(path).c_str(), &state->db, flags, nullptr);
+  const std::string name = uri.empty() ? detail::sqlite_file_name(path) : uri;
+  const int rc = sqlite3_open_v2(name.c_str(), &state->db, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string reason = state->db != nullptr ? sqlite3_errmsg(state->db) : sqlite3_errstr(rc);
     sqlite3_close_v2(state->db);
@@ -154,9 +164,9 @@ int busy_handler(void* context, int count) {
 }
 
 // Settings every connection gets before it reads anything from the file.
-void harden(detail::ConnectionState& state) {
+void harden(detail::ConnectionState& state, int lock_wait_ms = Connection::kBusyTimeoutMs) {
   sqlite3_extended_result_codes(state.db, 1);
-  state.lock_wait_ms = Connection::kBusyTimeoutMs;
+  state.lock_wait_ms = std::max(0, lock_wait_ms);
   sqlite3_busy_handler(state.db, busy_handler, &state);
   db_config(state, SQLITE_DBCONFIG_DEFENSIVE, 1, "enable defensive mode");
   db_config(state, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "turn off trusted_schema");
@@ -182,6 +192,21 @@ SchemaProbe probe(Connection& connection) {
   }
 }
 
+// "file:/abs/path?immutable=1", the path's bytes outside [A-Za-z0-9/._~-] percent-encoded.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const unsigned char c : fs::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '~' || c == '-') {
+      uri += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      uri += hex;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 std::string query_text(Connection& connection, const char* sql) {
   Statement statement = connection.prepare(sql);
   return statement.step() ? statement.column_text(0) : std::string();
@@ -205,7 +230,7 @@ Connection::~Connection() {
   if (state_) sqlite3_close_v2(state_->db);
 }
 
-Connection Connection::open(const std::string& path, OpenMode mode) {
+Connection Connection::open(const std::string& path, OpenMode mode, int lock_wait_ms) {
   io::note_blocking_io("opening an experiments DB");
   if (path.empty()) throw DbError("experiments database path is empty; give a file such as runs.sqlite");
 
@@ -220,6 +245,14 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
         throw DbError(path +
                       ": does not exist (nothing was created); check the path, or create the database "
                       "first, e.g. by enqueueing a suite with headroom-worker");
+      }
+      {
+        // SQLite would say only "unable to open database file".
+        const fs::path folder = fs::path(path).parent_path();
+        std::error_code error;
+        if (!folder.empty() && !fs::is_directory(folder, error))
+          throw DbError(path + ": the folder " + folder.string() +
+                        " does not exist; create it first or give a path in an existing folder (nothing was created)");
       }
       break;
     case FileKind::Empty:
@@ -237,10 +270,35 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
   // read-write connection could change someone else's file on close (WAL
   // checkpoint, hot-journal rollback) before we even know it is not ours.
   if (kind == FileKind::LooksLikeSqlite) {
-    auto state = raw_open(path, SQLITE_OPEN_READONLY, true);
-    harden(*state);
-    Connection reader(std::move(state));
-    const SchemaProbe found = probe(reader);
+    // A WAL file in a folder this user may not write cannot be read as usual: SQLite must create
+    // PATH-shm beside it. Where no changes wait in PATH-wal (a worker that closed cleanly leaves
+    // none), the file alone is the whole database and is read as immutable; where some do, say so.
+    auto open_reader = [&](const std::string& uri) {
+      auto state = raw_open(path, SQLITE_OPEN_READONLY | (uri.empty() ? 0 : SQLITE_OPEN_URI), true, uri);
+      harden(*state, lock_wait_ms);
+      return Connection(std::move(state));
+    };
+    Connection reader = open_reader("");
+    SchemaProbe found;
+    try {
+      found = probe(reader);
+    } catch (const DbError& error) {
+      const int code = error.sqlite_code() & 0xFF;
+      const fs::path folder = fs::absolute(path).parent_path();
+      if ((code != SQLITE_READONLY && code != SQLITE_CANTOPEN) || access(folder.c_str(), W_OK) == 0) throw;
+      std::error_code size_error;
+      const auto wal_bytes = fs::file_size(path + "-wal", size_error);
+      if (!size_error && wal_bytes > 0)
+        throw DbError(path + ": cannot be read by this user: its latest changes wait in " + path +
+                          "-wal, which SQLite reads through an index file it must create beside it, and this user "
+                          "may not create files in " +
+                          folder.string() +
+                          "; read it as a user who may, or copy the file and its -wal into a writable folder. The "
+                          "file was not changed.",
+                      error.sqlite_code());
+      reader = open_reader(immutable_uri(path));
+      found = probe(reader);
+    }
     if (found.state == SchemaState::Empty && mode != OpenMode::Create) {
       throw DbError(path +
                     ": is an empty SQLite database, not a Headroom experiments database yet; headroom-worker "
@@ -270,7 +328,7 @@ Connection Connection::open(const std::string& path, OpenMode mode) {
                       "needs that; fix its permissions or copy it somewhere writable. The file was not changed.",
                   SQLITE_READONLY);
   }
-  harden(*state);
+  harden(*state, lock_wait_ms);
   Connection writer(std::move(state));
   writer.exec("PRAGMA foreign_keys = ON; PRAGMA cell_size_check = ON");
   {

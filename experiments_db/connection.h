@@ -51,7 +51,9 @@ class Connection {
  public:
   static constexpr int kBusyTimeoutMs = 5000;
 
-  static Connection open(const std::string& path, OpenMode mode);
+  // `lock_wait_ms`: how long opening waits for a lock another process holds (then
+  // set_lock_wait's for the connection's statements).
+  static Connection open(const std::string& path, OpenMode mode, int lock_wait_ms = kBusyTimeoutMs);
 
   // The schema version of `path` when it is a Headroom database older than this build reads
   // (a read-only open refuses it; a read-write open upgrades it in place), else nullopt --

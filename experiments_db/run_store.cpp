@@ -79,6 +79,14 @@ std::int64_t RunStore::ensure_suite(const std::string& name, const std::string& 
   return id;
 }
 
+void RunStore::set_suite_source(std::int64_t id, const std::string& source_toml) {
+  Statement update = connection_.prepare("UPDATE suites SET source_toml = ? WHERE id = ?");
+  update.bind(1, source_toml).bind(2, id).step();
+  if (connection_.changes() != 1)
+    throw DbError(connection_.path() + ": there is no suite with id " + std::to_string(id) +
+                  "; list the suites with `headroom-worker status --summary`");
+}
+
 std::vector<SuiteRecord> RunStore::list_suites() {
   Statement statement = connection_.prepare("SELECT id, name, source_toml, scale, created_at FROM suites ORDER BY id");
   std::vector<SuiteRecord> suites;
@@ -185,11 +193,13 @@ std::optional<RunStore::RunIds> RunStore::run_ids() {
 }
 
 namespace {
-// The claim's SET clause for the device: ?D is the device parameter's number.
+// The claim's SET clause for the device: ?D is the device parameter's number. A config that is not
+// JSON (a damaged or hand-edited row) is left as it is: json_set would fail the claim, and with it
+// every claim after it; claimed, the run fails on its own with a message naming it.
 std::string set_device_sql(int parameter) {
   const std::string d = "?" + std::to_string(parameter);
-  return "config_json = CASE WHEN " + d + " = '' THEN config_json ELSE json_set(config_json, '$.train.device', " + d +
-         ") END";
+  return "config_json = CASE WHEN " + d + " = '' OR NOT json_valid(config_json) THEN config_json ELSE " +
+         "json_set(config_json, '$.train.device', " + d + ") END";
 }
 }  // namespace
 

@@ -48,9 +48,11 @@ class RunStore {
   // --- suites ---------------------------------------------------------------
 
   // Id of the suite with this name, creating it if needed. An existing suite
-  // keeps its original source text and scale (first enqueue wins).
+  // keeps its source text and scale (set_suite_source replaces the text).
   std::int64_t ensure_suite(const std::string& name, const std::string& source_toml, const std::string& scale);
   std::vector<SuiteRecord> list_suites();
+  // Replaces suite `id`'s stored file text (an edited suite file that adds runs to it).
+  void set_suite_source(std::int64_t id, const std::string& source_toml);
 
   // --- runs and the queue ---------------------------------------------------
 

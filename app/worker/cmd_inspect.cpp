@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,7 +31,9 @@ constexpr int64_t kMaxDumpElements = int64_t(1) << 28;
 
 struct InspectOptions {
   std::string kind;
-  int d_model = 0, heads = 0;
+  // kNotGiven until the flag is given: 0 or -2 given is a layer to refuse by name, not a missing flag.
+  static constexpr int kNotGiven = std::numeric_limits<int>::min();
+  int d_model = kNotGiven, heads = kNotGiven;
   std::optional<int> heads_k, heads_v, d_k, d_v;
   int n = 512;
   std::optional<int> m;
@@ -108,7 +111,7 @@ int run_inspect(const InspectOptions& o) {
     m.dump = o.dump;
     return run_inspect_model(m);
   }
-  if (o.kind.empty() || o.d_model == 0 || o.heads == 0) {
+  if (o.kind.empty() || o.d_model == InspectOptions::kNotGiven || o.heads == InspectOptions::kNotGiven) {
     std::cerr << "headroom-worker inspect: give a layer (--attention KIND --d-model D --heads H) or a model "
                  "(--model DIR --text \"...\")\n";
     return kExitBadInput;

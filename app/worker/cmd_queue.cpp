@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "app/worker/worker_common.h"
 #include "core/train/device.h"
 #include "experiments_db/connection.h"
+#include "experiments_db/db_error.h"
 #include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
 #include "experiments_db/transaction.h"
@@ -45,8 +47,7 @@ struct QueueOptions {
 
 // Claims and trains runs on `device` (resolved) until none is left (or forever with --follow).
 int work_queue(const QueueOptions& o, const Shard& shard, const std::string& device) {
-  auto conn = db::Connection::open(o.db, db::OpenMode::ReadWrite);
-  wait_for_locks(conn, o.lock_wait);
+  auto conn = open_waiting(o.db, db::OpenMode::ReadWrite, o.lock_wait);
   db::RunStore store(conn);
   ExecOptions exec;
   exec.worker_id = db::local_worker_id();
@@ -200,6 +201,58 @@ void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& 
   }
 }
 
+// Whether `suite` clashes with what `store` holds, said on stderr: a run of one of its names with
+// another configuration, or a suite of its name that is another suite or at another scale.
+// *new_text: the store's suite of this name is an earlier text of this one, which these runs join.
+bool refuse_clashes(db::RunStore& store, const Suite& suite, const QueueOptions& o, const std::string& command,
+                    bool* new_text) {
+  // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
+  // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
+  for (const auto& r : suite.runs) {
+    const auto existing = store.find_run(r.name);
+    if (!existing) continue;
+    if (const auto difference = config_difference(existing->config_json, r.parsed)) {
+      std::cerr << "headroom-worker " << command << ": run " << r.name << " in " << o.db
+                << " was enqueued with a different configuration (" << *difference
+                << "); use another --db, or the suite as it was\n";
+      return true;
+    }
+  }
+  // A suite of this name in the DB takes these runs: refuse where they would mix two suites (or
+  // two scales), and where this is an edit of it (runs in common), store the new text, which the
+  // explorer's figure reads, and say so.
+  *new_text = false;
+  for (const auto& stored : store.list_suites()) {
+    if (stored.name != suite.name) continue;
+    const bool adds =
+        std::any_of(suite.runs.begin(), suite.runs.end(), [&](const SuiteRun& r) { return !store.find_run(r.name); });
+    if (!adds) break;
+    if (!stored.scale.empty() && stored.scale != suite.scale) {
+      std::cerr << "headroom-worker " << command << ": suite " << suite.name << " in " << o.db
+                << " holds its runs at scale " << stored.scale << "; enqueue scale " << suite.scale
+                << " into another --db (runs of one name at two scales would share one figure)\n";
+      return true;
+    }
+    if (stored.source_toml == suite.source) break;
+    std::set<std::string> names;
+    for (const auto& r : suite.runs) names.insert(r.name);
+    bool has_runs = false, shared = false;
+    for (const auto& r : store.list_runs()) {
+      if (r.suite_id != stored.id) continue;
+      has_runs = true;
+      shared = shared || names.count(r.name) > 0;
+    }
+    if (has_runs && !shared) {
+      std::cerr << "headroom-worker " << command << ": " << o.db << " already holds another suite named " << suite.name
+                << " (none of its runs is one of " << suite.path
+                << "'s); give this suite another [suite] name, or use another --db\n";
+      return true;
+    }
+    *new_text = true;
+  }
+  return false;
+}
+
 int run_suite(const QueueOptions& o) {
   const char* command = o.enqueue_only ? "enqueue" : "run";  // the subcommand the user typed
   Shard shard;
@@ -242,26 +295,36 @@ int run_suite(const QueueOptions& o) {
     std::cerr << "headroom-worker run: warning: the paper scale is sized for one GPU (--device cuda); this suite is "
               << cpu_days_text(suite_flops(suite)) << ". It runs anyway; --scale full is the CPU's.\n";
   }
-  {
-    auto conn = db::Connection::open(o.db, db::OpenMode::Create);
-    db::RunStore store(conn);
-    // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
-    // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
-    std::vector<db::RunRecord> failed;  // this shard's runs that failed before: `run` retries them
-    for (const auto& r : suite.runs) {
-      const auto existing = store.find_run(r.name);
-      if (!existing) continue;
-      if (existing->status == db::RunStatus::Failed && r.shard_key % shard.count == shard.index)
-        failed.push_back(*existing);
-      if (const auto difference = config_difference(existing->config_json, r.parsed)) {
-        std::cerr << "headroom-worker " << command << ": run " << r.name << " in " << o.db
-                  << " was enqueued with a different configuration (" << *difference
-                  << "); use another --db, or the suite as it was\n";
-        return kExitBadInput;
-      }
+  // The clashes are looked for through a read-only connection first: a refused suite leaves the file
+  // byte for byte as it was (a writing open turns a shared results file's journal into WAL).
+  if (std::error_code missing; std::filesystem::exists(o.db, missing)) {
+    try {
+      auto reader = db::Connection::open(o.db, db::OpenMode::ReadOnly, static_cast<int>(o.lock_wait * 1000));
+      db::RunStore store(reader);
+      bool new_text = false;
+      if (refuse_clashes(store, suite, o, command, &new_text)) return kExitBadInput;
+    } catch (const db::DbError&) {
+      // An older schema, a foreign or damaged file: the writing open below says what is wrong.
     }
+  }
+  {
+    auto conn = open_waiting(o.db, db::OpenMode::Create, o.lock_wait);
+    db::RunStore store(conn);
+    std::vector<db::RunRecord> failed;  // this shard's runs that failed before: `run` retries them
+    for (const auto& r : suite.runs)
+      if (const auto existing = store.find_run(r.name);
+          existing && existing->status == db::RunStatus::Failed && r.shard_key % shard.count == shard.index)
+        failed.push_back(*existing);
+    bool new_text = false;
+    if (refuse_clashes(store, suite, o, command, &new_text)) return kExitBadInput;
     db::Transaction tx(conn);
     const auto suite_id = store.ensure_suite(suite.name, suite.source, suite.scale);
+    if (new_text) {
+      store.set_suite_source(suite_id, suite.source);
+      std::cerr << "headroom-worker " << command << ": suite " << suite.name << " in " << o.db
+                << " was enqueued from an earlier text of " << suite.path
+                << "; its new runs join it, and the DB now keeps this text\n";
+    }
     for (const auto& r : suite.runs) {
       db::NewRun n;
       n.suite_id = suite_id;
@@ -320,6 +383,8 @@ Command register_run(CLI::App& root) {
 Command register_enqueue(CLI::App& root) {
   auto o = std::make_shared<QueueOptions>();
   o->enqueue_only = true;
+  // No --lock-wait here: the GUI runs `enqueue` and waits for it; a lock held past this is reported.
+  o->lock_wait = db::Connection::kBusyTimeoutMs / 1000.0;
   auto* app =
       root.add_subcommand("enqueue", "Validate a suite and add its runs to the DB's queue; train nothing (see serve)");
   app->add_option("suite", o->suite, "Suite file")->required();

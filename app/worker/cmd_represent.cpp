@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -24,7 +25,7 @@ namespace {
 
 struct RepresentOptions {
   std::string input, target;
-  int head_size = -1;  // -1: not given
+  int head_size = std::numeric_limits<int>::min();  // not given (-1 given is refused by name)
   uint64_t seed = 0;
   int max_iter = 400;
   bool json = false;
@@ -210,7 +211,7 @@ int run_sweep(const RepresentOptions& o) {
 
 int run_represent(const RepresentOptions& o) {
   if (!o.sweep.empty()) return run_sweep(o);
-  if (o.input.empty() || o.target.empty() || o.head_size == -1) {
+  if (o.input.empty() || o.target.empty() || o.head_size == std::numeric_limits<int>::min()) {
     std::cerr << "headroom-worker represent: give --input X.csv, --target P.csv and --head-size d_p "
                  "(or --sweep N_MIN:N_MAX to measure the thresholds on drawn targets)\n";
     return kExitBadInput;

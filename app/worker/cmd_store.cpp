@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_bridge.h"
 #include "experiments_db/connection.h"
+#include "experiments_db/db_error.h"
 #include "experiments_db/evenly_spaced.h"
 #include "experiments_db/run_liveness.h"
 #include "experiments_db/run_store.h"
@@ -543,7 +545,10 @@ int run_export_results(const std::string& path, const std::string& out, const Re
     remove_out();
     std::cerr << "headroom-worker export: " << path << " could not be exported (" << e.what() << "); if " << path
               << " is damaged, `sqlite3 " << path << " 'PRAGMA integrity_check'` says where. Nothing was written\n";
-    return kExitFailure;
+    // A damaged source is bad input (2, as for every command); a full disk or the like is not.
+    const auto* db_error = dynamic_cast<const db::DbError*>(&e);
+    const int code = db_error != nullptr ? db_error->sqlite_code() & 0xFF : 0;
+    return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? kExitBadInput : kExitFailure;
   }
 }
 
@@ -644,9 +649,26 @@ Command register_export(CLI::App& root) {
                   "--snapshots-per-run says (a run whose replay should animate)");
   // Every variable an option writes lives as long as the command: CLI11 writes --csv into *csv
   // while it parses, after this function has returned (ASan found *csv freed by then).
-  return {app, [db, run, csv, results_only, out, o]() -> int {
-            (void)csv;  // CSV is the default output; the flag only says so
-            if (!*results_only) return run_export(*db, *run);
+  return {app, [app, db, run, csv, results_only, out, o]() -> int {
+            // Options of one output given with the other's would be ignored in silence: refuse them.
+            if (*csv && *results_only) {
+              std::cerr << "headroom-worker export: --csv and --results-only ask for two different outputs (CSV rows "
+                           "on stdout, a compact database in --out); give one\n";
+              return kExitBadInput;
+            }
+            if (!*results_only) {
+              size_t compact_options = 0;
+              for (const char* name : {"--out", "--weights-per-suite", "--done-only", "--snapshots-per-run",
+                                       "--aux-series-points", "--keep-weights-of", "--keep-snapshots-of"})
+                compact_options += app->count(name);
+              if (compact_options > 0) {
+                std::cerr << "headroom-worker export: --out, --weights-per-suite, --done-only, --snapshots-per-run, "
+                             "--aux-series-points and --keep-*-of shape the compact database that --results-only "
+                             "writes; add --results-only (CSV, the default output, goes to stdout)\n";
+                return kExitBadInput;
+              }
+              return run_export(*db, *run);
+            }
             if (out->empty() || run->has_value()) {
               std::cerr << "headroom-worker export --results-only: give --out NEW.sqlite (and no --run: it exports "
                            "every run)\n";

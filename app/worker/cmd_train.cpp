@@ -1,6 +1,10 @@
 // `headroom-worker train`: one named run. Running the same command again after the process
 // died resumes it from its last checkpoint; after it finished, says so and exits 0.
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "app/worker/run_executor.h"
@@ -8,6 +12,7 @@
 #include "app/worker/worker_common.h"
 #include "core/io/spec_json.h"
 #include "core/model/model_spec.h"
+#include "experiments_db/db_error.h"
 #include "experiments_db/run_liveness.h"
 
 namespace headroom::worker {
@@ -66,6 +71,12 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
 }
 
 int run_train(const TrainOptions& o) {
+  if (!o.dynamic.empty() && o.kind != "dynamic-proj") {  // it would be ignored in silence
+    std::cerr << "headroom-worker train: --dynamic " << o.dynamic
+              << " picks dynamic-proj's projections (TH appendix A); it needs --attention dynamic-proj (this run is "
+              << o.kind << ")\n";
+    return kExitBadInput;
+  }
   const auto device = resolve_device_flag(o.device, "train");
   if (!device) return kExitBadInput;
   RunConfig config;
@@ -78,13 +89,10 @@ int run_train(const TrainOptions& o) {
   lower_priority(o.niceness);
   configure_training_process(0);
   install_stop_handlers();
-  auto conn = db::Connection::open(o.db, db::OpenMode::Create);
-  wait_for_locks(conn, o.lock_wait);
-  db::RunStore store(conn);
-  const std::string me = db::local_worker_id();
-  const std::string wanted = to_json(config).dump();
-
-  if (auto existing = store.find_run(o.name)) {
+  // A run of this name with other flags is refused, and a finished one reported; nullopt: go on.
+  auto settled = [&](db::RunStore& store) -> std::optional<int> {
+    const auto existing = store.find_run(o.name);
+    if (!existing) return std::nullopt;
     if (const auto difference = config_difference(existing->config_json, config)) {
       std::cerr << "headroom-worker train: run " << o.name << " in " << o.db
                 << " was started with a different configuration (" << *difference
@@ -95,6 +103,26 @@ int run_train(const TrainOptions& o) {
       std::cout << "run " << o.name << " already finished (" << existing->current_step << " steps); nothing to do\n";
       return kExitOk;
     }
+    return std::nullopt;
+  };
+  // Asked through a read-only connection first: then neither answer changes the file (a writing
+  // open turns a shared results file's journal into WAL).
+  if (std::error_code missing; std::filesystem::exists(o.db, missing)) {
+    try {
+      auto reader = db::Connection::open(o.db, db::OpenMode::ReadOnly, static_cast<int>(o.lock_wait * 1000));
+      db::RunStore store(reader);
+      if (const auto rc = settled(store)) return *rc;
+    } catch (const db::DbError&) {
+      // An older schema, a foreign or damaged file: the writing open below says what is wrong.
+    }
+  }
+  auto conn = open_waiting(o.db, db::OpenMode::Create, o.lock_wait);
+  db::RunStore store(conn);
+  const std::string me = db::local_worker_id();
+  const std::string wanted = to_json(config).dump();
+
+  if (store.find_run(o.name)) {
+    if (const auto rc = settled(store)) return *rc;
   } else {
     db::NewRun n;
     n.name = o.name;
@@ -143,8 +171,8 @@ Command register_train(CLI::App& root) {
   app->add_option("--dk", o->d_k, "Query/key size per head (default d_model/heads)");
   app->add_option("--dv", o->d_v, "Value size per head (default d_model/heads)");
   app->add_option("--dynamic", o->dynamic, "dynamic-proj only: Xl,Ml,Xw,Mw subset");
-  app->add_flag("--causal", o->causal_flag, "Causal attention (the default for language modelling)");
-  app->add_flag("--bidirectional", o->bidirectional, "No causal mask");
+  auto* causal = app->add_flag("--causal", o->causal_flag, "Causal attention (the default for language modelling)");
+  app->add_flag("--bidirectional", o->bidirectional, "No causal mask")->excludes(causal);
   app->add_option("--layers", o->layers, "Layers L (default 2)");
   app->add_option("--vocab", o->vocab, "Vocabulary V (default: the data's)");
   // 0 means "unfactorised" inside a ModelSpec, but as a rank it is impossible: refuse it here.
@@ -159,8 +187,8 @@ Command register_train(CLI::App& root) {
           }
           if (r < 1)
             return std::string(flag) + " " + v +
-                   " is not a rank: give 1..d to factorise (a rank-r embedding), or "
-                   "leave " +
+                   " is not a rank: give r >= 1 to factorise (a rank-r embedding; below d it is a bottleneck), "
+                   "or leave " +
                    flag + " out for the unfactorised, full-rank embedding";
           return {};
         },
@@ -210,8 +238,12 @@ Command register_train(CLI::App& root) {
   auto seed_check = [](const char* flag) {
     return CLI::Validator(
         [flag](std::string& v) -> std::string {
-          if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-            return std::string(flag) + " " + v + " is not a seed: give a whole number >= 0";
+          // CLI11 would saturate a number past 2^64 - 1 to it: a different seed than asked for.
+          errno = 0;
+          if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
+              (std::strtoull(v.c_str(), nullptr, 10), errno == ERANGE))
+            return std::string(flag) + " " + v + " is not a seed: give a whole number >= 0 (at most " +
+                   std::to_string(std::numeric_limits<uint64_t>::max()) + ")";
           return {};
         },
         "SEED>=0");

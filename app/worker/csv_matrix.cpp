@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,9 @@
 namespace headroom::worker {
 
 Eigen::MatrixXd read_csv_matrix(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": is a folder; give a CSV file of the matrix");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open the file (missing or unreadable)");
   std::vector<std::vector<double>> rows;

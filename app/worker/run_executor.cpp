@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <stdexcept>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -199,6 +200,10 @@ RunOutcome execute_run(db::RunStore& store, const db::RunRecord& run, const Exec
   std::string err;
   int64_t saved_step = run.current_step;  // what the DB holds of this run: kept whatever happens next
   try {
+    if (!nlohmann::json::accept(run.config_json))  // Headroom writes JSON: the row was edited or damaged
+      throw std::invalid_argument(
+          "its stored config is not JSON (the DB was edited or damaged); enqueue the run "
+          "again, into a new DB if need be");
     RunConfig config = run_config_from_json(nlohmann::json::parse(run.config_json), "run " + run.name);
     // This worker's device, whatever the run last trained on (the claim wrote it into the stored
     // config): checkpoints load onto any device.

@@ -168,6 +168,10 @@ std::string resolve_suite_path(const std::string& given) {
 Suite load_suite(const std::string& given, const std::string& scale) {
   if (!is_scale_name(scale)) throw std::invalid_argument("--scale " + scale + ": use quick, full or paper");
   const std::string path = resolve_suite_path(given);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": is a folder; give a suite file (a .toml such as " + io::share_dir() +
+                                "/suites/lrb_heads.toml) or the name of a shipped suite");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::invalid_argument(path +
@@ -326,6 +330,34 @@ Suite parse_suite(const std::string& text, const std::string& path, const std::s
     }
   }
   s.matches = parse_matches(doc, path, s);
+  // What the explorer's figure reads must be there: its x is a field of the runs' configs, its
+  // reference a table of the papers' figures (a slip left the figure empty, without a word).
+  if (!s.x.empty()) {
+    auto has_path = [&](const json& config) {
+      const json* at = &config;
+      std::stringstream parts(s.x);
+      for (std::string part; std::getline(parts, part, '.');) {
+        if (!at->is_object() || !at->contains(part)) return false;
+        at = &(*at)[part];
+      }
+      return true;
+    };
+    const bool found = std::any_of(s.runs.begin(), s.runs.end(), [&](const SuiteRun& r) {
+      return has_path(r.config) || has_path(to_json(r.parsed));
+    });
+    if (!found)
+      throw std::invalid_argument(mwhere + ".x: " + s.x +
+                                  " is a field of no run's config; give one such as model.attention.heads, "
+                                  "model.attention.d_k or model.width");
+  }
+  if (!s.reference.empty()) {
+    std::error_code ec;
+    const std::string file = io::share_dir() + "/reference/" + s.reference;
+    if (!std::filesystem::is_regular_file(file, ec))
+      throw std::invalid_argument(mwhere + ".reference: " + file +
+                                  " does not exist; give a file of assets/reference/ (e.g. lrb_bert.csv) or leave "
+                                  "reference out");
+  }
   return s;
 }
 

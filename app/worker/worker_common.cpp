@@ -193,6 +193,12 @@ void wait_for_locks(db::Connection& conn, double seconds) {
   });
 }
 
+db::Connection open_waiting(const std::string& path, db::OpenMode mode, double seconds) {
+  auto conn = db::Connection::open(path, mode, static_cast<int>(seconds * 1000));
+  wait_for_locks(conn, seconds);
+  return conn;
+}
+
 std::optional<db::RunRecord> reclaim_dead_local_run(db::RunStore& store, const std::string& worker_id,
                                                     const std::string& device,
                                                     const std::optional<std::string>& only_name) {

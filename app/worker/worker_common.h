@@ -47,6 +47,9 @@ void add_stale_after_option(CLI::App* app, double* seconds);
 CLI::Validator finite_range(double lo, double hi);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
+// Opens `path` for a command with --lock-wait: the open itself waits up to `seconds` for a lock,
+// and so does every statement after it (wait_for_locks).
+db::Connection open_waiting(const std::string& path, db::OpenMode mode, double seconds);
 
 // Adds --device (auto, cpu, cuda, cuda:N) to a command; `help` says what runs there and the default.
 void add_device_option(

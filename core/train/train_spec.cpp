@@ -111,6 +111,14 @@ TrainSpec train_spec_from_json(const nlohmann::json& j, const std::string& where
       s.data_seed = v.get<uint64_t>();
       continue;
     }
+    if (it.key() == "seed") {  // a whole number >= 0: -1 would wrap to 2^64 - 1 in silence
+      const auto& v = it.value();
+      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+        throw std::invalid_argument(where +
+                                    ".seed: expected an integer >= 0 (the seed of the weights and the "
+                                    "batches), got " +
+                                    v.dump());
+    }
     if (!known.contains(it.key())) {
       std::string list;
       for (auto k = known.begin(); k != known.end(); ++k) list += (list.empty() ? "" : ", ") + k.key();

@@ -164,6 +164,55 @@ TEST_F(WorkerFaults, AReadOnlyDbIsRefusedAtOnceAndLeftByteForByteUnchanged) {
   EXPECT_EQ(deterministic_metrics(db), *straight_);
 }
 
+TEST_F(WorkerFaults, AClosedWalDbInAFolderThisUserMayNotWriteIsReadAndOneWithPendingChangesIsExplained) {
+  // A worker that closed cleanly leaves runs.sqlite alone (WAL mode, no -wal, no -shm); SQLite would
+  // create runs.sqlite-shm to read it, which a folder this user may not write forbids.
+  const std::string dir = scratch_dir("readonly_closed"), db = dir + "/runs.sqlite";
+  const std::string pending_dir = scratch_dir("readonly_pending"), pending = pending_dir + "/runs.sqlite";
+  auto args = train_args(db, "copy");
+  args[args.size() - 12] = "10";  // --steps
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  ASSERT_FALSE(fs::exists(db + "-wal"));
+  ASSERT_FALSE(fs::exists(db + "-shm"));
+  {
+    // A copy taken while a change waits in the -wal (no checkpoint yet).
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h,
+                           "PRAGMA wal_autocheckpoint = 0; INSERT INTO suites (name, source_toml, scale, created_at) "
+                           "VALUES ('pending', '', 'quick', 0)",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(h);
+    fs::copy_file(db, pending);
+    fs::copy_file(db + "-wal", pending + "-wal");
+    sqlite3_close(h);
+  }
+  ASSERT_FALSE(fs::exists(db + "-shm"));
+  const bool root = getuid() == 0;
+  const auto as_user = [root] {
+    if (!root) return;
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(126);
+  };
+  for (const std::string& d : {dir, pending_dir}) {
+    for (const auto& f : fs::directory_iterator(d)) chmod(f.path().c_str(), 0444);
+    chmod(d.c_str(), 0555);
+  }
+  const size_t closed_hash = file_hash(db), pending_hash = file_hash(pending);
+  const auto status = run_worker({"status", "--db", db}, as_user);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("copy"), std::string::npos) << status.out;
+  const auto refused = run_worker({"status", "--db", pending}, as_user);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find(pending + ": cannot be read by this user: its latest changes wait in " + pending + "-wal"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(file_hash(db), closed_hash);
+  EXPECT_EQ(file_hash(pending), pending_hash);
+  EXPECT_FALSE(fs::exists(db + "-shm"));
+  for (const std::string& d : {dir, pending_dir}) chmod(d.c_str(), 0755);
+}
+
 namespace {
 
 // Another program (a backup, an sqlite3 shell) takes the write lock of `db` and holds it until the

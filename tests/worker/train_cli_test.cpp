@@ -309,6 +309,16 @@ TEST(TrainCli, ServeWithWorkersTrainsEveryQueuedRunOnceAcrossItsProcesses) {
   EXPECT_EQ(integrity(db), "ok");
 }
 
+namespace {
+// `suite` (tiny_suite's text) with one more line in its [suite] table.
+std::string with_suite_key(const std::string& suite, const std::string& line) {
+  const std::string after = "full_estimate = \"seconds\"\n";
+  const size_t at = suite.find(after);
+  return at == std::string::npos ? suite
+                                 : suite.substr(0, at + after.size()) + line + "\n" + suite.substr(at + after.size());
+}
+}  // namespace
+
 TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   const std::string db = temp_path("keep.sqlite");
   std::remove(db.c_str());
@@ -338,6 +348,14 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
       {"synthetic_task_bad_tokenizer", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"words\"\n",
        "unknown tokenizer 'words'"},
       {"syntax", base + "[[grid]\nlabel = \"a\"\n", "not valid TOML"},
+      {"unknown_x",
+       with_suite_key(base, "x = \"model.attention.headz\"") +
+           "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n",
+       "suite.x: model.attention.headz is a field of no run's config"},
+      {"missing_reference",
+       with_suite_key(base, "reference = \"nonexistent.csv\"") +
+           "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n",
+       "nonexistent.csv does not exist; give a file of assets/reference/"},
       {"unknown_table", base + "[grids]\nlabel = \"a\"\n", "unknown table"},
   };
   for (const auto& c : cases) {
@@ -652,6 +670,160 @@ TEST(TrainCli, StatusColumnsStayAlignedPastLongRunNames) {
   EXPECT_EQ(shown_names.size(), 2u) << "the shortened names still tell the runs apart: " << narrow.out;
 }
 
+TEST(TrainCli, ContradictoryOverflowingAndMisplacedOptionsAreRefusedBeforeTheDbIsTouched) {
+  const std::string db = temp_path("options.sqlite");
+  std::remove(db.c_str());
+  auto args = train_args(db, "first");
+  args[args.size() - 12] = "10";
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  const size_t before = file_hash(db);
+  struct Case {
+    std::vector<std::string> extra;
+    std::string expect;
+  };
+  // Each was taken in silence once: bidirectional training of a causal LM, a seed saturated to
+  // 2^64 - 1, the last of two --steps, --out ignored by the CSV export.
+  for (const auto& c : std::vector<Case>{
+           {{"--causal", "--bidirectional"}, "they contradict each other, give one"},
+           {{"--seed", "99999999999999999999999"}, "--seed 99999999999999999999999 is not a seed"},
+           {{"--seed", "18446744073709551616"},
+            "is not a seed: give a whole number >= 0 (at most 18446744073709551615)"},
+           {{"--steps", "7"}, "--steps was given more than once: give it once"},
+           {{"--weight-decay", "much"}, "--weight-decay much is not a number"},
+           {{"--dynamic", "Xl"},
+            "--dynamic Xl picks dynamic-proj's projections (TH appendix A); it needs --attention "
+            "dynamic-proj (this run is talking-heads)"},
+       }) {
+    auto bad = train_args(db, "second");
+    bad.insert(bad.end(), c.extra.begin(), c.extra.end());
+    const auto r = run_worker(bad);
+    EXPECT_EQ(r.exit_code, 2) << c.expect;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(file_hash(db), before) << c.expect;
+  }
+  const std::string out = temp_path("options_out.sqlite");
+  for (const auto& c : std::vector<Case>{
+           {{"--out", out}, "add --results-only"},
+           {{"--done-only"}, "add --results-only"},
+           {{"--csv", "--results-only", "--out", out}, "--csv and --results-only ask for two different outputs"},
+       }) {
+    std::vector<std::string> bad = {"export", "--db", db};
+    bad.insert(bad.end(), c.extra.begin(), c.extra.end());
+    const auto r = run_worker(bad);
+    EXPECT_EQ(r.exit_code, 2) << c.expect;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
+  const std::string suite = temp_path("negative_seed.toml");
+  write_text(suite, tiny_suite("negative-seed", "steps = 2\nseed = -1\n") +
+                        "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n");
+  auto r = run_worker({"enqueue", suite, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("train.seed: expected an integer >= 0"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  const std::string nowhere = temp_path("no_such_folder") + "/runs.sqlite";
+  r = run_worker(train_args(nowhere, "a"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(nowhere + ": the folder " + temp_path("no_such_folder") + " does not exist"), std::string::npos)
+      << r.err;
+}
+
+TEST(TrainCli, ASuiteOfTheSameNameFromAnotherFileIsRefusedAndAnEditOfItAddsItsRuns) {
+  const std::string db = temp_path("suite_names.sqlite"), first = temp_path("suite_first.toml"),
+                    other = temp_path("suite_other.toml"), edited = temp_path("suite_edited.toml");
+  std::remove(db.c_str());
+  const std::string text =
+      tiny_suite("same", "steps = 2\n") + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n";
+  write_text(first, text);
+  ASSERT_EQ(run_worker({"enqueue", first, "--db", db, "--quiet"}).exit_code, 0);
+  const size_t before = file_hash(db);
+  // Another suite that happens to share the name: none of its runs is one of the stored suite's.
+  write_text(other, tiny_suite("same", "steps = 2\n") + "[[grid]]\nlabel = \"b\"\n\"model.attention.heads\" = [2]\n");
+  auto r = run_worker({"enqueue", other, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already holds another suite named same"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  // The same suite grown by a run: the run joins it, and the DB keeps the new text (the figure's).
+  const std::string grown =
+      tiny_suite("same", "steps = 2\n") + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1, 2]\n";
+  write_text(edited, grown);
+  r = run_worker({"enqueue", edited, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("was enqueued from an earlier text of " + edited), std::string::npos) << r.err;
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h,
+                               "SELECT (SELECT count(*) FROM suites), (SELECT count(*) FROM runs), "
+                               "(SELECT source_toml FROM suites)",
+                               -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 1);
+  EXPECT_EQ(sqlite3_column_int(st, 1), 2);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 2))), grown);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  // Enqueueing it again adds nothing and says nothing.
+  r = run_worker({"enqueue", edited, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(TrainCli, ARefusedOrFinishedRunLeavesARollbackJournalDbByteForByte) {
+  // The shipped results DB is in rollback-journal mode: a writing open would turn it into WAL (its
+  // header bytes), and git would see a changed file after a command that changed nothing.
+  const std::string db = temp_path("rollback.sqlite"), suite = temp_path("rollback.toml");
+  std::remove(db.c_str());
+  auto args = train_args(db, "done");
+  args[args.size() - 12] = "10";
+  ASSERT_EQ(run_worker(args).exit_code, 0);
+  exec_sql(db, "PRAGMA journal_mode = DELETE");
+  const size_t before = file_hash(db);
+  auto r = run_worker(args);  // finished: nothing to do
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("already finished"), std::string::npos) << r.out;
+  EXPECT_EQ(file_hash(db), before);
+  auto other = args;
+  other[args.size() - 12] = "11";
+  r = run_worker(other);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("was started with a different configuration"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  write_text(suite,
+             tiny_suite("rollback", "steps = 2\n") + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n");
+  ASSERT_EQ(run_worker({"enqueue", suite, "--db", db, "--quiet"}).exit_code, 0);
+  exec_sql(db, "PRAGMA journal_mode = DELETE");
+  const size_t enqueued = file_hash(db);
+  write_text(suite,
+             tiny_suite("rollback", "steps = 3\n") + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1]\n");
+  r = run_worker({"enqueue", suite, "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("was enqueued with a different configuration"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), enqueued);
+}
+
+TEST(TrainCli, AQueuedRunWhoseStoredConfigIsNotJsonFailsAloneAndServeGoesOn) {
+  // Once, the claim's json_set failed on such a row, and serve stopped with the SQL's text.
+  const std::string db = temp_path("bad_row.sqlite"), suite = temp_path("bad_row.toml");
+  std::remove(db.c_str());
+  write_text(suite,
+             tiny_suite("bad-row", "steps = 2\n") + "[[grid]]\nlabel = \"a\"\n\"model.attention.heads\" = [1, 2]\n");
+  ASSERT_EQ(run_worker({"enqueue", suite, "--db", db, "--quiet"}).exit_code, 0);
+  exec_sql(db, "UPDATE runs SET config_json = '{not json' WHERE name = 'bad-row/a/heads=1'");
+  const auto r = run_worker({"serve", "--db", db, "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("bad-row/a/heads=1: failed: its stored config is not JSON"), std::string::npos) << r.err;
+  const auto status = run_worker({"status", "--db", db, "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const json runs = json::parse(status.out)["runs"];  // kept: a range-for over a temporary's member dangles
+  std::map<std::string, std::string> state;
+  for (const auto& run : runs) state[run["name"].get<std::string>()] = run["status"].get<std::string>();
+  EXPECT_EQ(state["bad-row/a/heads=1"], "failed");
+  EXPECT_EQ(state["bad-row/a/heads=2"], "done");
+}
+
 // A bad suite is reported under the subcommand the user typed, and creates no DB.
 TEST(TrainCli, ABadSuiteIsReportedByTheSubcommandThatReadIt) {
   const std::string db = temp_path("bad_suite.sqlite"), suite = temp_path("bad_suite.toml");
@@ -781,8 +953,11 @@ TEST(TrainCli, AnExportOfADamagedSourceLeavesNoHalfMadeFile) {
   }
   write_text(source, bytes);
   auto r = run_worker({"export", "--db", source, "--results-only", "--out", out});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);  // a damaged file is bad input, as for every command
   EXPECT_NE(r.err.find(source + " could not be exported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the file is damaged: `sqlite3 " + source + " \"PRAGMA integrity_check\"` lists where"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("Nothing was written"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out)) << "a half-made export was left behind";
 }
