@@ -509,11 +509,11 @@ void EndPlot() {
     // Clear of the frame's bottom by the font's whole height (ImGui rounds its ascent and descent
     // outwards, past one line) and 3 pixels: set one line above it, a plot at a window's bottom edge
     // lost its label's descenders there, the underscore first ("head size d_p" read "head size d p").
-    const ImVec2 sz = ImGui::CalcTextSize(g_plot.x_label.c_str());
+    // Centred under the plot, kept inside the frame, and cut with "..." where wider than it.
     const ImFont* font = ImGui::GetFont();
     const float ink = std::max(line, (font->Ascent - font->Descent) * ImGui::GetFontSize() / font->FontSize);
-    dl->AddText(ImVec2(plot.GetCenter().x - sz.x * 0.5f, f.Max.y - ink - 3.0f), detail::text_color(0.8f),
-                g_plot.x_label.c_str());
+    detail::draw_title(dl, f.Min.x, f.Max.x, plot.GetCenter().x, f.Max.y - ink - 3.0f, detail::text_color(0.8f),
+                       g_plot.x_label.c_str());
   }
   if (const char* y_label = g_plot.y_label_shown)
     detail::AddTextVertical(

@@ -157,7 +157,8 @@ int SpectrumBars(const char* title_id, const float* sv, int n, int rank, int cap
     const ImRect cap_rect = marker_label(dl, plot, x, plot.Min.y + 3.0f, text, deficit_col, false, rank_label);
     labels.push_back(cap_rect);
     if (rank >= 0 && cap > rank) {
-      std::snprintf(text, sizeof text, "deficit %d", cap - rank);
+      // Below the cap, not "deficit": the lab's deficit is n - rank, what the cap itself costs.
+      std::snprintf(text, sizeof text, "%d below cap", cap - rank);
       const float mid = 0.5f * (xm.to_pixel(rank + 0.5) + xm.to_pixel(cap + 0.5));
       const ImVec2 ts = ImGui::CalcTextSize(text);
       if (ts.x < xm.to_pixel(cap + 0.5) - xm.to_pixel(rank + 0.5)) {

@@ -2,7 +2,7 @@
 // two numbers the rank-bottleneck story is about:
 //   - "rank": the numerical rank measured from the spectrum (bars beyond it are dimmed),
 //   - "cap":  the rank theory allows (e.g. d_head for a low-rank attention logit matrix).
-// When rank < cap the gap between them is shaded as the deficit.
+// When rank < cap the gap between them is shaded and labelled "k below cap".
 #pragma once
 
 #include <imgui.h>

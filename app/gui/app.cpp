@@ -32,6 +32,7 @@
 #include "app/gui/ui_util.h"
 #include "app/gui/views/view_registry.h"
 #include "widgets/png_export.h"
+#include "widgets/text_wrap.h"
 
 namespace headroom::gui {
 namespace {
@@ -614,14 +615,8 @@ void App::draw_menu_bar() {
 
 void App::draw_status_bar() {
   ImGui::Separator();
-  const double age = ImGui::GetTime() - status_time_;
-  if (!status_.empty() && (status_error_ || age < 12.0)) {
-    if (status_error_) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", status_.c_str());
-    else ImGui::TextUnformatted(status_.c_str());
-  } else {
-    ImGui::TextDisabled("Ready");
-  }
   // What the frame drew: maps and plots, and the lab's lines or neuron cells where it drew those.
+  // Measured first: the message keeps to the room left of it, cut with "…" (whole in a tooltip).
   char extra[64] = "";
   if (last_stats_.attention_lines_drawn > 0)
     std::snprintf(extra, sizeof extra, "%d lines \xC2\xB7 ", last_stats_.attention_lines_drawn);
@@ -633,6 +628,19 @@ void App::draw_status_bar() {
   std::snprintf(right, sizeof right, "%s%d maps \xC2\xB7 %d plots \xC2\xB7 %s", extra, last_stats_.heatmaps_drawn,
                 last_stats_.plots_drawn, rate);
   const float w = ImGui::CalcTextSize(right).x;
+  const double age = ImGui::GetTime() - status_time_;
+  if (!status_.empty() && (status_error_ || age < 12.0)) {
+    const float room = std::max(60.0f, ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() - w - 20.0f);
+    const auto measure = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
+    bool cut = false;
+    const std::string shown =
+        widgets::keep_lines(widgets::wrap_at_spaces(status_, room, measure), 1, room, measure, &cut);
+    if (status_error_) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", shown.c_str());
+    else ImGui::TextUnformatted(shown.c_str());
+    if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", status_.c_str());
+  } else {
+    ImGui::TextDisabled("Ready");
+  }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20.0f, ImGui::GetWindowContentRegionMax().x - w));
   ImGui::TextDisabled("%s", right);
 }

@@ -244,15 +244,19 @@ void LessonPresenter::draw_bar(const LessonFonts& fonts, double now, bool show_c
   ImGui::PushFont(face);
   ImGui::SetCursorPosY(ImGui::GetCursorPosY() + std::max(0.0f, (title->FontSize - face->FontSize) * 0.5f));
   ImGui::AlignTextToFramePadding();
+  // Cut at the last whole word that fits with its "…" ("replayed" cut to "replay" read as another
+  // word, and the ellipsis was dropped when the cut text alone fitted but not with it).
   std::string shown = step_title;
-  while (!shown.empty() && ImGui::CalcTextSize(shown.c_str()).x > title_w) {
-    shown.pop_back();
-    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) shown.pop_back();
-    if (shown.empty()) break;
-    if (ImGui::CalcTextSize((shown + "\xE2\x80\xA6").c_str()).x <= title_w) {
-      shown += "\xE2\x80\xA6";
-      break;
+  if (ImGui::CalcTextSize(shown.c_str()).x > title_w) {
+    const std::string ellipsis = "\xE2\x80\xA6";
+    while (!shown.empty() && ImGui::CalcTextSize((shown + ellipsis).c_str()).x > title_w) {
+      shown.pop_back();
+      while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xC0) == 0x80) shown.pop_back();
     }
+    const bool mid_word = shown.size() < step_title.size() && step_title[shown.size()] != ' ';
+    if (const size_t space = shown.rfind(' '); mid_word && space != std::string::npos && space > 0) shown.resize(space);
+    while (!shown.empty() && (shown.back() == ',' || shown.back() == ':' || shown.back() == ' ')) shown.pop_back();
+    shown += ellipsis;
   }
   ImGui::TextUnformatted(shown.c_str());
   title_cut_ = shown != step_title;
@@ -274,7 +278,10 @@ void LessonPresenter::draw_text(const LessonFonts& fonts, float width) {
   if (step.try_it) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_CheckMark));
     ImGui::PushFont(or_body(fonts.bold, fonts));
-    wrapped_text("Your turn: the controls are live. Next restores the lesson.");
+    // The step after it, or at the end the step before, sets the lesson's controls again.
+    wrapped_text(player_.step() + 1 < player_.count()
+                     ? "Your turn: the controls are live. Next (\xE2\x96\xB6) restores the lesson."
+                     : "Your turn: the controls are live. Back (\xE2\x97\x80) restores the lesson.");
     ImGui::PopFont();
     ImGui::PopStyleColor();
     ImGui::Spacing();

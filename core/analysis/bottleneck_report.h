@@ -23,7 +23,7 @@ struct Bottleneck {
 std::vector<Bottleneck> attention_bottlenecks(const AttentionSpec& spec, int n);
 
 // What the training data makes of the vocabulary: how many token ids occur in it (0 = unknown:
-// all V) and what the data is ("KJV", "the live tasks").
+// all V) and what the data is ("KJV", "the synthetic tasks").
 struct VocabularyUse {
   int symbols = 0;
   std::string data;

@@ -167,13 +167,13 @@ TEST(LabEngine, SnapshotHasEveryHeadAndTheRankBottleneck) {
   for (const auto& b : s->bottlenecks)
     if (b.id == "vb-vocab") {
       vocab_badge = true;
-      EXPECT_NE(b.message.find("only 29 of the V = 256 tokens occur in the live tasks"), std::string::npos)
+      EXPECT_NE(b.message.find("only 29 of the V = 256 tokens occur in the synthetic tasks"), std::string::npos)
           << b.message;
     }
   EXPECT_TRUE(vocab_badge);
   // ... and the snapshot carries that count for the Depth vs width tab's bound.
   EXPECT_EQ(s->vocabulary_symbols, 29);
-  EXPECT_EQ(s->vocabulary_data, "the live tasks");
+  EXPECT_EQ(s->vocabulary_data, "the synthetic tasks");
 }
 
 TEST(LabEngine, TalkingHeadsShowsProjectionsWithConditioning) {

@@ -22,7 +22,9 @@ state_equals neurons "$out/state.json" "$v['sum_error'] < 1e-4" "True"
 state_equals neurons "$out/state.json" 'j["widgets"]["neuron_cells"]' "96"
 # Hovering head 2's button says what the head does (its role, read off its weights).
 open_window "$out" "$headroom" --scene "$out/scene.json" --state-out "$out/hover.json"
-xdotool mousemove --window "$win" 469 322 sleep 0.3 mousemove --window "$win" 470 322 sleep 0.7
+# Over the picked head's button, where the first run drew it (a longer badge above moves it down).
+read -r bx by < <(python3 -c "import json; b = json.load(open('$out/state.json'))['neurons_view']['head_button']; print(round(b[0]), round(b[1]))")
+xdotool mousemove --window "$win" $((bx - 1)) "$by" sleep 0.3 mousemove --window "$win" "$bx" "$by" sleep 0.7
 close_window hover
 state_equals hover "$out/hover.json" 'j["tooltip"].split(":")[0]' "'head 2'"
 echo PASS

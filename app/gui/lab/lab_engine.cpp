@@ -180,7 +180,7 @@ struct LabEngine::Impl {
   // VB §5.2 counts the token ids that occur in the training data.
   core::VocabularyUse vocabulary_use() {
     if (current.tokenizer != "bytes") return {};  // BPE pieces are learned from the corpus: all occur
-    if (trained_on.empty()) return {core::kSyntheticVocab, "the live tasks"};
+    if (trained_on.empty()) return {core::kSyntheticVocab, "the synthetic tasks"};
     auto it = corpus_symbols.find(trained_on);
     if (it == corpus_symbols.end()) {
       int count = 0;

@@ -133,7 +133,7 @@ struct LabSnapshot {
   std::vector<core::Bottleneck> bottlenecks;
   // The token ids that occur in what the model learns from (VB §5.2; the bottleneck report's and
   // the Depth vs width tab's vocabulary), 0 where all V may (BPE) or before the full snapshot, and
-  // what that is ("the live tasks", "KJV").
+  // what that is ("the synthetic tasks", "KJV").
   int vocabulary_symbols = 0;
   std::string vocabulary_data;
   core::AttentionCosts costs;  // per attention layer at this n

@@ -321,7 +321,8 @@ void ExplorerCompare::draw(ExplorerSession& session) {
   // and an error are long).
   const float footer =
       ImGui::GetFrameHeightWithSpacing() + (export_message_.empty() ? 0.0f : ImGui::GetTextLineHeightWithSpacing());
-  const float height = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
+  // At least a readable plot: in a short window the panel scrolls rather than squeeze it to a strip.
+  const float height = std::max(170.0f * ui_scale, ImGui::GetContentRegionAvail().y - footer);
   // The table as wide as its numbers need (at most half the row), the plot the rest.
   const float table_w = std::min(pair_table_width(), ImGui::GetContentRegionAvail().x * 0.5f);
   draw_pair_table(table_w, height);

@@ -153,7 +153,9 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   if (scene_pending && scene_figure.empty()) pinned_ = true;  // the scene's figure is in: it stays
   index_ = std::clamp(index_, 0, static_cast<int>(figures_.size()) - 1);
   const explorer::Figure& fig = figures_[static_cast<size_t>(index_)];
-  ImGui::SetNextItemWidth(260.0f * ui_scale);
+  // The suite, the x axis and CSV share one row: in a lesson's half of a 1024-wide window the
+  // fixed widths ran the CSV button off the panel's edge.
+  ImGui::SetNextItemWidth(std::min(260.0f * ui_scale, ImGui::GetContentRegionAvail().x * 0.38f));
   if (ImGui::BeginCombo("##figure", fig.suite.c_str())) {
     for (size_t i = 0; i < figures_.size(); ++i)
       if (ImGui::Selectable(figures_[i].suite.c_str(), static_cast<int>(i) == index_))
@@ -165,11 +167,11 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
   {
     const std::string key_item = "x: " + fig.key_x_label;
     const bool on_params = fig.axis == explorer::FigureAxis::Parameters;
-    // As wide as its longer choice where the row has room (the CSV button beside it), else 220 px.
+    // As wide as its longer choice where the row has room (the CSV button beside it), else the room.
     const char* choices[] = {key_item.c_str(), "x: parameters"};
     const float room = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("CSV").x -
                        2.0f * ImGui::GetStyle().FramePadding.x - 2.0f * ImGui::GetStyle().ItemSpacing.x;
-    ImGui::SetNextItemWidth(std::max(220.0f * ui_scale, std::min(combo_width(choices, 2), room)));
+    ImGui::SetNextItemWidth(std::max(80.0f * ui_scale, std::min(combo_width(choices, 2), room)));
     if (ImGui::BeginCombo("##figure_x", on_params ? "x: parameters" : key_item.c_str())) {
       const auto pick = [&](explorer::FigureAxis a, const std::string& text, bool selected) {
         const bool is_default = a == fig.default_axis;
@@ -363,15 +365,39 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     draw_legend_below(*all, ImGui::GetContentRegionAvail().x);
   }
   // The numbers behind both plots, side by side per series and x.
+  // The columns before the citations as wide as their contents; the citations take the rest of the
+  // row, and where the numbers alone do not leave them room (a lesson's half of the screen), every
+  // column keeps its width and the table scrolls sideways: squeezed, the values were cut to "3."
+  // and the citations to a letter. The x column is headed by the axis label's name alone (its
+  // parenthesis is on the plot). The series column is at most a third of the row: the paper's long
+  // series names pushed the values out of sight (a cut name is whole in the legend above).
+  const std::string x_header = fig.x_label.substr(0, fig.x_label.find(" ("));
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  float series_w = ImGui::CalcTextSize("series").x, value_w = ImGui::CalcTextSize("value (min .. max; paper: sd)").x;
+  float x_w = std::max(ImGui::CalcTextSize(x_header.c_str()).x, ImGui::CalcTextSize("0000000000").x);
+  for (const auto* all : {&fig.ours, &fig.paper})
+    for (const auto& fs : *all) {
+      series_w = std::max(series_w, ImGui::CalcTextSize(fs.label.c_str()).x);
+      for (const auto& p : fs.points) {
+        value_w = std::max(value_w, ImGui::CalcTextSize(explorer::figure_value_text(p, !p.source.empty()).c_str()).x);
+        x_w = std::max(x_w, ImGui::CalcTextSize(explorer::x_category(fig, p.x).c_str()).x);
+      }
+    }
+  series_w = std::min(series_w, avail_w / 3.0f);
+  const float cell_pad = 4.0f * ImGui::GetStyle().CellPadding.x;
+  const float numbers_w = ImGui::CalcTextSize("source").x + series_w + x_w + value_w + 4.0f * cell_pad;
+  const bool scroll_x = numbers_w + ImGui::CalcTextSize("runs / citation").x + cell_pad > avail_w;
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersOuter | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable |
+                             (scroll_x ? ImGuiTableFlags_ScrollX : 0);
   if (ImGui::BeginTable("##figure_table", 5, tf, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("source");
-    ImGui::TableSetupColumn("series");
-    ImGui::TableSetupColumn(fig.x_label.c_str());
+    ImGui::TableSetupColumn("series", ImGuiTableColumnFlags_WidthFixed, series_w);
+    ImGui::TableSetupColumn(x_header.c_str());
     ImGui::TableSetupColumn("value (min .. max; paper: sd)");
-    ImGui::TableSetupColumn("runs / citation", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    if (scroll_x) ImGui::TableSetupColumn("runs / citation");
+    else ImGui::TableSetupColumn("runs / citation", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     auto rows_of = [&](const std::vector<explorer::FigureSeries>& all, const char* source) {
       for (const auto& s : all)

@@ -191,11 +191,17 @@ void ExplorerRun::draw_projection_replay(const explorer::RunDetail& detail, floa
   const std::int64_t wanted = replay_step_ >= 0 ? replay_step_ : detail.projection_step;
   int index = static_cast<int>(std::lower_bound(steps.begin(), steps.end(), wanted) - steps.begin());
   index = std::clamp(index, 0, static_cast<int>(steps.size()) - 1);
-  ImGui::SetNextItemWidth(-1);
+  // The step beside the slider, not on it: with a few snapshots the grab is wide, and text over it
+  // (white on gold in presentation mode) could not be read.
   const std::string label = "P_l / P_w at step " + std::to_string(steps[static_cast<size_t>(index)]);
-  if (ImGui::SliderInt("##replay", &index, 0, static_cast<int>(steps.size()) - 1, label.c_str()))
+  ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label.c_str()).x -
+                                              ImGui::GetStyle().ItemSpacing.x));
+  if (ImGui::SliderInt("##replay", &index, 0, static_cast<int>(steps.size()) - 1, ""))
     replay_step_ = steps[static_cast<size_t>(index)];
   tooltip("Replay the talking-heads projections over training (TH §7.4, Fig. 1): drag through the stored steps.");
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(label.c_str());
   if (detail.projection_step != steps[static_cast<size_t>(index)])
     ImGui::TextDisabled("reading step %lld...", static_cast<long long>(steps[static_cast<size_t>(index)]));
   widgets::HeatmapStyle style;

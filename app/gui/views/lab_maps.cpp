@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -96,6 +97,14 @@ void draw_head_ablation(const LabSnapshot& s, LabControls& c, const ViewContext&
     std::snprintf(label, sizeof label, "head %zu", h);
     std::snprintf(value, sizeof value, "%+.3g", a.importance[h]);  // tiny rises stay readable
     draw->AddText(ImVec2(at.x, y), ImGui::GetColorU32(ImGuiCol_Text), label);
+    // A head already switched off adds nothing more ("+0" read as a useless head): its cost is the
+    // loss line above, with every head switched off.
+    if (std::find(a.heads_off.begin(), a.heads_off.end(), std::make_pair(a.layer, static_cast<int>(h))) !=
+        a.heads_off.end()) {
+      draw->AddText(ImVec2(at.x + label_w, y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    "(off: its cost is in the loss above)");
+      continue;
+    }
     const float len = static_cast<float>(std::abs(a.importance[h]) / top) * bar_w;
     const ImU32 col = a.importance[h] >= 0 ? ImGui::GetColorU32(ImGuiCol_PlotHistogram) : IM_COL32(150, 150, 150, 255);
     draw->AddRectFilled(ImVec2(at.x + label_w, y + 2), ImVec2(at.x + label_w + len, y + row_h - 2), col);
@@ -326,6 +335,7 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
   if (c.lines_query >= s.n) c.lines_query = -1;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("head");
+  ImVec2 head_button(0, 0);
   for (int h = 0; h < heads; ++h) {
     const std::string text = std::to_string(h);
     same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
@@ -334,6 +344,9 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
     ImGui::PushStyleColor(ImGuiCol_Button, on ? col : ImVec4(col.x * 0.35f, col.y * 0.35f, col.z * 0.35f, 1.0f));
     ImGui::PushStyleColor(ImGuiCol_Text, on ? ImVec4(0, 0, 0, 1) : ImVec4(0.6f, 0.6f, 0.6f, 1));
     if (ImGui::SmallButton((text + "##neuron_head").c_str())) c.neuron_head = h;
+    if (on)
+      head_button = ImVec2(0.5f * (ImGui::GetItemRectMin().x + ImGui::GetItemRectMax().x),
+                           0.5f * (ImGui::GetItemRectMin().y + ImGui::GetItemRectMax().y));
     ImGui::PopStyleColor(2);
     if (const std::string role = head_role_tip(layer, static_cast<size_t>(h)); !role.empty()) tooltip(role);
   }
@@ -389,7 +402,9 @@ void draw_neurons_view(const LabSnapshot& s, const LayerView& layer, LabControls
               res.geometry.keys_y,
               res.geometry.cell_h,
               res.geometry.products_x,
-              res.geometry.cell_w};
+              res.geometry.cell_w,
+              head_button.x,
+              head_button.y};
 }
 
 // BertViz's model view: every layer's heads at the chosen stage, a row per layer, small; a click
@@ -437,6 +452,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   style.col_labels = style.row_labels;
   style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
   const ImU32 number_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  std::vector<std::array<float, 4>> centres;
   for (int l = 0; l < layers; ++l) {
     const auto& maps = stage_maps(s.layers[static_cast<size_t>(l)], c.stage);
     const auto& layer_roles = s.layers[static_cast<size_t>(l)].roles;
@@ -466,6 +482,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
         draw->AddText(ImVec2(x + 0.5f * (tile - w), y), number_col, text);
       }
       ImGui::SetCursorScreenPos(ImVec2(x, y + head_h));
+      centres.push_back({static_cast<float>(l), static_cast<float>(h), x + 0.5f * tile, y + head_h + 0.5f * tile});
       std::snprintf(text, sizeof text, "##m%d_%zu", l, h);
       if (widgets::Heatmap(text, maps[h].data(), s.n, s.n, style)) {
         c.layer = l;
@@ -483,7 +500,7 @@ void draw_model_view(const LabSnapshot& s, LabControls& c, const ViewContext& ct
   }
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(grid_w + scale_w, grid_h));
-  if (drawn) *drawn = {true, grid.rows, grid.cols, tile, drawn_roles};
+  if (drawn) *drawn = {true, grid.rows, grid.cols, tile, drawn_roles, std::move(centres)};
   ImGui::EndChild();
 }
 
@@ -612,9 +629,19 @@ void draw_lab_maps(const LabSnapshot& s, LabControls& c, const ViewContext& ctx,
   style.col_labels = labels.data();
   style.version = s.version;
   style.colormap = weights ? widgets::Colormap::Viridis : widgets::Colormap::Diverging;
-  style.auto_range = !weights;
+  style.auto_range = false;
   style.vmin = 0.0f;
   style.vmax = 1.0f;
+  if (!weights) {
+    // Logits: one range, symmetric about 0, for every head of the layer, so that the maps compare
+    // and one colour scale beside them reads them all (each map on its own range had none).
+    float top = 0.0f;
+    for (const auto& m : maps)
+      for (const float v : m.v)
+        if (std::isfinite(v)) top = std::max(top, std::fabs(v));
+    style.vmax = top > 0.0f ? top : 1.0f;
+    style.vmin = -style.vmax;
+  }
   style.tooltip_format = weights ? "query '%s' -> key '%s': weight %.3f" : "query '%s' -> key '%s': logit %.3f";
   if (c.enlarged_head >= static_cast<int>(maps.size())) c.enlarged_head = -1;
   if (maps.size() == 1) {  // one head: the map itself, large, with its tokens on the axes

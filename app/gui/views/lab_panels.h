@@ -3,6 +3,7 @@
 // are LabModelPanel (lab_model_panel.h) and LabTheoremPanel (lab_theorem_panel.h).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct ModelViewDrawn {
   int rows = 0, cols = 0;  // each layer's grid of heads
   float tile = 0;          // a map's side, pixels
   int roles_shown = 0;     // heads labelled with their role (at W, where the tile is wide enough)
+  // Each tile's centre (screen pixels) as {layer, head, x, y}: where a click opens that head.
+  std::vector<std::array<float, 4>> tile_centres;
 };
 // What the neurons view showed in the last frame.
 struct NeuronsViewDrawn {
@@ -45,6 +48,7 @@ struct NeuronsViewDrawn {
   float sum_error = 0;  // worst |sum of the products - the logit shown| over its keys
   float x = 0, y = 0;   // the widget's origin (screen pixels)
   float keys_y = 0, cell_h = 0, products_x = 0, cell_w = 0;  // key j's products row from y + keys_y + j cell_h
+  float head_button_x = 0, head_button_y = 0;                // the centre of the picked head's button (screen pixels)
 };
 struct MapsDrawn {
   LinesViewDrawn lines;

@@ -93,11 +93,14 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   if (!s.real.dir.empty()) {
     draw_real_rank_header(s, c);
   } else {
+    // The kind's own term with its value, so every number in the min is on the screen.
+    const std::string term = a.kind == core::AttentionKind::DynamicProj
+                                 ? "2 min(d, h_k d_k) = " + std::to_string(2 * std::min(a.d_model, a.heads_k * a.d_k))
+                             : core::has_logits_projection(a.kind) ? "h_k d_k = " + std::to_string(a.heads_k * a.d_k)
+                             : a.kind == core::AttentionKind::GeneralBilinear ? "d"
+                                                                              : "d_p = " + std::to_string(a.d_k);
     wrapped_text("Theory caps each logit matrix at rank %d = min(n = %d, d = %d, %s).", l.rank_cap, s.n, a.d_model,
-                 a.kind == core::AttentionKind::DynamicProj       ? "2 min(d, h_k d_k)"
-                 : core::has_logits_projection(a.kind)            ? "h_k d_k"
-                 : a.kind == core::AttentionKind::GeneralBilinear ? "d"
-                                                                  : "d_p");
+                 term.c_str());
     tooltip(
         "LRB §2.3: (W_k X)^T (W_q X) has rank <= d_p, and X is d wide. Talking-heads mixes h_k such matrices\n"
         "(TH §4); dynamic projections add a second term of the same rank (TH app. A). A cap of n - 1 already\n"
@@ -126,6 +129,10 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
   const float h_each =
       std::clamp(ImGui::GetContentRegionAvail().y / std::max(1, rows) - ImGui::GetStyle().ItemSpacing.y,
                  150.0f * ctx.ui_scale, 320.0f * ctx.ui_scale);
+  // Layer 0's logits are X W_q (X W_k)^T: the input's own cap bounds them too, and the plot's cap
+  // line says so (a low-rank embedding showed "cap 54" over a rank-9 head whose input allows 10).
+  const int cap =
+      c.layer == 0 && s.real.dir.empty() && s.input_rank_cap > 0 ? std::min(l.rank_cap, s.input_rank_cap) : l.rank_cap;
   std::vector<float> sv;
   for (int h = 0; h < heads; ++h) {
     const auto& sp = l.spectra[h];
@@ -135,9 +142,9 @@ void draw_lab_rank(const LabSnapshot& s, LabControls& c, const ViewContext& ctx)
     const bool grouped = !s.real.dir.empty() && s.real.kv_heads < s.real.heads && h < int(s.real.kv_group.size());
     const std::string title = "head " + std::to_string(h) +
                               (grouped ? " (kv " + std::to_string(s.real.kv_group[static_cast<size_t>(h)]) + ")" : "") +
-                              ": rank " + std::to_string(sp.rank) + ", deficit " + std::to_string(s.n - sp.rank) +
-                              "##spec" + std::to_string(h);
-    widgets::SpectrumBars(title.c_str(), sv.data(), static_cast<int>(sv.size()), sp.rank, l.rank_cap, ImVec2(w, h_each),
+                              ": rank " + std::to_string(sp.rank) + " of n = " + std::to_string(s.n) + "##spec" +
+                              std::to_string(h);
+    widgets::SpectrumBars(title.c_str(), sv.data(), static_cast<int>(sv.size()), sp.rank, cap, ImVec2(w, h_each),
                           style);
     if ((h + 1) % cols != 0 && h + 1 < heads) ImGui::SameLine();
   }

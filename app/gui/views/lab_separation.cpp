@@ -92,7 +92,8 @@ void draw_lab_separation(const LabSnapshot& s, const ViewContext& ctx) {
   const float h = std::max(160.0f * ctx.ui_scale, ImGui::GetContentRegionAvail().y);
   if (widgets::BeginPlot("##separation", ImVec2(-1, h))) {
     // Log y: the full-rank curve climbs by hundreds while a layer adds a few, and both must show.
-    widgets::SetupAxes("width d", "log10 of the separation-rank bound (VB eq. 9)", widgets::PlotFlags_LogY);
+    // Short: a longer label did not fit a lesson's plot height and was left out.
+    widgets::SetupAxes("width d", "log10 sep. rank bound", widgets::PlotFlags_LogY);
     plot_all(series);
     widgets::PlotVLine("this d", d, with_alpha(ImGui::GetColorU32(ImGuiCol_Text), 140));
     widgets::EndPlot();

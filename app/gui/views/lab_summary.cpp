@@ -29,9 +29,9 @@ void draw_lab_summary(const LabSnapshot& s, int max_badge_lines) {
                  r.layers, r.d_model, r.heads, r.d_k, kv.c_str(), r.causal ? "causal" : "bidirectional",
                  r.rotary ? ", rotary positions" : "");
   }
-  // A narrow panel breaks the line between its measures, not inside one ("(104.6" / "ms)").
+  // A narrow panel breaks the line between its measures, not inside one ("took 104.6" / "ms").
   char ms[32];
-  std::snprintf(ms, sizeof ms, "(%.1f ms)", s.compute_ms);
+  std::snprintf(ms, sizeof ms, "took %.1f ms", s.compute_ms);  // the tooltip says what took it
   // n is this input's length, which the header's n= (the model's context) bounds: say which.
   const bool shorter = s.real.dir.empty() && s.n < s.spec.context;
   const std::string n_text =
@@ -42,7 +42,8 @@ void draw_lab_summary(const LabSnapshot& s, int max_badge_lines) {
                glued("model params " + human_count(double(s.parameters))).c_str(), glued(ms).c_str());
   tooltip(
       "Parameters per attention layer counted as TH's tables count them (Tables 1-3, 8, 9), multiplies by\n"
-      "TH §5 with n = m = this input's length; computed for this spec, not copied from a table.");
+      "TH §5 with n = m = this input's length; computed for this spec, not copied from a table. The time is what\n"
+      "the last answer to a change took on the lab's engine thread.");
   for (const auto& b : s.bottlenecks) {
     const ImVec4 color = b.paper == "LRB" ? kBadgeLrb : b.paper == "VB" ? kBadgeVb : kBadgeTh;
     ImGui::PushStyleColor(ImGuiCol_Button, color);

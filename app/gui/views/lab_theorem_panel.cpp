@@ -143,7 +143,7 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
   // One click to the head size where this pattern is made exactly (a lecturer's next question).
   if (least >= 1 && least != c.theorem_dp && least <= kTheoremMaxHeadSize) {
     const std::string go = "go to d_p = " + std::to_string(least) + "##theorem_least";
-    if (ImGui::SmallButton(go.c_str())) c.theorem_dp = least;
+    if (ImGui::Button(go.c_str())) c.theorem_dp = least;  // not small: "g", "p" and "_" need the padding
     tooltip("Set the head size to this pattern's own smallest head, where it is made exactly.");
   }
   if (t->causal)

@@ -187,14 +187,25 @@ nlohmann::json LabView::state() const {
   stored_state(&j);
   if (maps_drawn_.model.drawn) {
     const ModelViewDrawn& m = maps_drawn_.model;
-    j["model_view"] = {{"rows", m.rows}, {"cols", m.cols}, {"tile", m.tile}, {"roles_shown", m.roles_shown}};
+    j["model_view"] = {{"rows", m.rows},
+                       {"cols", m.cols},
+                       {"tile", m.tile},
+                       {"roles_shown", m.roles_shown},
+                       {"tile_centres", m.tile_centres}};
   }
   if (maps_drawn_.neurons.drawn) {
     const NeuronsViewDrawn& v = maps_drawn_.neurons;
-    j["neurons_view"] = {{"head", v.head},     {"query", v.query},         {"keys", v.keys},
-                         {"r", v.r},           {"sum_error", v.sum_error}, {"origin", {v.x, v.y}},
-                         {"keys_y", v.keys_y}, {"cell_h", v.cell_h},       {"products_x", v.products_x},
-                         {"cell_w", v.cell_w}};
+    j["neurons_view"] = {{"head", v.head},
+                         {"query", v.query},
+                         {"keys", v.keys},
+                         {"r", v.r},
+                         {"sum_error", v.sum_error},
+                         {"origin", {v.x, v.y}},
+                         {"keys_y", v.keys_y},
+                         {"cell_h", v.cell_h},
+                         {"products_x", v.products_x},
+                         {"cell_w", v.cell_w},
+                         {"head_button", {v.head_button_x, v.head_button_y}}};
   }
   if (maps_drawn_.lines.drawn) {
     const LinesViewDrawn& l = maps_drawn_.lines;

@@ -51,9 +51,14 @@ void highlight_item(const char* control) {
   ImVec4 accent = ImGui::GetStyle().Colors[ImGuiCol_CheckMark];
   accent.w = pulse;
   const float pad = ImGui::GetStyle().FramePadding.y;
-  const ImVec2 lo(ImGui::GetItemRectMin().x - pad, ImGui::GetItemRectMin().y - pad);
-  const ImVec2 hi(ImGui::GetItemRectMax().x + pad, ImGui::GetItemRectMax().y + pad);
-  ImGui::GetWindowDrawList()->AddRect(lo, hi, ImGui::GetColorU32(accent), 4.0f, 0, 3.0f);
+  // Kept inside the panel by the line's half width: a control at its top or left edge lost that
+  // side of its frame to the clip rectangle.
+  const float thickness = 3.0f, inset = thickness * 0.5f;
+  const ImVec2 lo(std::max(ImGui::GetItemRectMin().x - pad, clip.Min.x + inset),
+                  std::max(ImGui::GetItemRectMin().y - pad, clip.Min.y + inset));
+  const ImVec2 hi(std::min(ImGui::GetItemRectMax().x + pad, clip.Max.x - inset),
+                  std::min(ImGui::GetItemRectMax().y + pad, clip.Max.y - inset));
+  ImGui::GetWindowDrawList()->AddRect(lo, hi, ImGui::GetColorU32(accent), 4.0f, 0, thickness);
 }
 
 const std::vector<std::string>& highlights_drawn() { return g_drawn; }
