@@ -722,6 +722,22 @@ TEST(TrainCli, ContradictoryOverflowingAndMisplacedOptionsAreRefusedBeforeTheDbI
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("train.seed: expected an integer >= 0"), std::string::npos) << r.err;
   EXPECT_EQ(file_hash(db), before);
+  // Values that once read as "not given", and a folder where a file belongs: each named.
+  const std::string x_csv = temp_path("X.csv"), p_csv = temp_path("P.csv");
+  write_text(x_csv, "1,0\n0,1\n");
+  write_text(p_csv, "0.5,0.5\n0.5,0.5\n");
+  for (const auto& [args, expect] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"represent", "--input", x_csv, "--target", p_csv, "--head-size", "-1"},
+            "head size d_p = -1 is impossible"},
+           {{"inspect", "--attention", "multi-head", "--d-model", "0", "--heads", "2"}, "d_model = 0 is impossible"},
+           {{"represent", "--input", x_csv, "--target", temp_path(""), "--head-size", "1"}, "is a folder"},
+           {{"enqueue", temp_path(""), "--db", db}, "is a folder; give a suite file"},
+       }) {
+    const auto bad = run_worker(args);
+    EXPECT_EQ(bad.exit_code, 2) << expect;
+    EXPECT_NE(bad.err.find(expect), std::string::npos) << bad.err;
+  }
+  EXPECT_EQ(file_hash(db), before);
   const std::string nowhere = temp_path("no_such_folder") + "/runs.sqlite";
   r = run_worker(train_args(nowhere, "a"));
   EXPECT_EQ(r.exit_code, 2);
