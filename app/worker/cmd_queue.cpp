@@ -208,8 +208,10 @@ bool refuse_clashes(db::RunStore& store, const Suite& suite, const QueueOptions&
                     bool* new_text) {
   // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
   // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
+  bool adds = false;  // a run of the suite is not in the store yet
   for (const auto& r : suite.runs) {
     const auto existing = store.find_run(r.name);
+    adds = adds || !existing;
     if (!existing) continue;
     if (const auto difference = config_difference(existing->config_json, r.parsed)) {
       std::cerr << "headroom-worker " << command << ": run " << r.name << " in " << o.db
@@ -224,8 +226,6 @@ bool refuse_clashes(db::RunStore& store, const Suite& suite, const QueueOptions&
   *new_text = false;
   for (const auto& stored : store.list_suites()) {
     if (stored.name != suite.name) continue;
-    const bool adds =
-        std::any_of(suite.runs.begin(), suite.runs.end(), [&](const SuiteRun& r) { return !store.find_run(r.name); });
     if (!adds) break;
     if (!stored.scale.empty() && stored.scale != suite.scale) {
       std::cerr << "headroom-worker " << command << ": suite " << suite.name << " in " << o.db
