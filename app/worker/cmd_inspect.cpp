@@ -40,8 +40,9 @@ struct InspectOptions {
   uint64_t seed = 0;
   bool causal = false, json = false;
   std::string dump, dynamic;
-  std::string device = "cpu";  // where the --dump forward pass runs
-  InspectModelOptions model;   // --model DIR: a real checkpoint instead of one layer's spec
+  std::string device = "cpu";      // where the --dump forward pass runs
+  InspectModelOptions model;       // --model DIR: a real checkpoint instead of one layer's spec
+  std::vector<std::string> given;  // the options on the command line, by long name
 };
 
 const std::map<std::string, std::string> kFlagOfField = {
@@ -105,6 +106,19 @@ void write_dump(const AttentionSpec& spec, int n, uint64_t seed, const std::stri
 }
 
 int run_inspect(const InspectOptions& o) {
+  // A layer's flags with --model, or --model's without it, would be ignored: refused instead.
+  const std::vector<std::string> layer_only = {"--attention", "--d-model", "--heads", "--heads-k", "--heads-v",
+                                               "--dk",        "--dv",      "--n",     "--m",       "--seed",
+                                               "--dynamic",   "--causal",  "--device"};
+  if (!o.model.model.empty() &&
+      refuse_given(o.given, layer_only, "inspect",
+                   "describes a layer drawn at random; --model DIR reads its layers, sizes and mask from the model's "
+                   "config.json: drop one of them"))
+    return kExitBadInput;
+  if (o.model.model.empty() &&
+      refuse_given(o.given, {"--text", "--ids", "--no-special-tokens", "--layer"}, "inspect",
+                   "reads a real model: give --model DIR with it, or drop it to inspect a layer drawn at random"))
+    return kExitBadInput;
   if (!o.model.model.empty()) {
     InspectModelOptions m = o.model;
     m.json = o.json;
@@ -254,7 +268,10 @@ Command register_inspect(CLI::App& root) {
                     "--dump: run the forward pass on cpu (default), cuda, cuda:N or auto; the layer and X are drawn "
                     "on the CPU from --seed either way");
   app->add_flag("--json", o->json, "Print one JSON object");
-  return {app, [o] { return run_inspect(*o); }};
+  return {app, [o, app] {
+            o->given = given_options(*app);
+            return run_inspect(*o);
+          }};
 }
 
 }  // namespace headroom::worker

@@ -2,6 +2,7 @@
 // applies (d_p >= n - 1; causal: d_p >= floor(n/2) and P generic; X of full column rank), the best
 // fit otherwise; full or causal attention. `--sweep` measures the thresholds on drawn targets
 // instead (docs/causal_threshold.md).
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -38,7 +39,24 @@ struct RepresentOptions {
   std::string pattern = "random";
   int targets = 10, restarts = 3;
   std::string csv;
+  std::vector<std::string> given;  // the options on the command line, by long name
 };
+
+// Options of the other mode are refused, not ignored: "--sweep 4:8 --input X.csv" would measure
+// drawn inputs while the user believes it measured theirs.
+bool refuse_other_mode(const RepresentOptions& o) {
+  if (o.sweep.empty())
+    return refuse_given(o.given, {"--masks", "--pattern", "--targets", "--restarts", "--csv"}, "represent",
+                        "is a --sweep option (it measures drawn targets); give --sweep N_MIN:N_MAX with it, or drop "
+                        "it to reach your P from your X");
+  return refuse_given(o.given, {"--causal"}, "represent",
+                      "is for one target; --sweep takes the masks it measures as --masks causal (or full,causal)") ||
+         refuse_given(o.given, {"--perturbation"}, "represent",
+                      "applies to one target (--input, --target), not to --sweep") ||
+         refuse_given(o.given, {"--input", "--target", "--head-size"}, "represent",
+                      "is for one target; --sweep draws its own X (d = 2n rows), targets and d_p = 1..n: drop it, or "
+                      "drop --sweep to reach your P from your X");
+}
 
 nlohmann::json matrix_json(const Eigen::MatrixXd& m) {
   auto rows = nlohmann::json::array();
@@ -80,11 +98,6 @@ bool parse_method(const std::string& text, core::ReachMethod* method) {
 }
 
 int run_sweep(const RepresentOptions& o) {
-  if (o.perturbation > 0) {
-    std::cerr << "headroom-worker represent: --perturbation applies to one target (--input, --target), not to "
-                 "--sweep\n";
-    return kExitBadInput;
-  }
   core::ThresholdSweep s;
   if (!parse_method(o.method, &s.method)) return kExitBadInput;
   // Fits cost ~n^3 per iteration over every d_p; the construction runs once per target.
@@ -210,6 +223,7 @@ int run_sweep(const RepresentOptions& o) {
 }
 
 int run_represent(const RepresentOptions& o) {
+  if (refuse_other_mode(o)) return kExitBadInput;
   if (!o.sweep.empty()) return run_sweep(o);
   if (o.input.empty() || o.target.empty() || o.head_size == std::numeric_limits<int>::min()) {
     std::cerr << "headroom-worker represent: give --input X.csv, --target P.csv and --head-size d_p "
@@ -321,7 +335,10 @@ Command register_represent(CLI::App& root) {
   app->add_option("--restarts", o->restarts, "--sweep: random starts per fit (default 3)")->check(CLI::Range(1, 100));
   app->add_option("--csv", o->csv, "--sweep: also write every point (and every target's error) to this CSV");
   app->add_flag("--json", o->json, "Print one JSON object");
-  return {app, [o] { return run_represent(*o); }};
+  return {app, [o, app] {
+            o->given = given_options(*app);
+            return run_represent(*o);
+          }};
 }
 
 }  // namespace headroom::worker

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "core/data/corpus.h"
@@ -12,6 +14,36 @@
 #include "experiments_db/run_store.h"
 
 namespace headroom::worker {
+namespace {
+
+// What a run can learn of a text-file corpus before it trains: whether it reads as a corpus
+// (UTF-8, ...) and the sizes of its train and validation parts. Read once per path, size and
+// modification time: a suite's runs share their file.
+struct FileCorpus {
+  std::string problem;  // load_corpus_text's message, without its "corpus PATH: "
+  core::SplitBytes bytes;
+};
+FileCorpus read_file_corpus(const std::string& path, const struct stat& st) {
+  static std::mutex mu;
+  static std::map<std::string, std::pair<std::string, FileCorpus>> seen;  // path -> (version, what it held)
+  const std::string version =
+      std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = seen.find(path);
+  if (it != seen.end() && it->second.first == version) return it->second.second;
+  FileCorpus c;
+  try {
+    c.bytes = core::split_bytes(core::load_corpus_text(path));
+  } catch (const std::invalid_argument& e) {
+    c.problem = e.what();
+    const std::string named = "corpus " + path + ": ";
+    if (c.problem.rfind(named, 0) == 0) c.problem.erase(0, named.size());
+  }
+  seen[path] = {version, c};
+  return c;
+}
+
+}  // namespace
 
 int data_vocab_size(const std::string& corpus, const std::string& tokenizer) {
   // The tokenizer is checked whatever the corpus: a config stores it, and a synthetic task
@@ -61,6 +93,8 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
       throw std::invalid_argument(
           at("train.corpus: ") + c.train.corpus + ": " + problem +
           "; use kjv or linux-docs (built in), a UTF-8 text file, or one of copy, reverse, induction, recall");
+    const std::string unreadable = read_file_corpus(c.train.corpus, st).problem;  // says what to do
+    if (!unreadable.empty()) throw std::invalid_argument(at("train.corpus: ") + c.train.corpus + ": " + unreadable);
   }
   int vocab = 0;
   try {
@@ -81,6 +115,25 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (c.train.seq_len > c.model.context)
     throw std::invalid_argument(at("train.seq_len: ") + std::to_string(c.train.seq_len) +
                                 " exceeds model.context = " + std::to_string(c.model.context));
+  if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus)) {
+    // A batch takes windows of n + 1 tokens from each part, at n + 2 or more (core/data/data_source).
+    struct stat st {};
+    stat(c.train.corpus.c_str(), &st);
+    const core::SplitBytes bytes = read_file_corpus(c.train.corpus, st).bytes;
+    const size_t n = static_cast<size_t>(c.train.seq_len > 0 ? c.train.seq_len : c.model.context);
+    const bool is_bytes = c.train.tokenizer == "bytes";
+    const size_t smallest = std::min(bytes.train, bytes.validation);
+    const size_t most_tokens = smallest + (is_bytes ? 0 : 1);
+    if (most_tokens < n + 2)
+      throw std::invalid_argument(
+          at("train.corpus: ") + c.train.corpus + ": its " +
+          (bytes.validation <= bytes.train ? "validation" : "training") + " part holds " +
+          (is_bytes ? "" : "at most ") + std::to_string(most_tokens) + (most_tokens == 1 ? " token (" : " tokens (") +
+          std::to_string(smallest) + (smallest == 1 ? " byte)" : " bytes)") +
+          ", too few for sequences of n = " + std::to_string(n) + ", which need n + 2 = " + std::to_string(n + 2) +
+          "; give a longer text (validation is every 20th 8 KiB block, or the last tenth of a text under 160 KiB) "
+          "or a shorter context");
+  }
   return c;
 }
 

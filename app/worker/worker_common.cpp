@@ -140,6 +140,23 @@ void note_cpu_kernels(const std::string& device, const char* command) {
     std::cerr << "headroom-worker " << command << ": note: " << advice << "\n";
 }
 
+std::vector<std::string> given_options(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options())
+    if (option->count() > 0) names.push_back(option->get_name());
+  return names;
+}
+
+bool refuse_given(const std::vector<std::string>& given, const std::vector<std::string>& names, const char* command,
+                  const std::string& why) {
+  for (const auto& name : names)
+    if (std::find(given.begin(), given.end(), name) != given.end()) {
+      std::cerr << "headroom-worker " << command << ": " << name << " " << why << "\n";
+      return true;
+    }
+  return false;
+}
+
 CLI::Validator finite_range(double lo, double hi) {
   std::ostringstream r;
   r << "[" << lo << ", " << hi << "]";

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/worker/run_config.h"
 #include "experiments_db/connection.h"
@@ -45,6 +46,12 @@ void add_checkpoint_interval_option(CLI::App* app, double* seconds);
 void add_stale_after_option(CLI::App* app, double* seconds);
 // A number in [lo, hi], NaN and infinities refused (CLI::Range lets NaN through: it fails no comparison).
 CLI::Validator finite_range(double lo, double hi);
+// The long names ("--input") of the options given on `app`'s command line, once it has parsed.
+std::vector<std::string> given_options(const CLI::App& app);
+// Says on stderr, as `command: NAME ...why`, the first of `names` that `given` holds; true when
+// it said one. For options of another mode, refused rather than ignored.
+bool refuse_given(const std::vector<std::string>& given, const std::vector<std::string>& names, const char* command,
+                  const std::string& why);
 // Makes `conn` wait up to `seconds` for locks, saying on stderr when a wait passes 5 s.
 void wait_for_locks(db::Connection& conn, double seconds);
 // Opens `path` for a command with --lock-wait: the open itself waits up to `seconds` for a lock,

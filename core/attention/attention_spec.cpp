@@ -1,5 +1,6 @@
 #include "core/attention/attention_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -190,6 +191,14 @@ std::optional<AttentionSpec> make_attention_spec(const AttentionRequest& r, std:
   }
 
   out = validate(s);
+  // heads_k and heads_v not asked for are copies of heads: its problem is theirs, said once.
+  const bool heads_wrong = std::any_of(out.begin(), out.end(), [](const SpecProblem& p) { return p.field == "heads"; });
+  if (heads_wrong)
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const SpecProblem& p) {
+                               return (p.field == "heads_k" && !r.heads_k) || (p.field == "heads_v" && !r.heads_v);
+                             }),
+              out.end());
   if (!out.empty()) return std::nullopt;
   return s;
 }

@@ -191,6 +191,12 @@ int count_train_symbols(const std::string& text) {
   return static_cast<int>(std::count(std::begin(seen), std::end(seen), true));
 }
 
+SplitBytes split_bytes(const std::string& text) {
+  SplitBytes b;
+  for (const Span& s : split_spans(text)) (s.validation ? b.validation : b.train) += s.end - s.begin;
+  return b;
+}
+
 std::string load_corpus_text(const std::string& name) {
   std::string text;
   if (name == "kjv") {

@@ -49,6 +49,13 @@ void split_train_validation(const std::string& text, std::string* train, std::st
 // How many distinct bytes occur in the training part of that split, without copying it (the lab's
 // vocabulary badge: the symbols a byte-level model trained on).
 int count_train_symbols(const std::string& text);
+// The sizes in bytes of the two parts that split makes, without copying them: a byte tokenizer
+// gives exactly that many tokens, sentencepiece's BPE at most one more (a line's dummy prefix
+// takes the place of its newline, and the last line may have none).
+struct SplitBytes {
+  size_t train = 0, validation = 0;
+};
+SplitBytes split_bytes(const std::string& text);
 
 // FNV-1a 64-bit hash.
 uint64_t fnv1a64(const std::string& bytes);

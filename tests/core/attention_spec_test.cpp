@@ -82,6 +82,20 @@ TEST(AttentionSpec, HeadCountsMustMatchWhereTheKindNeedsIt) {
   EXPECT_TRUE(make(th, &p));
 }
 
+TEST(AttentionSpec, AnImpossibleHeadCountIsSaidOnceNotAgainForTheCountsCopiedFromIt) {
+  std::vector<SpecProblem> p;
+  EXPECT_FALSE(make({AttentionKind::TalkingHeads, 64, -2}, &p));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].field, "heads");
+  EXPECT_EQ(p[0].message, "heads = -2 is impossible: it must be at least 1");
+  // Counts the user gave are their own: each is said.
+  AttentionRequest r{AttentionKind::TalkingHeads, 64, -2};
+  r.heads_k = 0;
+  EXPECT_FALSE(make(r, &p));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[1].field, "heads_k");
+}
+
 TEST(AttentionSpec, GeneralBilinearUsesFullWidth) {
   std::vector<SpecProblem> p;
   auto s = make({AttentionKind::GeneralBilinear, 48, 3}, &p);

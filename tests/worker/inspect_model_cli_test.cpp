@@ -168,6 +168,14 @@ TEST(InspectModelCli, BadDirectoriesAndInputsAreOneLineNamingTheProblem) {
       {{"--model", model, "--text", "no tokenizer here"}, model},
       {{"--model", model, "--ids", "1,2", "--dump", dir.file("d.st"), "--layer", "2"}, "--layer 2"},
       {{"--d-model", "16"}, "give a layer"},
+      // Flags of the other mode are refused, not ignored.
+      {{"--model", model, "--ids", "1,2", "--heads", "3"}, "--heads describes a layer drawn at random; --model DIR"},
+      {{"--model", model, "--ids", "1,2", "--causal"}, "--causal describes a layer"},
+      {{"--attention", "multi-head", "--d-model", "16", "--heads", "2", "--text", "hi"},
+       "--text reads a real model: give --model DIR with it"},
+      // heads_k and heads_v copied from an impossible heads are not reported again.
+      {{"--attention", "talking-heads", "--d-model", "64", "--heads", "-2"},
+       "--heads: heads = -2 is impossible: it must be at least 1"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"inspect"};

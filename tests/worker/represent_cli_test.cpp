@@ -219,6 +219,13 @@ TEST(RepresentCli, SweepAndMissingArgumentsAreExplained) {
       {{"represent", "--sweep", "4:5", "--masks", "full,sideways"}, "'sideways' is not a mask"},
       {{"represent", "--sweep", "4:5", "--pattern", "stripes"}, "use random or self-vs-past"},
       {{"represent", "--input", temp_path("X.csv")}, "give --input X.csv, --target P.csv and --head-size"},
+      // The other mode's options are refused, not ignored (the sweep drew its own X while the user
+      // believed it measured theirs).
+      {{"represent", "--sweep", "4:5", "--input", temp_path("X.csv")}, "--input is for one target; --sweep draws"},
+      {{"represent", "--sweep", "4:5", "--head-size", "2"}, "--head-size is for one target"},
+      {{"represent", "--sweep", "4:5", "--causal"}, "--masks causal"},
+      {{"represent", "--pattern", "random", "--head-size", "2"}, "--pattern is a --sweep option"},
+      {{"represent", "--csv", temp_path("s.csv")}, "--csv is a --sweep option"},
   };
   for (const auto& c : cases) {
     auto r = run_worker(c.args);

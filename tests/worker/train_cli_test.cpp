@@ -330,6 +330,10 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   const std::string base = tiny_suite("bad", "steps = 5\n");
   const std::string empty_corpus = temp_path("empty_corpus.txt");
   write_text(empty_corpus, "");
+  const std::string latin1_corpus = temp_path("latin1_corpus.txt");
+  write_text(latin1_corpus, "In the beginning\n\xe9t\xe9\n" + std::string(400, 'a') + "\n");
+  const std::string short_corpus = temp_path("short_corpus.txt");
+  write_text(short_corpus, "In the beginning God created the heaven and the earth.\n");
   struct Case {
     std::string name, toml, expect;
   };
@@ -342,6 +346,15 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
       {"corpus_is_a_folder", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"/tmp\"\n", "not a regular file"},
       {"empty_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + empty_corpus + "\"\n",
        "the file is empty"},
+      // Read when the suite is queued, not when a worker first trains on it (a failed run, exit 1).
+      {"latin1_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + latin1_corpus + "\"\n",
+       "not UTF-8 text (invalid byte at offset 17)"},
+      {"short_corpus", base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + short_corpus + "\"\n",
+       "its validation part holds 5 tokens (5 bytes), too few for sequences of n = 8"},
+      {"short_corpus_bpe",
+       base + "[[grid]]\nlabel = \"a\"\n\"train.corpus\" = \"" + short_corpus +
+           "\"\n\"train.tokenizer\" = \"bpe:100\"\n",
+       "its validation part holds at most 6 tokens (5 bytes)"},
       {"tiny_bpe", base + "[[grid]]\nlabel = \"a\"\n\"train.tokenizer\" = \"bpe:3\"\n", "16..65536"},
       {"negative_data_seed", base + "[[grid]]\nlabel = \"a\"\n\"train.data_seed\" = [-1]\n",
        "train.data_seed: expected an integer >= 0"},
