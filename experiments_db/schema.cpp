@@ -1,5 +1,7 @@
 #include "experiments_db/schema.h"
 
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <string>
 
@@ -187,7 +189,22 @@ void migrate_schema(Connection& connection, int from_version) {
                   " migrations but kSchemaVersion " + std::to_string(kSchemaVersion) + "; they must match");
   }
   for (int version = from_version; version < kSchemaVersion; ++version) {
-    connection.exec(migrations[static_cast<std::size_t>(version)]);
+    try {
+      connection.exec(migrations[static_cast<std::size_t>(version)]);
+    } catch (const DbError& e) {
+      // A lock or a full disk says so itself; an SQL error here means the tables are not what the
+      // version number says (e.g. "duplicate column name": they are already a later version's).
+      if ((e.sqlite_code() & 0xFF) != SQLITE_ERROR) throw;
+      const std::string what = e.what();
+      const std::size_t reason_at = what.rfind("\": ");
+      throw DbError(connection.path() + ": says it is schema version " + std::to_string(from_version) +
+                        ", but upgrading it to version " + std::to_string(version + 1) + " failed (" +
+                        (reason_at == std::string::npos ? what : what.substr(reason_at + 3)) +
+                        "): its tables do not match the version it states, so a program other than Headroom "
+                        "changed them or its version number (`sqlite3 FILE .schema` shows its tables). The file "
+                        "was not changed.",
+                    e.sqlite_code());
+    }
   }
   connection.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
                   "; PRAGMA user_version = " + std::to_string(kSchemaVersion));

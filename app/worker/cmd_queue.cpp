@@ -204,8 +204,9 @@ void warn_of_paper_runs_on_a_cpu(const std::string& db_path, const std::string& 
 // Whether `suite` clashes with what `store` holds, said on stderr: a run of one of its names with
 // another configuration, or a suite of its name that is another suite or at another scale.
 // *new_text: the store's suite of this name is an earlier text of this one, which these runs join.
+// *stored (when given): the suite's runs the store already holds.
 bool refuse_clashes(db::RunStore& store, const Suite& suite, const QueueOptions& o, const std::string& command,
-                    bool* new_text) {
+                    bool* new_text, std::vector<db::RunRecord>* stored_runs = nullptr) {
   // A run of the same name already in the DB must be the same run: enqueueing is idempotent by
   // name, so a changed suite (or another --precision) would otherwise be ignored in silence.
   bool adds = false;  // a run of the suite is not in the store yet
@@ -213,6 +214,7 @@ bool refuse_clashes(db::RunStore& store, const Suite& suite, const QueueOptions&
     const auto existing = store.find_run(r.name);
     adds = adds || !existing;
     if (!existing) continue;
+    if (stored_runs) stored_runs->push_back(*existing);
     if (const auto difference = config_difference(existing->config_json, r.parsed)) {
       std::cerr << "headroom-worker " << command << ": run " << r.name << " in " << o.db
                 << " was enqueued with a different configuration (" << *difference
@@ -310,13 +312,12 @@ int run_suite(const QueueOptions& o) {
   {
     auto conn = open_waiting(o.db, db::OpenMode::Create, o.lock_wait);
     db::RunStore store(conn);
-    std::vector<db::RunRecord> failed;  // this shard's runs that failed before: `run` retries them
-    for (const auto& r : suite.runs)
-      if (const auto existing = store.find_run(r.name);
-          existing && existing->status == db::RunStatus::Failed && r.shard_key % shard.count == shard.index)
-        failed.push_back(*existing);
     bool new_text = false;
-    if (refuse_clashes(store, suite, o, command, &new_text)) return kExitBadInput;
+    std::vector<db::RunRecord> stored_runs;
+    if (refuse_clashes(store, suite, o, command, &new_text, &stored_runs)) return kExitBadInput;
+    std::vector<db::RunRecord> failed;  // this shard's runs that failed before: `run` retries them
+    for (const auto& run : stored_runs)
+      if (run.status == db::RunStatus::Failed && run.shard_key % shard.count == shard.index) failed.push_back(run);
     db::Transaction tx(conn);
     const auto suite_id = store.ensure_suite(suite.name, suite.source, suite.scale);
     if (new_text) {

@@ -197,6 +197,22 @@ TEST(Open, Version1IsUpgradedInPlaceWithItsSeriesSummaries) {
   EXPECT_EQ(store.list_runs().size(), 3u);
 }
 
+TEST(Open, AVersionNumberItsTablesContradictIsRefusedAndTheFileUnchanged) {
+  // A current file whose version number was set back to 1: upgrading it would add columns it has.
+  TempDir dir;
+  const std::string path = dir.path("relabelled.sqlite");
+  {
+    Connection connection = Connection::open(path, OpenMode::Create);
+    RunStore(connection).enqueue_run(simple_run("a"));
+  }
+  raw_exec(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 1");
+  const std::string before = read_bytes(path);
+  expect_refused(path, OpenMode::ReadWrite,
+                 {"says it is schema version 1, but upgrading it to version 2 failed (duplicate column name",
+                  "its tables do not match the version it states", "The file was not changed."});
+  EXPECT_EQ(read_bytes(path), before);
+}
+
 TEST(Open, TextFileIsRefusedAndUnchanged) {
   TempDir dir;
   const std::string path = dir.path("notes.txt");

@@ -58,19 +58,6 @@ void draw_legend_below(const std::vector<PlotSeries>& all, float width) {
   }
 }
 
-// ImGui's word wrap may break after any comma, which cut "1,387,264" into "1," and "387,264":
-// shown with narrow no-break spaces between the digit groups (ISO 80000's separator) it stays whole.
-std::string unbreakable_numbers(const std::string& text) {
-  auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool group =
-        text[i] == ',' && i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
-    out += group ? std::string("\xE2\x80\xAF") : std::string(1, text[i]);
-  }
-  return out;
-}
-
 }  // namespace
 
 void ExplorerFigures::follow(const ExplorerSession& session) {
@@ -115,9 +102,7 @@ void ExplorerFigures::draw(const ExplorerSession& session, const std::string& re
     adopted_request_ = built->request;
     version_ = built->rows_version;
     have_figures_ = true;
-    figures_ = built->figures;
-    for (auto& f : figures_)
-      for (auto& note : f.notes) note = unbreakable_numbers(note);  // once per build, not per frame
+    figures_ = built->figures;  // notes break only at spaces (wrapped_text): "1,387,264" stays whole
     warnings_ = built->warnings;
   }
   // First the figure of what the person looks at, so that a scene's axis alone goes to that one.
