@@ -148,6 +148,14 @@ std::vector<AxisTick> log_ticks(double lo, double hi, int target_count) {
     }
     return nice_ticks(lo, hi, target_count);
   }
+  if (decades == 2 && (l1 - l0) < 2.5) {
+    // Two powers of ten alone (10 and 100 on a plot of 9 .. 95) leave a tall axis nearly bare:
+    // 1-2-5 multiples too, where there is room for them.
+    std::vector<AxisTick> t = mantissa_ticks(lo, hi, kOneTwoFive);
+    int labeled = 0;
+    for (const AxisTick& k : t) labeled += k.major;
+    if (labeled <= std::max(target_count, 4) + 1) return t;
+  }
 
   target_count = std::max(1, target_count);
   const int stride = std::max(1, static_cast<int>(std::ceil(static_cast<double>(decades) / target_count)));

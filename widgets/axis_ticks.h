@@ -23,7 +23,8 @@ std::vector<AxisTick> nice_ticks(double lo, double hi, int target_count);
 // Log axis (lo, hi > 0): majors at powers of ten (every k-th decade when there are
 // many), unlabeled minors at 2..9 x 10^k when few decades are shown. When the range
 // spans less than about a decade and a half, labels 1-2-5 (or every digit) multiples
-// instead, and falls back to nice_ticks() so the axis is never bare.
+// instead, and falls back to nice_ticks() so the axis is never bare; with only two powers of ten
+// inside (under 2.5 decades), labels 1-2-5 multiples too where target_count allows.
 std::vector<AxisTick> log_ticks(double lo, double hi, int target_count);
 
 // Categorical axis: x = i stands for names[i]. A tick at every index inside [lo, hi]; when more

@@ -18,6 +18,7 @@
 #include "widgets/plot_math.h"
 #include "widgets/png_export.h"
 #include "widgets/svg_plot.h"
+#include "widgets/text_wrap.h"
 
 namespace headroom::widgets {
 
@@ -100,7 +101,12 @@ ImRect layout_plot_area(const PlotState& st) {
   const float line = ImGui::GetTextLineHeight();
   const ImRect& f = g_plot.frame;
   const float tick_w = st.y_tick_w > 0.0f ? st.y_tick_w : ImGui::CalcTextSize("0.000").x;
-  const float top = g_plot.title.empty() ? line * 0.5f : line + 6.0f;
+  // A title wider than the frame takes a second line (a metric's "...; lower is better" is read
+  // there) before it is cut with "...".
+  g_plot.title_shown =
+      g_plot.title.empty() ? std::string() : wrap_in_current_font(g_plot.title, f.GetWidth() - 4.0f, 2);
+  const int title_lines = static_cast<int>(std::count(g_plot.title_shown.begin(), g_plot.title_shown.end(), '\n')) + 1;
+  const float top = g_plot.title.empty() ? line * 0.5f : line * static_cast<float>(title_lines) + 6.0f;
   const float bottom = line + 9.0f + (g_plot.x_label.empty() ? 0.0f : line + 2.0f);
   g_plot.y_label_shown =
       detail::fitting_y_label(g_plot.y_label.c_str(), nullptr, std::floor(f.GetHeight() - top - bottom));
@@ -503,8 +509,12 @@ void EndPlot() {
 
   // Labels.
   const ImU32 tc = detail::text_color();
-  if (!g_plot.title.empty())
-    detail::draw_title(dl, f.Min.x, f.Max.x, plot.GetCenter().x, f.Min.y + 1.0f, tc, g_plot.title.c_str());
+  for (std::size_t begin = 0, i = 0; begin < g_plot.title_shown.size(); ++i) {
+    const std::size_t end = std::min(g_plot.title_shown.find('\n', begin), g_plot.title_shown.size());
+    detail::draw_title(dl, f.Min.x, f.Max.x, plot.GetCenter().x, f.Min.y + 1.0f + line * static_cast<float>(i), tc,
+                       g_plot.title_shown.c_str() + begin, g_plot.title_shown.c_str() + end);
+    begin = end + 1;
+  }
   if (!g_plot.x_label.empty()) {
     // Clear of the frame's bottom by the font's whole height (ImGui rounds its ascent and descent
     // outwards, past one line) and 3 pixels: set one line above it, a plot at a window's bottom edge

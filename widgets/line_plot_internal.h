@@ -62,6 +62,7 @@ struct PlotContext {
   bool open = false;
   ImGuiID id = 0;
   std::string title;
+  std::string title_shown;  // title as drawn: in two lines ('\n') where one is too narrow (layout)
   ImRect frame;
   std::string x_label, y_label;
   const char* y_label_shown = nullptr;    // y_label where the plot is tall enough for it (layout)

@@ -111,17 +111,20 @@ bool TextWrappedAtSpaces(std::string_view text, int max_lines) {
   // As ImGui::TextWrapped: where no wrap position is pushed, the window's edge.
   const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
   const float width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos);
-  ImFont* font = ImGui::GetFont();
-  const float size = ImGui::GetFontSize();
-  const auto measure = [&](std::string_view s) {
-    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
-  };
   bool cut = false;
-  const std::string lines = keep_lines(wrap_at_spaces(text, width, measure), max_lines, width, measure, &cut);
+  const std::string lines = wrap_in_current_font(text, width, max_lines, &cut);
   ImGui::PushTextWrapPos(-1.0f);  // the breaks are in the text now
   ImGui::TextUnformatted(lines.data(), lines.data() + lines.size());
   ImGui::PopTextWrapPos();
   return cut;
+}
+
+float current_font_width(std::string_view text) {
+  return ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize(), FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+}
+
+std::string wrap_in_current_font(std::string_view text, float width, int max_lines, bool* cut) {
+  return keep_lines(wrap_at_spaces(text, width, current_font_width), max_lines, width, current_font_width, cut);
 }
 
 std::string elide_middle(std::string_view text, float width) {

@@ -22,6 +22,11 @@ std::string wrap_at_spaces(std::string_view text, float width, const std::functi
 std::string keep_lines(const std::string& wrapped, int max_lines, float width,
                        const std::function<float(std::string_view)>& measure, bool* cut = nullptr);
 
+// The width of `text` in the current ImGui font and size: the `measure` of the two above.
+float current_font_width(std::string_view text);
+// wrap_at_spaces, then keep_lines (max_lines <= 0: all), measured in the current font.
+std::string wrap_in_current_font(std::string_view text, float width, int max_lines = 0, bool* cut = nullptr);
+
 // `text` as it fits `width` in the current font: whole, or its start and end with "..." between
 // them (names differ at both ends: a suite's prefix, a config's tail such as "seed=3"). A UTF-8
 // character is never split; about log2(length) text measurements.

@@ -631,10 +631,8 @@ void App::draw_status_bar() {
   const double age = ImGui::GetTime() - status_time_;
   if (!status_.empty() && (status_error_ || age < 12.0)) {
     const float room = std::max(60.0f, ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() - w - 20.0f);
-    const auto measure = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
     bool cut = false;
-    const std::string shown =
-        widgets::keep_lines(widgets::wrap_at_spaces(status_, room, measure), 1, room, measure, &cut);
+    const std::string shown = widgets::wrap_in_current_font(status_, room, 1, &cut);
     if (status_error_) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", shown.c_str());
     else ImGui::TextUnformatted(shown.c_str());
     if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", status_.c_str());

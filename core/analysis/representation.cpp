@@ -239,7 +239,7 @@ std::optional<std::string> check_representation_inputs(const Eigen::MatrixXd& X,
       m.precision(10);
       m << "column " << j << " of P sums to " << sum
         << ": P must be column-stochastic (each column, one query's weights over the keys, sums to 1 within "
-        << kColumnSumTolerance << ")";
+        << kColumnSumTolerance << "); divide each column by its sum (a CSV of 3 decimals rarely sums to 1 exactly)";
       return m.str();
     }
   }

@@ -134,6 +134,20 @@ TEST(AxisTicks, UnderTwoDecadesLabelsOneTwoFive) {
   for (const auto& k : z) EXPECT_FALSE(k.label.empty());
 }
 
+TEST(AxisTicks, TwoDecadesAloneGainOneTwoFiveLabels) {
+  // VB's bound from 8 to 120 (the lab's depth-vs-width plot) read "10" and "100" and nothing else.
+  const auto t = hw::log_ticks(8.0, 120.0, 5);
+  std::vector<std::string> labels;
+  for (const auto& k : t)
+    if (k.major) labels.push_back(k.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"10", "20", "50", "100"}));
+  // Where they would crowd a short axis, the powers of ten alone.
+  labels.clear();
+  for (const auto& k : hw::log_ticks(1.5, 400.0, 2))
+    if (k.major) labels.push_back(k.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"10", "100"}));
+}
+
 TEST(AxisTicks, CategoryTicksNameEveryIndexInsideTheRange) {
   const std::vector<std::string> names{"6-6-6", "6-24-6", "24-6-24", "6-24-24", "24-24-6", "24-24-24"};
   // A padded range (-0.4 .. 5.4) keeps exactly the six indices.

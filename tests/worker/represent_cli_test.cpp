@@ -47,7 +47,7 @@ TEST(RepresentCli, BadInputsAreRefusedClearly) {
     std::string expect;
   };
   std::vector<Case> cases = {
-      {{"represent", "--input", x, "--target", p, "--head-size", "2", "--json"}, "column-stochastic"},
+      {{"represent", "--input", x, "--target", p, "--head-size", "2", "--json"}, "divide each column by its sum"},
       {{"represent", "--input", x, "--target", ragged, "--head-size", "2"}, "same number of columns"},
       {{"represent", "--input", x, "--target", word, "--head-size", "2"}, "'half', not a finite number"},
       {{"represent", "--input", nan, "--target", x, "--head-size", "2"}, "'nan', not a finite number"},

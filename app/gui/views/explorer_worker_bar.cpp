@@ -197,13 +197,12 @@ void ExplorerWorkerBar::draw(ExplorerSession& session) {
     for (const auto& suite : all) names = std::max(names, ImGui::CalcTextSize(suite.stem.c_str()).x);
     const float column = style.WindowPadding.x + names + ImGui::GetFontSize();
     const float text_width = list_width - style.WindowPadding.x - column;
-    const auto measure = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
     float text_right = 0.0f;
     for (int i = 0; i < static_cast<int>(all.size()); ++i) {
       const explorer::SuiteInfo& suite = all[static_cast<size_t>(i)];
       // Wrapped here rather than by ImGui, so that the row's height is known before its Selectable.
       const std::string text =
-          widgets::wrap_at_spaces(suite.error.empty() ? suite.reproduces : "cannot be read", text_width, measure);
+          widgets::wrap_in_current_font(suite.error.empty() ? suite.reproduces : "cannot be read", text_width);
       const float height = ImGui::CalcTextSize(text.c_str()).y;
       if (ImGui::Selectable(suite.stem.c_str(), i == suite_index_, 0, ImVec2(0.0f, height))) suite_index_ = i;
       tooltip(describe(suite));

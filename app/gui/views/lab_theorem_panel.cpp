@@ -156,7 +156,13 @@ void LabTheoremPanel::draw(LabControls& c, const ViewContext& ctx) {
         "Full, n = %d: every pattern exactly from d_p = n - 1 = %d (LRB Thm 1 with a constant per query).", t->n,
         t->every_pattern_threshold);
   ImGui::PopTextWrapPos();
-  const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
+  // Three maps side by side, but no taller than leaves the error curve its 8 lines below them: the
+  // curve is where the threshold shows (a lesson's projector had it below the fold). Down to 6
+  // lines a map; a shorter panel scrolls.
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  const float room_y = ImGui::GetContentRegionAvail().y - line_h * 9.0f - ImGui::GetStyle().ItemSpacing.y * 2;
+  const float w = std::min((ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3,
+                           std::max(room_y, line_h * 6.0f));
   const Matrix* mats[] = {&t->target, &t->reached, &t->difference};
   const char* names[] = {"target P", "reached softmax", "difference"};
   for (int i = 0; i < 3; ++i) {
