@@ -70,6 +70,51 @@ nlohmann::json config_json(const TrainOptions& o, const std::string& device) {
           {"train", core::to_json(t)}};
 }
 
+// run_config_from_json names a field by its config path ("train flags: model.attention.heads:
+// ..."); here the user gave flags, so the message names the flag ("--heads: ...") where one sets it.
+std::string in_flag_terms(const std::string& message) {
+  static const std::pair<const char*, const char*> kFlagOf[] = {
+      {"model.attention.kind", "--attention"},
+      {"model.attention.d_model", "--d-model"},
+      {"model.width", "--d-model"},
+      {"model.attention.heads", "--heads"},
+      {"model.attention.heads_k", "--heads-k"},
+      {"model.attention.heads_v", "--heads-v"},
+      {"model.attention.d_k", "--dk"},
+      {"model.attention.d_v", "--dv"},
+      {"model.attention.dynamic", "--dynamic"},
+      {"model.depth", "--layers"},
+      {"model.vocab", "--vocab"},
+      {"model.embed_rank", "--embed-rank"},
+      {"model.pos_rank", "--pos-rank"},
+      {"model.positions", "--positions"},
+      {"model.pos_init", "--pos-init"},
+      {"model.pos_init_scale", "--pos-init-scale"},
+      {"model.context", "--context"},
+      {"model.mlp_ratio", "--mlp-ratio"},
+      {"train.corpus", "--corpus"},
+      {"train.tokenizer", "--tokenizer"},
+      {"train.steps", "--steps"},
+      {"train.batch", "--batch"},
+      {"train.lr", "--lr"},
+      {"train.warmup", "--warmup"},
+      {"train.weight_decay", "--weight-decay"},
+      {"train.clip", "--clip"},
+      {"train.seed", "--seed"},
+      {"train.data_seed", "--data-seed"},
+      {"train.eval_every", "--eval-every"},
+      {"train.log_every", "--log-every"},
+      {"train.checkpoint_every", "--checkpoint-every"},
+  };
+  const std::string prefix = "train flags: ";
+  if (message.rfind(prefix, 0) != 0) return message;
+  for (const auto& [path, flag] : kFlagOf) {
+    const std::string field = prefix + path + ": ";
+    if (message.rfind(field, 0) == 0) return flag + (": " + message.substr(field.size()));
+  }
+  return message;
+}
+
 int run_train(const TrainOptions& o) {
   if (!o.dynamic.empty() && o.kind != "dynamic-proj") {  // it would be ignored in silence
     std::cerr << "headroom-worker train: --dynamic " << o.dynamic
@@ -83,7 +128,7 @@ int run_train(const TrainOptions& o) {
   try {
     config = run_config_from_json(config_json(o, *device), "train flags");
   } catch (const std::invalid_argument& e) {
-    std::cerr << "headroom-worker train: " << e.what() << "\n";
+    std::cerr << "headroom-worker train: " << in_flag_terms(e.what()) << "\n";
     return kExitBadInput;
   }
   lower_priority(o.niceness);

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -442,6 +443,22 @@ TEST(TrainCli, BadInputsExitNonZeroNameTheProblemAndLeaveTheDbUnchanged) {
   r = run_worker(no_positions);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("positions = \"none\" needs causal attention"), std::string::npos) << r.err;
+  EXPECT_EQ(file_hash(db), before);
+  // A problem with a flag is named by the flag, not by its config path ("train flags: model.depth").
+  for (const auto& [flag, value, expect] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--positions", "none", "headroom-worker train: --positions: positions = \"none\""},
+           {"--layers", "0", "headroom-worker train: --layers: depth = 0 is impossible"},
+           {"--heads", "0", "headroom-worker train: --heads: heads = 0 is impossible"},
+           {"--tokenizer", "bpe:3", "headroom-worker train: --tokenizer: tokenizer 'bpe:3'"}}) {
+    auto args = train_args(db, "flag-named");
+    const auto given = std::find(args.begin(), args.end(), flag);  // the small run's own value, replaced
+    if (given != args.end()) *std::next(given) = value;
+    else args.insert(args.end(), {flag, value});
+    if (flag == "--positions") args.push_back("--bidirectional");
+    r = run_worker(args);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+  }
   EXPECT_EQ(file_hash(db), before);
   auto unknown_positions = train_args(db, "sinusoidal");
   unknown_positions.insert(unknown_positions.end(), {"--positions", "sinusoidal"});
