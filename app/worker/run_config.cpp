@@ -81,7 +81,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (!j.contains("model")) throw std::invalid_argument(at("model: missing"));
   RunConfig c;
   c.train = core::train_spec_from_json(j.value("train", nlohmann::json::object()), at("train"));
-  if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus)) {
+  const bool text_file = !core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus);
+  core::SplitBytes file_bytes;  // a text file's parts, checked against the context below
+  if (text_file) {
     // Checked here, before anything is enqueued, not when a worker first reads the file.
     struct stat st {};
     std::string problem;
@@ -93,8 +95,10 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
       throw std::invalid_argument(
           at("train.corpus: ") + c.train.corpus + ": " + problem +
           "; use kjv or linux-docs (built in), a UTF-8 text file, or one of copy, reverse, induction, recall");
-    const std::string unreadable = read_file_corpus(c.train.corpus, st).problem;  // says what to do
-    if (!unreadable.empty()) throw std::invalid_argument(at("train.corpus: ") + c.train.corpus + ": " + unreadable);
+    const FileCorpus file = read_file_corpus(c.train.corpus, st);
+    if (!file.problem.empty())  // says what to do
+      throw std::invalid_argument(at("train.corpus: ") + c.train.corpus + ": " + file.problem);
+    file_bytes = file.bytes;
   }
   int vocab = 0;
   try {
@@ -115,11 +119,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, const std::string& where
   if (c.train.seq_len > c.model.context)
     throw std::invalid_argument(at("train.seq_len: ") + std::to_string(c.train.seq_len) +
                                 " exceeds model.context = " + std::to_string(c.model.context));
-  if (!core::is_synthetic_corpus(c.train.corpus) && !core::is_builtin_corpus(c.train.corpus)) {
+  if (text_file) {
     // A batch takes windows of n + 1 tokens from each part, at n + 2 or more (core/data/data_source).
-    struct stat st {};
-    stat(c.train.corpus.c_str(), &st);
-    const core::SplitBytes bytes = read_file_corpus(c.train.corpus, st).bytes;
+    const core::SplitBytes& bytes = file_bytes;
     const size_t n = static_cast<size_t>(c.train.seq_len > 0 ? c.train.seq_len : c.model.context);
     const bool is_bytes = c.train.tokenizer == "bytes";
     const size_t smallest = std::min(bytes.train, bytes.validation);
